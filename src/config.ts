@@ -1,0 +1,77 @@
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+/**
+ * Every setting Vane reads, validated once at start. A bad value stops the process with a message
+ * naming the variable (see `loadConfig`); nothing else in the code reads `process.env`.
+ */
+const EnvSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4242 }),
+  HOST: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  MONGODB_URL: Type.Optional(Type.String({ pattern: '^mongodb(\\+srv)?://' })),
+  MONGODB_DB: Type.String({ pattern: '^[^/\\\\. "$*<>:|?]{1,63}$', default: 'vane' }),
+  INIT_ADMIN_API_TOKENS: Type.String({ default: '' }),
+  INIT_ADMIN_API_TOKEN_NAME: Type.String({ minLength: 1, default: 'admin' }),
+  BASE_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'http://localhost:4242' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  /** Milliseconds a request waits for the database before answering 503. */
+  DB_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 2000 }),
+  /** How often (ms) an instance looks for writes made by other instances. */
+  REVISION_POLL_MS: Type.Integer({ minimum: 50, default: 250 }),
+  PLAYGROUND_EVALUATION_LIMIT: Type.Integer({ minimum: 1, default: 15000 }),
+  PLAYGROUND_WORKERS: Type.Integer({ minimum: 0, default: 0 }),
+  PLAYGROUND_MAX_QUEUE: Type.Integer({ minimum: 1, default: 64 }),
+  PLAYGROUND_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
+  SIGNUP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
+});
+
+export type Config = Static<typeof EnvSchema> & {
+  adminTokens: string[];
+  baseUrl: string;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const NUMERIC_KEYS = new Set([
+  'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_WORKERS',
+  'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT',
+]);
+
+const validator = Compile(EnvSchema);
+
+/** Reads and validates configuration from an environment map (process.env by default). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(EnvSchema.properties)) {
+    const value = env[key];
+    if (value === undefined || value === '') {
+      if ('default' in schema) raw[key] = (schema as { default: unknown }).default;
+      continue;
+    }
+    raw[key] = NUMERIC_KEYS.has(key) && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+  }
+  if (!validator.Check(raw)) {
+    const first = [...validator.Errors(raw)][0];
+    const key = first?.instancePath.replace(/^\//, '') || 'environment';
+    throw new ConfigError(`Invalid configuration: ${key}=${JSON.stringify(raw[key])} ${first?.message ?? 'is invalid'}`);
+  }
+  const adminTokens = String(raw.INIT_ADMIN_API_TOKENS)
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  for (const token of adminTokens) {
+    if (!/^\*:\*\.[^\s]{8,}$/.test(token)) {
+      throw new ConfigError(
+        'Invalid configuration: INIT_ADMIN_API_TOKENS entries must look like "*:*.<secret>" with a secret of at least 8 characters',
+      );
+    }
+  }
+  const typed = raw as Static<typeof EnvSchema>;
+  return { ...typed, adminTokens, baseUrl: typed.BASE_URL.replace(/\/+$/, ''), ...overrides };
+}

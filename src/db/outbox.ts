@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import type { Collection, Db, Document } from 'mongodb';
+import { KeyedLock } from './keyed-lock.js';
+
+/**
+ * How a change and its event are kept together (no change without its event, no event without
+ * its change), on any MongoDB-compatible server — FerretDB has no multi-document transactions:
+ *
+ * 1. The change is ONE document write (insert, replace, or a tombstone for a delete) that also
+ *    carries the change's pending events in the document's `_outbox` array. A single-document
+ *    write is atomic everywhere, so the change and its events are committed together or not at all.
+ * 2. `flush` then copies the pending events into `events` (idempotent: each has a unique `_id`
+ *    key; numeric ids come from a unique index, retried on collision) and clears `_outbox`
+ *    (or removes the tombstone).
+ * 3. If the process dies (or the database goes away) between 1 and 2, `repair` — run at start and
+ *    after the database comes back — flushes every document that still has an `_outbox`.
+ *
+ * So a reader of `events` may see an event a moment after its change, never an event without a
+ * change, and never loses one.
+ */
+
+export const OUTBOX_FIELD = '_outbox';
+export const REV_FIELD = '_rev';
+export const DELETED_FIELD = '_deleted';
+
+export interface AuditUser {
+  name: string;
+  id: number | null;
+}
+
+export interface EventTag {
+  value: string;
+  type: string;
+}
+
+export interface EventInput {
+  type: string;
+  featureName?: string | null;
+  project?: string | null;
+  environment?: string | null;
+  data?: unknown;
+  preData?: unknown;
+  tags?: EventTag[];
+}
+
+/** An event as it waits in a document's `_outbox`. */
+export interface PendingEvent {
+  key: string;
+  type: string;
+  createdBy: string;
+  createdByUserId: number | null;
+  createdAt: Date;
+  data: unknown;
+  preData: unknown;
+  tags: EventTag[];
+  featureName: string | null;
+  project: string | null;
+  environment: string | null;
+  groupType?: string;
+  groupId?: string;
+}
+
+/** An event as stored in the `events` collection. */
+export interface EventDocument extends Omit<PendingEvent, 'key'> {
+  _id: string;
+  id: number;
+  /** Lower-cased JSON of data, preData and tags: what the free-text search matches. */
+  searchText: string;
+}
+
+export interface StoredDocument extends Document {
+  _id: unknown;
+  _rev?: number;
+  _outbox?: PendingEvent[];
+  _deleted?: boolean;
+}
+
+export class ConcurrentModificationError extends Error {
+  override name = 'ConcurrentModificationError';
+}
+
+/** Deep equality for JSON-like values (used to drop no-op update events, SPEC §4.4). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function buildEvents(
+  audit: AuditUser,
+  inputs: EventInput[],
+  options: { transactional?: boolean; at?: Date } = {},
+): PendingEvent[] {
+  const createdAt = options.at ?? new Date();
+  const groupId = options.transactional ? randomUUID() : undefined;
+  const events: PendingEvent[] = [];
+  for (const input of inputs) {
+    const data = input.data ?? null;
+    const preData = input.preData ?? null;
+    if (data !== null && preData !== null && jsonEqual(data, preData)) continue;
+    events.push({
+      key: randomUUID(),
+      type: input.type,
+      createdBy: audit.name,
+      createdByUserId: audit.id,
+      createdAt,
+      data,
+      preData,
+      tags: input.tags ?? [],
+      featureName: input.featureName ?? null,
+      project: input.project ?? null,
+      environment: input.environment ?? null,
+      ...(groupId ? { groupType: 'transaction', groupId } : {}),
+    });
+  }
+  return events;
+}
+
+export function searchTextOf(event: Pick<PendingEvent, 'data' | 'preData' | 'tags'>): string {
+  const parts: string[] = [];
+  if (event.data !== null && event.data !== undefined) parts.push(JSON.stringify(event.data));
+  if (event.tags && event.tags.length > 0) parts.push(JSON.stringify(event.tags));
+  if (event.preData !== null && event.preData !== undefined) parts.push(JSON.stringify(event.preData));
+  return parts.join('\u0000').toLowerCase();
+}
+
+/** Strips the bookkeeping fields before a document leaves the store. */
+export function withoutBookkeeping<T extends Document>(doc: T): Omit<T, '_outbox' | '_rev' | '_deleted'> {
+  const { _outbox: _o, _rev: _r, _deleted: _d, ...rest } = doc;
+  return rest;
+}
+
+export const LIVE = { [DELETED_FIELD]: { $ne: true } } as const;
+
+type Listener = (lastEventId: number) => void;
+
+export class Outbox {
+  readonly events: Collection<EventDocument>;
+  private readonly flushLock = new KeyedLock();
+  private readonly writeLock = new KeyedLock();
+  private readonly collections = new Map<string, Collection<StoredDocument>>();
+  private readonly listeners = new Set<Listener>();
+  private nextEventId: number | undefined;
+  lastEventId = 0;
+
+  constructor(private readonly db: Db) {
+    this.events = db.collection<EventDocument>('events');
+  }
+
+  async createIndexes(): Promise<void> {
+    await this.events.createIndex({ id: 1 }, { unique: true, name: 'id_unique' });
+  }
+
+  collection<T extends StoredDocument>(name: string): Collection<T> {
+    const coll = this.db.collection<T>(name);
+    this.collections.set(name, coll as unknown as Collection<StoredDocument>);
+    return coll;
+  }
+
+  onCommitted(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Runs a read-modify-write of one aggregate with writes to it serialised in this process. */
+  async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return await this.writeLock.run(key, fn);
+  }
+
+  async insert<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {
+    const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: events } : {}) };
+    await coll.insertOne(stored as never);
+    if (events.length) await this.flush(coll, doc._id);
+  }
+
+  /**
+   * Replaces `current` (as read, with its `_rev`) by `next`. Throws ConcurrentModificationError
+   * when another writer got there first; callers re-read and retry (see `retrying`).
+   */
+  async replace<T extends StoredDocument>(coll: Collection<T>, current: T, next: T, events: PendingEvent[]): Promise<void> {
+    const rev = current._rev ?? 0;
+    const outbox = [...(current._outbox ?? []), ...events];
+    const stored = { ...next, [REV_FIELD]: rev + 1, ...(outbox.length ? { [OUTBOX_FIELD]: outbox } : {}) };
+    delete (stored as StoredDocument)._id;
+    const result = await coll.replaceOne({ _id: current._id, [REV_FIELD]: current._rev } as never, stored as never);
+    if (result.matchedCount === 0) throw new ConcurrentModificationError(`document ${String(current._id)} changed meanwhile`);
+    if (outbox.length) await this.flush(coll, current._id);
+  }
+
+  /** Deletes `current`: a tombstone carries the events until they are flushed, then goes. */
+  async remove<T extends StoredDocument>(coll: Collection<T>, current: T, events: PendingEvent[]): Promise<void> {
+    const rev = current._rev ?? 0;
+    const outbox = [...(current._outbox ?? []), ...events];
+    const result = await coll.replaceOne(
+      { _id: current._id, [REV_FIELD]: current._rev } as never,
+      { [REV_FIELD]: rev + 1, [DELETED_FIELD]: true, [OUTBOX_FIELD]: outbox } as never,
+    );
+    if (result.matchedCount === 0) throw new ConcurrentModificationError(`document ${String(current._id)} changed meanwhile`);
+    await this.flush(coll, current._id);
+  }
+
+  /** Moves a document's pending events into `events`. Idempotent; safe to call again after a crash. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async flush(coll: Collection<any>, id: unknown): Promise<void> {
+    const c = coll as unknown as Collection<StoredDocument>;
+    await this.flushLock.run('events', async () => {
+      const doc = await c.findOne({ _id: id } as never, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
+      if (!doc) return;
+      const pending = doc._outbox ?? [];
+      if (pending.length) {
+        const keys = pending.map((e) => e.key);
+        const already = new Set(
+          (await this.events.find({ _id: { $in: keys } }, { projection: { _id: 1 } }).toArray()).map((e) => e._id),
+        );
+        for (const event of pending) {
+          if (!already.has(event.key)) await this.appendEvent(event);
+        }
+      }
+      if (doc._deleted) {
+        await c.deleteOne({ _id: id, [REV_FIELD]: doc._rev } as never);
+      } else if (pending.length) {
+        await c.updateOne({ _id: id, [REV_FIELD]: doc._rev } as never, { $unset: { [OUTBOX_FIELD]: '' } });
+      }
+    });
+    for (const listener of this.listeners) listener(this.lastEventId);
+  }
+
+  private async appendEvent(event: PendingEvent): Promise<void> {
+    const { key, ...rest } = event;
+    for (let attempt = 0; ; attempt++) {
+      if (this.nextEventId === undefined) {
+        const last = await this.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
+        this.nextEventId = (last?.id ?? 0) + 1;
+      }
+      const id = this.nextEventId;
+      try {
+        await this.events.insertOne({ _id: key, id, ...rest, searchText: searchTextOf(event) });
+        this.nextEventId = id + 1;
+        this.lastEventId = Math.max(this.lastEventId, id);
+        return;
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000 || attempt > 50) throw err;
+        // Either another instance took this id (refresh and retry) or this key is already stored.
+        if (await this.events.findOne({ _id: key }, { projection: { _id: 1 } })) return;
+        this.nextEventId = undefined;
+      }
+    }
+  }
+
+  /** Flushes every document left with pending events (after a crash or a database outage). */
+  async repair(): Promise<number> {
+    let repaired = 0;
+    for (const coll of this.collections.values()) {
+      const stuck = await coll
+        .find({ [OUTBOX_FIELD]: { $exists: true } } as never, { projection: { _id: 1 } })
+        .toArray();
+      for (const doc of stuck) {
+        await this.flush(coll, doc._id);
+        repaired++;
+      }
+      const tombstones = await coll.find({ [DELETED_FIELD]: true } as never, { projection: { _id: 1 } }).toArray();
+      for (const doc of tombstones) await this.flush(coll, doc._id);
+    }
+    return repaired;
+  }
+}
+
+/** Retries a read-modify-write when a concurrent writer changed the document first. */
+export async function retrying<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof ConcurrentModificationError) || i >= attempts - 1) throw err;
+    }
+  }
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * The one error catalogue. Every error Vane answers with is an ApiError subclass defined here, with
+ * its name and status; the error plugin serialises them all the same way:
+ * `{id, name, message, details, ...extras}` (SPEC §2.3, with D1's names).
+ */
+export interface ErrorDetail {
+  message: string;
+  path?: string;
+  [key: string]: unknown;
+}
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly details: ErrorDetail[];
+  readonly extras: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    name: string,
+    statusCode: number,
+    message: string,
+    options: { details?: ErrorDetail[]; extras?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = name;
+    this.statusCode = statusCode;
+    this.details = options.details ?? [{ message }];
+    this.extras = options.extras ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { id: randomUUID(), name: this.name, message: this.message, details: this.details, ...this.extras };
+  }
+}
+
+const SCHEMA_MESSAGE =
+  'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
+
+/** 400 from schema validation: one detail per validator error (SPEC §1.3). */
+export function schemaValidationError(details: ErrorDetail[]): ApiError {
+  return new ApiError('ValidationError', 400, SCHEMA_MESSAGE, { details });
+}
+
+/** 400 from a handler-level rule: the reason appears in the message and alone in `details`. */
+export function validationError(reason: string): ApiError {
+  return new ApiError('ValidationError', 400, `Request validation failed: your request body or params contain invalid data: ${reason}`, {
+    details: [{ message: reason }],
+  });
+}
+
+/** 400 whose message is exactly the reason (name rules of flag creation, segments, tags…). */
+export function badRequest(message: string, name = 'ValidationError'): ApiError {
+  return new ApiError(name, 400, message);
+}
+
+export function malformedJson(parserMessage: string): ApiError {
+  return new ApiError('ValidationError', 400, parserMessage);
+}
+
+const LOGIN_MESSAGE =
+  'You must log in to use Unleash. Your request had no authorization header, so we could not authorize you. Try logging in at /auth/simple/login';
+
+export function authenticationRequired(): ApiError {
+  return new ApiError('AuthenticationRequired', 401, LOGIN_MESSAGE, {
+    extras: { path: '/auth/simple/login', type: 'password', defaultHidden: false },
+  });
+}
+
+export function unauthorized(): ApiError {
+  return new ApiError('UnauthorizedError', 401, 'You must log in to use Unleash.');
+}
+
+export function wrongTokenType(): ApiError {
+  return new ApiError('NoAccessError', 403, 'invalid token: expected a different token type for this endpoint');
+}
+
+export function noAccess(permissions: string[], environment?: string): ApiError {
+  const which =
+    permissions.length === 1
+      ? `the "${permissions[0]}" permission`
+      : `one of the following permissions: ${permissions.map((p) => `"${p}"`).join(', ')}`;
+  const where = environment ? ` in the "${environment}" environment.` : '.';
+  const message = `You don't have the required permissions to perform this operation. To perform this action, you need ${which}${where}`;
+  return new ApiError('NoAccessError', 403, message, { extras: { permissions } });
+}
+
+export function invalidOperation(message: string): ApiError {
+  return new ApiError('InvalidOperationError', 403, message);
+}
+
+export function notFound(message = 'The requested resource could not be found'): ApiError {
+  return new ApiError('NotFoundError', 404, message);
+}
+
+export function routeNotFound(path: string): ApiError {
+  return notFound(`The path you were looking for (${path}) is not available.`);
+}
+
+export function nameExists(message: string): ApiError {
+  return new ApiError('NameExistsError', 409, message);
+}
+
+export function conflict(message: string): ApiError {
+  return new ApiError('ConflictError', 409, message);
+}
+
+export function contentType(header: string | undefined): ApiError {
+  return new ApiError(
+    'ContentTypeError',
+    415,
+    `We do not accept the content-type you provided (${header || "you didn't provide one"}). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.`,
+  );
+}
+
+export function archivedFeature(): ApiError {
+  return new ApiError('ArchivedFeatureError', 400, 'Cannot perform this operation on archived features');
+}
+
+export function exceedsLimit(resource: string, limit: number): ApiError {
+  return new ApiError(
+    'ExceedsLimitError',
+    400,
+    `Failed to create ${resource}. You can't create more than the established limit of ${limit}.`,
+  );
+}
+
+export function payloadTooLarge(limit: number): ApiError {
+  return new ApiError('ContentTooLargeError', 413, `Request body is larger than the ${limit} bytes allowed.`);
+}
+
+export function serviceUnavailable(message = 'The database is not reachable right now. Try again shortly.', retryAfterSeconds = 1): ApiError {
+  return new ApiError('ServiceUnavailable', 503, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
+}
+
+export function unknownError(): ApiError {
+  return new ApiError('UnknownError', 500, 'Unexpected error: the server could not complete the request. It has been logged.');
+}

@@ -1,0 +1,93 @@
+/**
+ * Read access to one evaluation context (SPEC §3.6).
+ *
+ * The raw context may be any JSON value. Field resolution is: a non-empty top-level string, else a
+ * non-empty string in `properties`, else missing. Non-string values count as missing, which is why
+ * no operator ever sees anything but a string (and why evaluation cannot throw on odd input).
+ *
+ * Derived values (current time, parsed versions and IP addresses, lower-cased values) are computed
+ * lazily, at most once per context, and only when some constraint needs them: the playground
+ * evaluates every flag against the same reader, so a semver field used by ten flags is parsed once.
+ */
+import { parseIpAddress, parseSemver, type IpAddress, type SemVer } from './parse.js';
+
+type JsonObject = Record<string, unknown>;
+
+const lowerCase = (value: string): string => value.toLowerCase();
+const localeLowerCase = (value: string): string => value.toLocaleLowerCase();
+
+export class ContextReader {
+  private readonly top: JsonObject;
+  private readonly properties: JsonObject | undefined;
+  private nowMs = Number.NaN;
+  private currentTimeResolved = false;
+  /** Derived values by kind + field name; null = field missing or not derivable. */
+  private derived: Map<string, unknown> | undefined;
+
+  constructor(raw: unknown) {
+    this.top = typeof raw === 'object' && raw !== null ? (raw as JsonObject) : {};
+    const properties = this.top.properties;
+    this.properties =
+      typeof properties === 'object' && properties !== null ? (properties as JsonObject) : undefined;
+  }
+
+  /**
+   * SPEC §3.6 `resolve(name)`: the field as a non-empty string, or undefined when missing.
+   * `environment` defaults to "default" (not the evaluated environment): Unleash sets that default
+   * at the top level, so it also shadows `properties.environment`.
+   */
+  resolve(name: string): string | undefined {
+    if (name === 'environment') return this.topLevel('environment') ?? 'default';
+    const topValue = this.top[name];
+    if (typeof topValue === 'string' && topValue !== '') return topValue;
+    if (this.properties === undefined) return undefined;
+    const propertyValue = this.properties[name];
+    return typeof propertyValue === 'string' && propertyValue !== '' ? propertyValue : undefined;
+  }
+
+  /** A field read from the top level only (userId, sessionId, remoteAddress for stickiness). */
+  topLevel(name: string): string | undefined {
+    const value = this.top[name];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  }
+
+  /** The instant DATE_* constraints compare: `currentTime` when given, else now (read once). */
+  currentTimeMs(): number {
+    if (!this.currentTimeResolved) {
+      this.currentTimeResolved = true;
+      const given = this.top.currentTime;
+      this.nowMs = typeof given === 'string' && given !== '' ? new Date(given).getTime() : Date.now();
+    }
+    return this.nowMs;
+  }
+
+  semverOf(name: string): SemVer | null {
+    return this.memo('v:', name, parseSemver);
+  }
+
+  ipOf(name: string): IpAddress | null {
+    return this.memo('i:', name, parseIpAddress);
+  }
+
+  /** Lower-cased with `toLowerCase` (IN / NOT_IN with caseInsensitive). */
+  lowerOf(name: string): string | null {
+    return this.memo('l:', name, lowerCase);
+  }
+
+  /** Lower-cased locale-aware (STR_* with caseInsensitive, as Unleash does). */
+  localeLowerOf(name: string): string | null {
+    return this.memo('L:', name, localeLowerCase);
+  }
+
+  /** Derives a value from a field once; a missing field derives to null. */
+  private memo<T>(kind: string, name: string, derive: (value: string) => T | null): T | null {
+    if (this.derived === undefined) this.derived = new Map();
+    const key = kind + name;
+    const cached = this.derived.get(key) as T | null | undefined;
+    if (cached !== undefined) return cached;
+    const value = this.resolve(name);
+    const result = value === undefined ? null : derive(value);
+    this.derived.set(key, result);
+    return result;
+  }
+}

@@ -1,0 +1,47 @@
+import type { Collection } from 'mongodb';
+import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+
+export interface EnvironmentDocument extends StoredDocument {
+  _id: string;
+  name: string;
+  type: string;
+  sortOrder: number;
+  enabled: boolean;
+  protected: boolean;
+  createdAt: Date;
+}
+
+/** A fresh instance has exactly Unleash OSS's two environments (SPEC §7). */
+const INITIAL: Array<Pick<EnvironmentDocument, 'name' | 'type' | 'sortOrder'>> = [
+  { name: 'development', type: 'development', sortOrder: 2 },
+  { name: 'production', type: 'production', sortOrder: 3 },
+];
+
+export class EnvironmentStore {
+  readonly collection: Collection<EnvironmentDocument>;
+
+  constructor(outbox: Outbox) {
+    this.collection = outbox.collection<EnvironmentDocument>('environments');
+  }
+
+  async init(): Promise<void> {
+    for (const env of INITIAL) {
+      await this.collection.updateOne(
+        { _id: env.name },
+        { $setOnInsert: { ...env, enabled: true, protected: false, createdAt: new Date(), _rev: 1 } },
+        { upsert: true },
+      ).catch((err: { code?: number }) => {
+        if (err.code !== 11000) throw err;
+      });
+    }
+  }
+
+  async get(name: string): Promise<EnvironmentDocument | null> {
+    return await this.collection.findOne({ _id: name, ...LIVE });
+  }
+
+  /** Ordered by sortOrder, then creation (SPEC §1.4). */
+  async list(): Promise<EnvironmentDocument[]> {
+    return await this.collection.find({ ...LIVE }).sort({ sortOrder: 1, createdAt: 1, _id: 1 }).toArray();
+  }
+}

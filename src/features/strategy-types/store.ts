@@ -1,0 +1,90 @@
+import type { Collection } from 'mongodb';
+import { buildEvents, withoutBookkeeping, LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+
+export interface StrategyParameter {
+  name: string;
+  type: string;
+  description: string;
+  required: boolean;
+}
+
+export interface StrategyTypeDocument extends StoredDocument {
+  _id: string;
+  name: string;
+  displayName: string | null;
+  description: string;
+  parameters: StrategyParameter[];
+  editable: boolean;
+  deprecated: boolean;
+  builtIn: boolean;
+  sortOrder: number;
+  createdAt: Date;
+}
+
+/** The strategy types of a fresh Unleash 8 instance, with the `strategy-created` events of its migrations (SPEC §4.5). */
+const BUILT_IN: Array<Pick<StrategyTypeDocument, 'name' | 'description'> & { parameters?: StrategyParameter[] }> = [
+  { name: 'default', description: 'Default on or off Strategy.' },
+  {
+    name: 'applicationHostname',
+    description: 'Active for client instances with a hostName in the hostNames-list.',
+    parameters: [{ name: 'hostNames', type: 'list', description: 'List of hostnames to enable the feature toggle for.', required: false }],
+  },
+  {
+    name: 'remoteAddress',
+    description: 'Active for remote addresses defined in the IPs list.',
+    parameters: [{ name: 'IPs', type: 'list', description: 'List of IPs to enable the feature toggle for.', required: true }],
+  },
+  {
+    name: 'flexibleRollout',
+    description: 'Gradually activate feature toggle based on sane stickiness',
+    parameters: [
+      { name: 'rollout', type: 'percentage', description: '', required: false },
+      { name: 'stickiness', type: 'string', description: 'Used define stickiness. Possible values: default, userId, sessionId, random', required: true },
+      { name: 'groupId', type: 'string', description: 'Used to define a activation groups, which allows you to correlate across feature toggles.', required: true },
+    ],
+  },
+];
+
+export class StrategyTypeStore {
+  readonly collection: Collection<StrategyTypeDocument>;
+
+  constructor(private readonly outbox: Outbox) {
+    this.collection = outbox.collection<StrategyTypeDocument>('strategy_types');
+  }
+
+  async init(): Promise<void> {
+    const migration = { name: 'migration', id: null };
+    for (const [index, builtIn] of BUILT_IN.entries()) {
+      if (await this.collection.findOne({ _id: builtIn.name })) continue;
+      const data = builtIn.parameters
+        ? { name: builtIn.name, description: builtIn.description, parameters: builtIn.parameters }
+        : { name: builtIn.name, description: builtIn.description };
+      const doc: StrategyTypeDocument = {
+        _id: builtIn.name,
+        name: builtIn.name,
+        displayName: null,
+        description: builtIn.description,
+        parameters: builtIn.parameters ?? [],
+        editable: false,
+        deprecated: false,
+        builtIn: true,
+        sortOrder: index,
+        createdAt: new Date(),
+      };
+      try {
+        await this.outbox.insert(this.collection, doc, buildEvents(migration, [{ type: 'strategy-created', data }]));
+      } catch (err) {
+        if ((err as { code?: number }).code !== 11000) throw err; // another instance seeded it
+      }
+    }
+  }
+
+  async get(name: string): Promise<StrategyTypeDocument | null> {
+    return await this.collection.findOne({ _id: name, ...LIVE });
+  }
+
+  async list(): Promise<Array<Omit<StrategyTypeDocument, '_outbox' | '_rev' | '_deleted'>>> {
+    const docs = await this.collection.find({ ...LIVE }).sort({ sortOrder: 1, _id: 1 }).toArray();
+    return docs.map(withoutBookkeeping);
+  }
+}

@@ -1,0 +1,135 @@
+import fp from 'fastify-plugin';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  ApiError, contentType, malformedJson, payloadTooLarge, routeNotFound, schemaValidationError, serviceUnavailable,
+  unknownError, type ErrorDetail,
+} from '../errors.js';
+import { isDatabaseUnavailable } from './database.js';
+
+/** JSON bodies up to 500 kB, as Unleash accepts (SPEC §1.2). */
+export const BODY_LIMIT = 500 * 1024;
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+  data?: unknown;
+}
+
+const ROOTS: Record<string, string> = { body: '/body', querystring: '/query', params: '/params', headers: '/headers' };
+
+/** Turns validator errors into Unleash's detail objects (SPEC §1.3 table), in the validator's order. */
+export function formatValidationErrors(errors: AjvError[], context: string): ErrorDetail[] {
+  const root = ROOTS[context] ?? `/${context}`;
+  return errors.map((error) => {
+    const pointer = `${root}${error.instancePath}`;
+    switch (error.keyword) {
+      case 'required': {
+        const path = `${pointer}/${String(error.params.missingProperty)}`;
+        return { path, message: `The \`${path}\` property is required. It was not present on the data you sent.` };
+      }
+      case 'additionalProperties': {
+        const path = `${pointer}/${String(error.params.additionalProperty)}`;
+        const owner = pointer ? `\`${pointer}\` object` : 'root object';
+        return {
+          path,
+          message: `The ${owner} of the request body does not allow additional properties. Your request included the \`${path}\` property.`,
+        };
+      }
+      case 'enum': {
+        const segment = pointer.split('/').pop() ?? '';
+        const allowed = (error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
+        return {
+          message: `The \`${segment}\` property must be equal to one of the allowed values: ${allowed}. You provided ${JSON.stringify(error.data)}, which is not valid. Please use one of the allowed values instead..`,
+          path: segment,
+        };
+      }
+      case 'oneOf': {
+        const owner = pointer ? `"${pointer}" property` : 'root object';
+        return {
+          message: `The ${owner} must match exactly one schema in oneOf. The data you provided matches more than one option in the schema. These options are mutually exclusive. Please refer back to the schema and remove any excess properties.`,
+          path: pointer,
+        };
+      }
+      default:
+        return {
+          message: `The \`${pointer}\` property ${error.message ?? 'is invalid'}. You sent ${JSON.stringify(error.data)}.`,
+          path: pointer,
+        };
+    }
+  });
+}
+
+/** Marks a body that arrived with a content type Vane does not read; refused with 415 after auth. */
+export const UNSUPPORTED_BODY = Symbol('unsupported-body');
+
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.toJSON());
+}
+
+async function errorsPlugin(app: FastifyInstance): Promise<void> {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    if (body === '' || body === undefined) {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (err) {
+      done(malformedJson((err as Error).message), undefined);
+    }
+  });
+  // Anything else is read (bounded) and refused later with 415, after authentication (SPEC §1.2 order).
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
+    done(null, (body as Buffer).length > 0 ? UNSUPPORTED_BODY : undefined);
+  });
+
+  app.decorate('sendError', sendError);
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    if (path.startsWith('/api/')) await app.authenticate(request);
+    return sendError(reply, routeNotFound(path));
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) return sendError(reply, error);
+    const fe = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
+    if (fe.validation) {
+      return sendError(reply, schemaValidationError(formatValidationErrors(fe.validation, fe.validationContext ?? 'body')));
+    }
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, payloadTooLarge(BODY_LIMIT));
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, contentType(request.headers['content-type']));
+    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return sendError(reply, malformedJson('Unexpected end of JSON input'));
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendError(reply, serviceUnavailable());
+    }
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return sendError(reply, new ApiError(fe.name === 'FastifyError' ? 'BadRequestError' : fe.name, fe.statusCode, fe.message));
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendError(reply, unknownError());
+  });
+
+  /** 415 for requests that carry a body in a content type other than JSON (SPEC §1.2 step 5). */
+  app.decorate('checkContentType', (request: FastifyRequest) => {
+    if (request.body === UNSUPPORTED_BODY) throw contentType(request.headers['content-type']);
+  });
+  // Routes under /api check it in the auth hook, after authentication and permission.
+  app.addHook('preValidation', async (request) => {
+    if (!(request.routeOptions.url ?? '').startsWith('/api/')) app.checkContentType(request);
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sendError: typeof sendError;
+    checkContentType(request: FastifyRequest): void;
+  }
+}
+
+export default fp(errorsPlugin, { name: 'errors' });

@@ -1,0 +1,41 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { Registry, collectDefaultMetrics, Histogram } from 'prom-client';
+
+/**
+ * Prometheus metrics at /internal-backstage/prometheus: process metrics and a request-duration
+ * histogram per route (labelled by the route pattern, never the raw URL, to bound cardinality).
+ */
+async function metricsPlugin(app: FastifyInstance): Promise<void> {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  app.decorate('metrics', registry);
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'not_found';
+    duration.observe(
+      { method: request.method, route, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  app.get('/internal-backstage/prometheus', { schema: { hide: true } }, async (_request, reply) => {
+    reply.type(registry.contentType);
+    return await registry.metrics();
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Registry;
+  }
+}
+
+export default fp(metricsPlugin, { name: 'metrics' });

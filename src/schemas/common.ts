@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+
+/** Shared response schemas. Every route declares its responses so they are documented and fast to serialise. */
+export const ErrorSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    message: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) }, { additionalProperties: true }))),
+  },
+  { additionalProperties: true, $id: 'Error', description: 'Every error body: id, name, message, details' },
+);
+
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [code, Type.Ref('Error')])) as Record<number, ReturnType<typeof Type.Ref>>;
+
+/** Most admin routes can fail with these. */
+export const ADMIN_ERRORS = [400, 401, 403, 415, 503] as const;
+
+export const EmptyResponse = Type.Null({ description: 'No body' });
