@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startEmbeddedDatabase, type EmbeddedServer } from '../../src/db/embedded.js';
+
+export const ADMIN_TOKEN = '*:*.test-admin-token';
+export const ADMIN = { authorization: ADMIN_TOKEN };
+export const JSON_ADMIN = { authorization: ADMIN_TOKEN, 'content-type': 'application/json' };
+
+interface Teardown {
+  teardown(fn: () => unknown): void;
+}
+
+const quietLog = { info: () => undefined, warn: () => undefined };
+let sharedServer: Promise<EmbeddedServer> | undefined;
+
+/**
+ * The MongoDB URL for tests: MONGODB_URL (set by `npm test`), or, when a file is run on its own,
+ * an embedded server started for this process.
+ */
+export async function mongoUrl(t: Teardown): Promise<string> {
+  if (process.env.MONGODB_URL) return process.env.MONGODB_URL;
+  if (!sharedServer) {
+    const dir = mkdtempSync(join(tmpdir(), 'vane-test-db-'));
+    sharedServer = startEmbeddedDatabase(dir, quietLog);
+    const server = await sharedServer;
+    process.once('exit', () => {
+      process.kill(server.pid, 'SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  void t;
+  return (await sharedServer).url;
+}
+
+export function uniqueDbName(): string {
+  return `vane_test_${randomBytes(6).toString('hex')}`;
+}
+
+export async function testConfig(t: Teardown, env: Record<string, string> = {}): Promise<Config> {
+  return loadConfig({
+    MONGODB_URL: await mongoUrl(t),
+    MONGODB_DB: uniqueDbName(),
+    INIT_ADMIN_API_TOKENS: ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    DB_TIMEOUT_MS: '1500',
+    ...env,
+  });
+}
+
+/** A fresh app on a throwaway database, closed and dropped when the test ends. */
+export async function buildTestApp(t: Teardown, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const config = await testConfig(t, env);
+  const app = await buildApp(config, { logger: false });
+  t.teardown(async () => {
+    await app.close();
+    await dropDatabase(config);
+  });
+  return app;
+}
+
+export async function dropDatabase(config: Config): Promise<void> {
+  const client = new MongoClient(config.MONGODB_URL!, { serverSelectionTimeoutMS: 2000 });
+  try {
+    await client.connect();
+    await client.db(config.MONGODB_DB).dropDatabase();
+  } catch {
+    // the server may be gone already (fault tests); nothing to clean then
+  } finally {
+    await client.close();
+  }
+}
