@@ -9,6 +9,7 @@
  * lazily, at most once per context, and only when some constraint needs them: the playground
  * evaluates every flag against the same reader, so a semver field used by ten flags is parsed once.
  */
+import { isObject } from './json.js';
 import { parseIpAddress, parseSemver, type IpAddress, type SemVer } from './parse.js';
 
 type JsonObject = Record<string, unknown>;
@@ -25,10 +26,9 @@ export class ContextReader {
   private derived: Map<string, unknown> | undefined;
 
   constructor(raw: unknown) {
-    this.top = typeof raw === 'object' && raw !== null ? (raw as JsonObject) : {};
+    this.top = isObject(raw) ? raw : {};
     const properties = this.top.properties;
-    this.properties =
-      typeof properties === 'object' && properties !== null ? (properties as JsonObject) : undefined;
+    this.properties = isObject(properties) ? properties : undefined;
   }
 
   /**

@@ -1,0 +1,203 @@
+/**
+ * Compilation of a configuration snapshot (done once per revision, inside the worker that holds
+ * it) and copy-on-write overlays for change-request previews.
+ *
+ * Compiling takes ownership of the snapshot: the compiled form keeps references to stored objects
+ * (variant definitions, constraint values) instead of copying them, so callers must not mutate a
+ * snapshot after compiling it.
+ */
+import { compileConstraints, type CompiledConstraint } from './constraints.js';
+import { isObject, jsonPrefixBeforeKey, jsonString } from './json.js';
+import { CompiledStrategy } from './strategies.js';
+import type {
+  DependencyConfig,
+  FlagConfig,
+  SegmentConfig,
+  Snapshot,
+  StrategyConfig,
+} from './types.js';
+import { compileEnvironmentVariants, type CompiledVariantSet } from './variants.js';
+
+export class CompiledSegment {
+  readonly id: number;
+  readonly name: string;
+  readonly constraints: readonly CompiledConstraint[];
+  /** `{"name":…,"id":…,"result":` — the report object's static head. */
+  readonly reportHeadJson: string;
+
+  constructor(config: SegmentConfig) {
+    this.id = config.id;
+    this.name = config.name;
+    this.constraints = compileConstraints(config.constraints, 'segment');
+    this.reportHeadJson = jsonPrefixBeforeKey({ name: config.name, id: config.id }, 'result');
+  }
+}
+
+export interface CompiledDependency {
+  readonly feature: string;
+  /** Default true (SPEC §3.11). */
+  readonly enabled: boolean;
+  /** Null when absent or empty: then the parent's strategies must pass instead. */
+  readonly variants: readonly string[] | null;
+}
+
+export interface CompiledFlagEnvironment {
+  readonly enabled: boolean;
+  /** In evaluation order: sortOrder ascending, ties by id (SPEC §3.3). Disabled ones included. */
+  readonly strategies: readonly CompiledStrategy[];
+  readonly variants: CompiledVariantSet;
+}
+
+/** What a flag is in an environment it has no configuration for: off, no strategies, no variants. */
+const OFF_ENVIRONMENT: CompiledFlagEnvironment = Object.freeze({
+  enabled: false,
+  strategies: [],
+  variants: compileEnvironmentVariants([], ''),
+});
+
+function compileFlagEnvironment(flag: FlagConfig, name: string, config: unknown): CompiledFlagEnvironment {
+  if (!isObject(config)) return OFF_ENVIRONMENT;
+  const strategies = Array.isArray(config.strategies) ? (config.strategies.filter(isObject) as unknown as StrategyConfig[]) : [];
+  const location = { project: String(flag.project), flag: String(flag.name), environment: name };
+  return {
+    enabled: config.enabled === true,
+    strategies: sortStrategies(strategies).map((strategy) => new CompiledStrategy(strategy, location)),
+    variants: compileEnvironmentVariants(config.variants, String(flag.name)),
+  };
+}
+
+export class CompiledFlag {
+  readonly name: string;
+  readonly project: string;
+  readonly createdAtMs: number;
+  /** Canonical array index value of the name ("0" … "4294967294"), or -1 (SPEC §3.3 ordering). */
+  readonly arrayIndex: number;
+  readonly dependencies: readonly CompiledDependency[];
+  readonly environments: ReadonlyMap<string, CompiledFlagEnvironment>;
+  readonly nameJson: string;
+  readonly projectJson: string;
+  readonly config: FlagConfig;
+
+  constructor(config: FlagConfig) {
+    this.name = String(config.name);
+    this.project = String(config.project);
+    const createdAtMs = Date.parse(config.createdAt);
+    this.createdAtMs = Number.isNaN(createdAtMs) ? Number.NEGATIVE_INFINITY : createdAtMs;
+    this.arrayIndex = canonicalArrayIndex(this.name);
+    this.dependencies = (Array.isArray(config.dependencies) ? config.dependencies : [])
+      .filter(isObject)
+      .map(compileDependency);
+    const environments = new Map<string, CompiledFlagEnvironment>();
+    const envConfigs = isObject(config.environments) ? config.environments : {};
+    for (const name of Object.keys(envConfigs)) {
+      environments.set(name, compileFlagEnvironment(config, name, envConfigs[name]));
+    }
+    this.environments = environments;
+    this.nameJson = jsonString(this.name);
+    this.projectJson = jsonString(this.project);
+    this.config = config;
+  }
+
+  /** The flag in one environment; a missing environment is an off one without strategies. */
+  environment(name: string): CompiledFlagEnvironment {
+    return this.environments.get(name) ?? OFF_ENVIRONMENT;
+  }
+}
+
+export interface CompiledSnapshot {
+  /** Non-archived flags by name. */
+  readonly flags: ReadonlyMap<string, CompiledFlag>;
+  /** Non-archived flags in response order (SPEC §3.3). */
+  readonly ordered: readonly CompiledFlag[];
+  readonly segments: ReadonlyMap<number, CompiledSegment>;
+}
+
+export function compile(snapshot: Snapshot): CompiledSnapshot {
+  const flags = new Map<string, CompiledFlag>();
+  for (const config of snapshot.flags) {
+    if (config.archived !== true) flags.set(String(config.name), compileFlag(config));
+  }
+  const segments = new Map<number, CompiledSegment>();
+  for (const config of snapshot.segments) segments.set(config.id, compileSegment(config));
+  return assemble(flags, segments);
+}
+
+export function compileFlag(config: FlagConfig): CompiledFlag {
+  return new CompiledFlag(config);
+}
+
+export function compileSegment(config: SegmentConfig): CompiledSegment {
+  return new CompiledSegment(config);
+}
+
+export interface SnapshotChanges {
+  /** Replace (by name) or add. An archived flag is removed. */
+  flags?: readonly FlagConfig[];
+  removedFlags?: readonly string[];
+  /** Replace (by id) or add. */
+  segments?: readonly SegmentConfig[];
+  removedSegments?: readonly number[];
+}
+
+/**
+ * A new compiled snapshot with `changes` applied, sharing every unchanged compiled flag and
+ * segment with `base` (which is not modified). Strategies look segments up by id at evaluation
+ * time, so flags using a changed segment see the new version without being recompiled.
+ */
+export function overlay(base: CompiledSnapshot, changes: SnapshotChanges): CompiledSnapshot {
+  const flags = new Map(base.flags);
+  for (const name of changes.removedFlags ?? []) flags.delete(name);
+  for (const config of changes.flags ?? []) {
+    if (config.archived === true) flags.delete(String(config.name));
+    else flags.set(String(config.name), compileFlag(config));
+  }
+  const segments = new Map(base.segments);
+  for (const id of changes.removedSegments ?? []) segments.delete(id);
+  for (const config of changes.segments ?? []) segments.set(config.id, compileSegment(config));
+  return assemble(flags, segments);
+}
+
+function assemble(flags: Map<string, CompiledFlag>, segments: Map<number, CompiledSegment>): CompiledSnapshot {
+  const ordered = [...flags.values()].sort(compareFlagOrder);
+  return { flags, ordered, segments };
+}
+
+/**
+ * SPEC §3.3: names that are canonical array indices first (ascending numerically, as a JavaScript
+ * object keyed by name would list them), then newest created first, then by name.
+ */
+export function compareFlagOrder(a: CompiledFlag, b: CompiledFlag): number {
+  if (a.arrayIndex >= 0 || b.arrayIndex >= 0) {
+    if (a.arrayIndex < 0) return 1;
+    if (b.arrayIndex < 0) return -1;
+    return a.arrayIndex - b.arrayIndex;
+  }
+  if (a.createdAtMs !== b.createdAtMs) return a.createdAtMs > b.createdAtMs ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+const MAX_ARRAY_INDEX = 4294967294;
+
+function canonicalArrayIndex(name: string): number {
+  if (!/^(?:0|[1-9][0-9]{0,9})$/.test(name)) return -1;
+  const index = Number(name);
+  return index <= MAX_ARRAY_INDEX ? index : -1;
+}
+
+/** sortOrder ascending (missing counts as 0), ties by id in locale order, else stored order. */
+function sortStrategies(strategies: StrategyConfig[]): StrategyConfig[] {
+  return [...strategies].sort((a, b) => {
+    const byOrder = sortOrderOf(a) - sortOrderOf(b);
+    if (byOrder !== 0) return byOrder;
+    return typeof a.id === 'string' && typeof b.id === 'string' ? a.id.localeCompare(b.id) : 0;
+  });
+}
+
+function sortOrderOf(strategy: StrategyConfig): number {
+  return typeof strategy.sortOrder === 'number' && Number.isFinite(strategy.sortOrder) ? strategy.sortOrder : 0;
+}
+
+function compileDependency(config: DependencyConfig): CompiledDependency {
+  const variants = Array.isArray(config.variants) && config.variants.length > 0 ? config.variants.map(String) : null;
+  return { feature: String(config.feature), enabled: config.enabled !== false, variants };
+}

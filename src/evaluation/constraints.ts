@@ -1,0 +1,297 @@
+/**
+ * Constraints (SPEC §3.7): compiled once per configuration revision, evaluated per context.
+ *
+ * Compilation does every parse that does not depend on the context: cleaned value sets
+ * (lower-cased when case-insensitive), numbers, dates, versions, CIDR ranges and RE2 programs, plus
+ * the JSON echo of the constraint minus its `result`. Evaluation is then a switch on an integer
+ * operator code and a few comparisons.
+ */
+import { RE2JS } from 're2js';
+import type { ContextReader } from './context-reader.js';
+import type { ConstraintConfig } from './types.js';
+import { jsonPrefixBeforeKey, setOwn } from './json.js';
+import { ipInRange, parseDateValue, parseIpRange, parseSemver, type IpRange, type SemVer } from './parse.js';
+
+const enum Op {
+  Unknown,
+  In,
+  NotIn,
+  StartsWith,
+  EndsWith,
+  Contains,
+  NumEq,
+  NumGt,
+  NumGte,
+  NumLt,
+  NumLte,
+  DateAfter,
+  DateBefore,
+  SemverEq,
+  SemverGt,
+  SemverLt,
+  SemverGte,
+  SemverLte,
+  Regex,
+  InCidr,
+}
+
+/** A Map, not an object literal, so that operator names like "constructor" stay unknown. */
+const OPERATOR_CODES = new Map<unknown, Op>([
+  ['IN', Op.In],
+  ['NOT_IN', Op.NotIn],
+  ['STR_STARTS_WITH', Op.StartsWith],
+  ['STR_ENDS_WITH', Op.EndsWith],
+  ['STR_CONTAINS', Op.Contains],
+  ['NUM_EQ', Op.NumEq],
+  ['NUM_GT', Op.NumGt],
+  ['NUM_GTE', Op.NumGte],
+  ['NUM_LT', Op.NumLt],
+  ['NUM_LTE', Op.NumLte],
+  ['DATE_AFTER', Op.DateAfter],
+  ['DATE_BEFORE', Op.DateBefore],
+  ['SEMVER_EQ', Op.SemverEq],
+  ['SEMVER_GT', Op.SemverGt],
+  ['SEMVER_LT', Op.SemverLt],
+  ['SEMVER_GTE', Op.SemverGte],
+  ['SEMVER_LTE', Op.SemverLte],
+  ['REGEX', Op.Regex],
+  // Not creatable through Unleash's API, but SDKs implement it (client specification 22, D2).
+  ['IN_CIDR', Op.InCidr],
+]);
+
+/** Where a constraint is echoed: strategy constraints get Unleash's defaults, segment ones do not. */
+export type ConstraintOwner = 'strategy' | 'segment';
+
+export class CompiledConstraint {
+  readonly op: Op;
+  readonly contextName: string;
+  readonly inverted: boolean;
+  readonly caseInsensitive: boolean;
+  /** IN / NOT_IN: cleaned values (lower-cased when case-insensitive). */
+  readonly valueSet: ReadonlySet<string>;
+  /** STR_*: cleaned values (locale-lower-cased when case-insensitive). */
+  readonly valueList: readonly string[];
+  /** NUM_*: `Number(value)`; DATE_*: `Date(value)` as a time value. NaN makes the constraint fail. */
+  readonly number: number;
+  readonly version: SemVer | null;
+  readonly pattern: RE2JS | null;
+  readonly ranges: readonly IpRange[];
+  /** The result object minus `result`, in Unleash's key order (shared by all evaluations). */
+  readonly echo: Readonly<Record<string, unknown>>;
+  /** JSON of `echo` up to and including `"result":`. */
+  readonly echoJsonPrefix: string;
+
+  constructor(config: ConstraintConfig, owner: ConstraintOwner) {
+    const op = OPERATOR_CODES.get(config.operator) ?? Op.Unknown;
+    const caseInsensitive = config.caseInsensitive === true;
+    const cleaned = cleanValues(config.values);
+    this.op = op;
+    this.contextName = typeof config.contextName === 'string' ? config.contextName : String(config.contextName);
+    this.inverted = config.inverted === true;
+    this.caseInsensitive = caseInsensitive;
+    this.valueSet = new Set(
+      op === Op.In || op === Op.NotIn ? (caseInsensitive ? cleaned.map(lowerCase) : cleaned) : [],
+    );
+    this.valueList =
+      op >= Op.StartsWith && op <= Op.Contains
+        ? caseInsensitive
+          ? cleaned.map(localeLowerCase)
+          : cleaned
+        : [];
+    this.number =
+      op >= Op.NumEq && op <= Op.NumLte
+        ? toNumber(config.value)
+        : op === Op.DateAfter || op === Op.DateBefore
+          ? parseDateValue(config.value)
+          : Number.NaN;
+    this.version =
+      op >= Op.SemverEq && op <= Op.SemverLte && typeof config.value === 'string'
+        ? parseSemver(config.value)
+        : null;
+    this.pattern = op === Op.Regex ? compileRegex(config.value, caseInsensitive) : null;
+    this.ranges = op === Op.InCidr ? cleaned.map(parseIpRange).filter(isRange) : [];
+    this.echo = constraintEcho(config, owner);
+    this.echoJsonPrefix = jsonPrefixBeforeKey(this.echo, 'result');
+  }
+}
+
+export function compileConstraints(constraints: unknown, owner: ConstraintOwner): CompiledConstraint[] {
+  if (!Array.isArray(constraints)) return [];
+  const compiled: CompiledConstraint[] = [];
+  for (const constraint of constraints) {
+    if (typeof constraint === 'object' && constraint !== null) compiled.push(new CompiledConstraint(constraint, owner));
+  }
+  return compiled;
+}
+
+/** Constraint passes: the operator's answer, negated when inverted; unknown operators always fail. */
+export function constraintHolds(constraint: CompiledConstraint, context: ContextReader): boolean {
+  // SPEC §3.7: an unknown operator is false and inversion is not applied to it.
+  if (constraint.op === Op.Unknown) return false;
+  return operatorHolds(constraint, context) !== constraint.inverted;
+}
+
+/** Every constraint holds (an empty list holds). Short-circuits: for decisions, not reports. */
+export function allConstraintsHold(constraints: readonly CompiledConstraint[], context: ContextReader): boolean {
+  for (let i = 0; i < constraints.length; i++) {
+    if (!constraintHolds(constraints[i], context)) return false;
+  }
+  return true;
+}
+
+function operatorHolds(c: CompiledConstraint, context: ContextReader): boolean {
+  switch (c.op) {
+    case Op.In:
+    case Op.NotIn: {
+      const value = c.caseInsensitive ? context.lowerOf(c.contextName) : context.resolve(c.contextName);
+      const isIn = value !== undefined && value !== null && c.valueSet.has(value);
+      return c.op === Op.In ? isIn : !isIn;
+    }
+    case Op.StartsWith:
+    case Op.EndsWith:
+    case Op.Contains: {
+      const value = c.caseInsensitive ? context.localeLowerOf(c.contextName) : context.resolve(c.contextName);
+      if (value === undefined || value === null) return false;
+      return stringOperatorHolds(c.op, c.valueList, value);
+    }
+    case Op.NumEq:
+    case Op.NumGt:
+    case Op.NumGte:
+    case Op.NumLt:
+    case Op.NumLte: {
+      const field = context.resolve(c.contextName);
+      return field !== undefined && compareNumbers(c.op, Number(field), c.number);
+    }
+    case Op.DateAfter:
+      return context.currentTimeMs() > c.number;
+    case Op.DateBefore:
+      return context.currentTimeMs() < c.number;
+    case Op.SemverEq:
+    case Op.SemverGt:
+    case Op.SemverLt:
+    case Op.SemverGte:
+    case Op.SemverLte: {
+      if (c.version === null) return false;
+      const version = context.semverOf(c.contextName);
+      return version !== null && compareVersions(c.op, version.compare(c.version));
+    }
+    case Op.Regex: {
+      const value = context.resolve(c.contextName);
+      return value !== undefined && c.pattern !== null && regexFinds(c.pattern, value);
+    }
+    case Op.InCidr: {
+      const ip = context.ipOf(c.contextName);
+      if (ip === null) return false;
+      for (const range of c.ranges) if (ipInRange(ip, range)) return true;
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+
+function stringOperatorHolds(op: Op, values: readonly string[], value: string): boolean {
+  for (let i = 0; i < values.length; i++) {
+    const candidate = values[i];
+    if (op === Op.StartsWith ? value.startsWith(candidate) : op === Op.EndsWith ? value.endsWith(candidate) : value.includes(candidate)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** NaN on either side fails every comparison, as JavaScript's operators already do. */
+function compareNumbers(op: Op, field: number, value: number): boolean {
+  switch (op) {
+    case Op.NumEq:
+      return field === value;
+    case Op.NumGt:
+      return field > value;
+    case Op.NumGte:
+      return field >= value;
+    case Op.NumLt:
+      return field < value;
+    default:
+      return field <= value;
+  }
+}
+
+function compareVersions(op: Op, order: number): boolean {
+  switch (op) {
+    case Op.SemverEq:
+      return order === 0;
+    case Op.SemverGt:
+      return order > 0;
+    case Op.SemverLt:
+      return order < 0;
+    case Op.SemverGte:
+      return order >= 0;
+    default:
+      return order <= 0;
+  }
+}
+
+/** Unanchored search, like Unleash and SDKs: `^`/`$` in the pattern anchor when wanted. */
+function regexFinds(pattern: RE2JS, value: string): boolean {
+  try {
+    return pattern.test(value);
+  } catch {
+    return false;
+  }
+}
+
+/** RE2 syntax keeps matching linear-time whatever a user types; invalid patterns never match. */
+function compileRegex(source: unknown, caseInsensitive: boolean): RE2JS | null {
+  if (typeof source !== 'string') return null;
+  try {
+    return RE2JS.compile(source, caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch {
+    return null;
+  }
+}
+
+/** SPEC §3.7 "cleaned values": empty strings removed, the rest trimmed (in that order). */
+function cleanValues(values: unknown): string[] {
+  if (!Array.isArray(values)) return [];
+  const cleaned: string[] = [];
+  for (const value of values) {
+    if (typeof value === 'string' && value !== '') cleaned.push(value.trim());
+  }
+  return cleaned;
+}
+
+function toNumber(value: unknown): number {
+  if (value === undefined || value === null || typeof value === 'object') return Number.NaN;
+  return Number(value);
+}
+
+function isRange(range: IpRange | null): range is IpRange {
+  return range !== null;
+}
+
+function lowerCase(value: string): string {
+  return value.toLowerCase();
+}
+
+function localeLowerCase(value: string): string {
+  return value.toLocaleLowerCase();
+}
+
+/**
+ * The echoed constraint minus `result` (SPEC §3.7). Strategy constraints first get Unleash's
+ * defaults `inverted: false, values: []` (so those two keys lead), then the stored keys in stored
+ * order; segment constraints are echoed as stored. `value` is rendered as a string.
+ */
+function constraintEcho(config: ConstraintConfig, owner: ConstraintOwner): Record<string, unknown> {
+  const echo: Record<string, unknown> = owner === 'strategy' ? { inverted: false, values: [] } : {};
+  for (const key of Object.keys(config)) {
+    const value = (config as unknown as Record<string, unknown>)[key];
+    if (key === 'result' || value === undefined) continue;
+    if (key === 'value') {
+      if (value !== null) setOwn(echo, key, String(value));
+      continue;
+    }
+    setOwn(echo, key, value);
+  }
+  return Object.freeze(echo);
+}

@@ -1,0 +1,406 @@
+/**
+ * Flag evaluation (SPEC §3.8–§3.11) in two modes over the same compiled data:
+ *
+ * - the **SDK decision** path (`isEnabled`, `getVariant`) stops at the first passing strategy and
+ *   reports nothing: it is what the client specification suite checks and what the throughput
+ *   target is measured on;
+ * - the **playground** path (`evaluateSelection`) evaluates every strategy, constraint and segment
+ *   and keeps each outcome, for the result objects (result-objects.ts) and the fast JSON
+ *   serializer (serialize.ts).
+ *
+ * Both apply the same rules, so a playground answer predicts an SDK's (D2).
+ */
+import type { CompiledFlag, CompiledFlagEnvironment, CompiledSegment, CompiledSnapshot, CompiledDependency } from './compile.js';
+import { allConstraintsHold, constraintHolds } from './constraints.js';
+import { ContextReader } from './context-reader.js';
+import { jsonString } from './json.js';
+import { activationHolds, StrategyKind, type CompiledStrategy } from './strategies.js';
+import type { SdkVariant, StrategyOutcome } from './types.js';
+import { selectVariant, type CompiledVariant, type CompiledVariantSet } from './variants.js';
+
+// ---------------------------------------------------------------------------------------------
+// Flag selection
+
+export interface FlagSelection {
+  /** In response order (SPEC §3.3). */
+  readonly flags: readonly CompiledFlag[];
+}
+
+const allFlagsSelections = new WeakMap<CompiledSnapshot, FlagSelection>();
+
+/** Non-archived flags of the given projects (undefined = all projects), in response order. */
+export function selectFlags(compiled: CompiledSnapshot, projects?: readonly string[]): FlagSelection {
+  if (projects === undefined) {
+    let selection = allFlagsSelections.get(compiled);
+    if (selection === undefined) {
+      selection = { flags: compiled.ordered };
+      allFlagsSelections.set(compiled, selection);
+    }
+    return selection;
+  }
+  const wanted = new Set(projects);
+  return { flags: compiled.ordered.filter((flag) => wanted.has(flag.project)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dependencies (SPEC §3.11), shared by both paths
+
+/** What a dependency needs to know about its parent in the same environment and context. */
+interface ParentOutcome {
+  readonly flag: CompiledFlag;
+  readonly environmentEnabled: boolean;
+  /** `strategies.result === true`. */
+  strategiesPass(): boolean;
+  /** The parent's variant name: its picked variant when enabled, else "disabled". */
+  variantName(): string;
+}
+
+/**
+ * Rule 1 (parent selected) is the caller's: it passes undefined for an unselected parent. By D2,
+ * `enabled: false` is satisfied exactly when the parent is not enabled (client specification 17).
+ */
+function dependencySatisfied(dependency: CompiledDependency, parent: ParentOutcome | undefined): boolean {
+  if (parent === undefined) return false;
+  if (parent.flag.dependencies.length > 0) return false;
+  if (!dependency.enabled) return !(parent.environmentEnabled && parent.strategiesPass());
+  if (!parent.environmentEnabled) return false;
+  if (dependency.variants !== null) return dependency.variants.includes(parent.variantName());
+  return parent.strategiesPass();
+}
+
+// ---------------------------------------------------------------------------------------------
+// SDK decision path
+
+const SDK_DISABLED_FLAG_OFF: Readonly<SdkVariant> = Object.freeze({
+  name: 'disabled',
+  enabled: false,
+  feature_enabled: false,
+});
+const SDK_DISABLED_FLAG_ON: Readonly<SdkVariant> = Object.freeze({
+  name: 'disabled',
+  enabled: false,
+  feature_enabled: true,
+});
+
+/** Is the flag enabled for this context in this environment, exactly as an SDK decides. */
+export function isEnabled(compiled: CompiledSnapshot, environment: string, flagName: string, context: unknown): boolean {
+  const flag = compiled.flags.get(flagName);
+  if (flag === undefined) return false;
+  const reader = new ContextReader(context);
+  const env = flag.environment(environment);
+  return decideEnabled(compiled, flag, env, environment, reader, firstPassingStrategy(env, compiled.segments, reader));
+}
+
+/**
+ * The variant an SDK returns (shared frozen objects): the winning strategy's variant, else the
+ * environment's, else the disabled variant (`feature_enabled` telling whether the flag is on).
+ */
+export function getVariant(
+  compiled: CompiledSnapshot,
+  environment: string,
+  flagName: string,
+  context: unknown,
+): Readonly<SdkVariant> {
+  const flag = compiled.flags.get(flagName);
+  if (flag === undefined) return SDK_DISABLED_FLAG_OFF;
+  const reader = new ContextReader(context);
+  const env = flag.environment(environment);
+  const winner = firstPassingStrategy(env, compiled.segments, reader);
+  if (!decideEnabled(compiled, flag, env, environment, reader, winner)) return SDK_DISABLED_FLAG_OFF;
+  const variant = pickFlagVariant(winner, env, reader);
+  return variant === null ? SDK_DISABLED_FLAG_ON : variant.sdkVariant;
+}
+
+function decideEnabled(
+  compiled: CompiledSnapshot,
+  flag: CompiledFlag,
+  env: CompiledFlagEnvironment,
+  environment: string,
+  reader: ContextReader,
+  winner: CompiledStrategy | null,
+): boolean {
+  if (!env.enabled) return false;
+  if (env.strategies.length > 0 && winner === null) return false;
+  return flag.dependencies.length === 0 || sdkDependenciesSatisfied(compiled, flag, environment, reader);
+}
+
+/**
+ * First strategy that is on: not disabled, implemented, constraints and segments passing,
+ * activation passing — checked in that order so the cheap tests short-circuit the hashing.
+ */
+function firstPassingStrategy(
+  env: CompiledFlagEnvironment,
+  segments: ReadonlyMap<number, CompiledSegment>,
+  reader: ContextReader,
+): CompiledStrategy | null {
+  const strategies = env.strategies;
+  for (let i = 0; i < strategies.length; i++) {
+    const strategy = strategies[i];
+    if (strategy.disabled || strategy.kind === StrategyKind.Unimplemented) continue;
+    if (!allConstraintsHold(strategy.constraints, reader)) continue;
+    if (!segmentsHold(strategy.segmentIds, segments, reader)) continue;
+    if (activationHolds(strategy, reader)) return strategy;
+  }
+  return null;
+}
+
+/** A missing segment fails its strategy (client specification 15, D2; Unleash skips it). */
+function segmentsHold(ids: readonly number[], segments: ReadonlyMap<number, CompiledSegment>, reader: ContextReader): boolean {
+  for (let i = 0; i < ids.length; i++) {
+    const segment = segments.get(ids[i]);
+    if (segment === undefined || !allConstraintsHold(segment.constraints, reader)) return false;
+  }
+  return true;
+}
+
+/** The winner's strategy variant when it picks one, else the environment variants' pick. */
+function pickFlagVariant(
+  winner: CompiledStrategy | null,
+  env: CompiledFlagEnvironment,
+  reader: ContextReader,
+): CompiledVariant | null {
+  if (winner !== null && winner.variants !== null) {
+    const variant = selectVariant(winner.variants, reader);
+    if (variant !== null) return variant;
+  }
+  return selectVariant(env.variants, reader);
+}
+
+function sdkDependenciesSatisfied(
+  compiled: CompiledSnapshot,
+  flag: CompiledFlag,
+  environment: string,
+  reader: ContextReader,
+): boolean {
+  for (const dependency of flag.dependencies) {
+    const parentFlag = compiled.flags.get(dependency.feature);
+    const parent = parentFlag && new ParentDecision(compiled, parentFlag, environment, reader);
+    if (!dependencySatisfied(dependency, parent)) return false;
+  }
+  return true;
+}
+
+/** A parent decided the SDK way, its variant picked only if a dependency asks for it. */
+class ParentDecision implements ParentOutcome {
+  readonly environmentEnabled: boolean;
+  private readonly env: CompiledFlagEnvironment;
+  private readonly winner: CompiledStrategy | null;
+
+  constructor(
+    compiled: CompiledSnapshot,
+    readonly flag: CompiledFlag,
+    environment: string,
+    private readonly reader: ContextReader,
+  ) {
+    this.env = flag.environment(environment);
+    this.environmentEnabled = this.env.enabled;
+    this.winner = firstPassingStrategy(this.env, compiled.segments, reader);
+  }
+
+  strategiesPass(): boolean {
+    return this.env.strategies.length === 0 ? this.env.enabled : this.winner !== null;
+  }
+
+  variantName(): string {
+    if (!this.environmentEnabled || !this.strategiesPass()) return 'disabled';
+    return pickFlagVariant(this.winner, this.env, this.reader)?.name ?? 'disabled';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Playground path: full evaluation with every intermediate outcome kept
+
+export const enum EvaluationStatus {
+  Complete,
+  Incomplete,
+  Unevaluated,
+}
+
+export interface SegmentEvaluation {
+  readonly segment: CompiledSegment;
+  readonly result: boolean;
+  readonly constraintResults: readonly boolean[];
+}
+
+export interface StrategyEvaluation {
+  readonly strategy: CompiledStrategy;
+  readonly enabled: StrategyOutcome;
+  readonly status: EvaluationStatus;
+  /** The strategy variant picked (even when `enabled` is false, SPEC §3.8), or null. */
+  readonly variant: CompiledVariant | null;
+  readonly constraintResults: readonly boolean[];
+  /** Existing segments only, in attachment order. */
+  readonly segments: readonly SegmentEvaluation[];
+}
+
+/** State shared by the flags of one evaluation: one context, one environment, one selection. */
+interface PlaygroundRun {
+  readonly reader: ContextReader;
+  readonly segments: ReadonlyMap<number, CompiledSegment>;
+  /** Selected flags' evaluations by name; built only when some selected flag has a dependency. */
+  byName: Map<string, FlagEvaluation> | undefined;
+}
+
+export class FlagEvaluation implements ParentOutcome {
+  readonly environmentEnabled: boolean;
+  readonly strategies: readonly StrategyEvaluation[];
+  readonly result: StrategyOutcome;
+  /** The first strategy with `enabled === true`. */
+  readonly winner: StrategyEvaluation | null;
+  private finalized = false;
+  private unsatisfiedDependency = false;
+  private enabled = false;
+  private pickedVariant: CompiledVariant | null = null;
+
+  constructor(
+    private readonly run: PlaygroundRun,
+    readonly flag: CompiledFlag,
+    readonly environment: string,
+    /** JSON of `environment`, shared by the flags of one run. */
+    readonly environmentJson: string,
+    private readonly env: CompiledFlagEnvironment,
+  ) {
+    this.environmentEnabled = env.enabled;
+    const strategies: StrategyEvaluation[] = new Array(env.strategies.length);
+    let winner: StrategyEvaluation | null = null;
+    let anyUnknown = false;
+    for (let i = 0; i < strategies.length; i++) {
+      const evaluation = evaluateStrategy(env.strategies[i], run);
+      strategies[i] = evaluation;
+      if (evaluation.enabled === true) winner ??= evaluation;
+      else if (evaluation.enabled === 'unknown') anyUnknown = true;
+    }
+    this.strategies = strategies;
+    this.winner = winner;
+    this.result =
+      strategies.length === 0 ? env.enabled : winner !== null ? true : anyUnknown ? 'unknown' : false;
+  }
+
+  get hasUnsatisfiedDependency(): boolean {
+    this.finalize();
+    return this.unsatisfiedDependency;
+  }
+
+  get isEnabled(): boolean {
+    this.finalize();
+    return this.enabled;
+  }
+
+  /** The flag-level variant picked, or null for the disabled variant (SPEC §3.10 step 5). */
+  get variant(): CompiledVariant | null {
+    this.finalize();
+    return this.pickedVariant;
+  }
+
+  /** The `variants` reported: the winner's strategy variants when it picked one, else the environment's. */
+  get reportedVariants(): CompiledVariantSet {
+    const winner = this.winner;
+    return winner !== null && winner.variant !== null && winner.strategy.variants !== null
+      ? winner.strategy.variants
+      : this.env.variants;
+  }
+
+  strategiesPass(): boolean {
+    return this.result === true;
+  }
+
+  variantName(): string {
+    return this.variant?.name ?? 'disabled';
+  }
+
+  /**
+   * Dependencies, `isEnabled` and the flag variant. Lazy because a child needs its parent's
+   * variant: a parent is finalized on demand, and a parent with dependencies of its own fails
+   * rule 2 before anything of it is read, so this never recurses more than one level.
+   */
+  private finalize(): void {
+    if (this.finalized) return;
+    this.finalized = true;
+    const dependencies = this.flag.dependencies;
+    if (dependencies.length > 0) {
+      const byName = (this.run.byName ??= new Map());
+      for (const dependency of dependencies) {
+        if (!dependencySatisfied(dependency, byName.get(dependency.feature))) {
+          this.unsatisfiedDependency = true;
+          break;
+        }
+      }
+    }
+    this.enabled = this.result === true && this.environmentEnabled && !this.unsatisfiedDependency;
+    if (this.enabled) {
+      this.pickedVariant = this.winner?.variant ?? selectVariant(this.env.variants, this.run.reader);
+    }
+  }
+}
+
+/**
+ * Evaluates every selected flag in one environment for one context (a raw context, or a
+ * ContextReader to share parsed fields across calls). Results are in selection order.
+ */
+export function evaluateSelection(
+  compiled: CompiledSnapshot,
+  selection: FlagSelection,
+  environment: string,
+  context: unknown,
+): FlagEvaluation[] {
+  const reader = context instanceof ContextReader ? context : new ContextReader(context);
+  const run: PlaygroundRun = { reader, segments: compiled.segments, byName: undefined };
+  const environmentJson = jsonString(environment);
+  const flags = selection.flags;
+  const evaluations: FlagEvaluation[] = new Array(flags.length);
+  let anyDependency = false;
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i];
+    evaluations[i] = new FlagEvaluation(run, flag, environment, environmentJson, flag.environment(environment));
+    if (flag.dependencies.length > 0) anyDependency = true;
+  }
+  if (anyDependency) run.byName = new Map(evaluations.map((evaluation) => [evaluation.flag.name, evaluation]));
+  return evaluations;
+}
+
+function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): StrategyEvaluation {
+  const reader = run.reader;
+  const constraints = strategy.constraints;
+  const constraintResults: boolean[] = new Array(constraints.length);
+  let constraintsPass = true;
+  for (let i = 0; i < constraints.length; i++) {
+    const holds = constraintHolds(constraints[i], reader);
+    constraintResults[i] = holds;
+    if (!holds) constraintsPass = false;
+  }
+  const segments: SegmentEvaluation[] = [];
+  let segmentsPass = true;
+  for (const id of strategy.segmentIds) {
+    const segment = run.segments.get(id);
+    // D2: a missing segment fails the strategy; it is not reported (it has no name to show).
+    if (segment === undefined) {
+      segmentsPass = false;
+      continue;
+    }
+    const evaluation = evaluateSegment(segment, reader);
+    segments.push(evaluation);
+    if (!evaluation.result) segmentsPass = false;
+  }
+  if (strategy.disabled) {
+    return { strategy, enabled: 'unknown', status: EvaluationStatus.Unevaluated, variant: null, constraintResults, segments };
+  }
+  if (strategy.kind === StrategyKind.Unimplemented) {
+    const enabled = constraintsPass && segmentsPass ? 'unknown' : false;
+    return { strategy, enabled, status: EvaluationStatus.Incomplete, variant: null, constraintResults, segments };
+  }
+  const enabled = constraintsPass && segmentsPass && activationHolds(strategy, reader);
+  const variant = strategy.variants === null ? null : selectVariant(strategy.variants, reader);
+  return { strategy, enabled, status: EvaluationStatus.Complete, variant, constraintResults, segments };
+}
+
+function evaluateSegment(segment: CompiledSegment, reader: ContextReader): SegmentEvaluation {
+  const constraints = segment.constraints;
+  const constraintResults: boolean[] = new Array(constraints.length);
+  let result = true;
+  for (let i = 0; i < constraints.length; i++) {
+    const holds = constraintHolds(constraints[i], reader);
+    constraintResults[i] = holds;
+    if (!holds) result = false;
+  }
+  return { segment, result, constraintResults };
+}

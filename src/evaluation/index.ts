@@ -1,0 +1,52 @@
+/**
+ * The evaluation engine: pure functions from stored configuration and a context to playground
+ * results and SDK decisions. No I/O; plain data in, plain data (or JSON text) out.
+ */
+export type * from './types.js';
+export {
+  compile,
+  compileFlag,
+  compileSegment,
+  compareFlagOrder,
+  overlay,
+  type CompiledFlag,
+  type CompiledFlagEnvironment,
+  type CompiledSegment,
+  type CompiledSnapshot,
+  type SnapshotChanges,
+} from './compile.js';
+export { ContextReader } from './context-reader.js';
+export {
+  cleanContext,
+  combinationAt,
+  combinationSpace,
+  countCombinations,
+  expandCombinations,
+  type CleanedContext,
+  type CombinationSpace,
+} from './context.js';
+export {
+  evaluateSelection,
+  getVariant,
+  isEnabled,
+  selectFlags,
+  FlagEvaluation,
+  type FlagSelection,
+  type SegmentEvaluation,
+  type StrategyEvaluation,
+} from './evaluate.js';
+export { evaluate, evaluateToJson } from './playground.js';
+export {
+  advancedEntryObject,
+  DISABLED_VARIANT_FLAG_OFF,
+  DISABLED_VARIANT_FLAG_ON,
+  playgroundFlagObject,
+} from './result-objects.js';
+export {
+  advancedEntryJson,
+  appendAdvancedEntry,
+  appendPlaygroundFlag,
+  playgroundFeaturesJson,
+  playgroundFlagJson,
+} from './serialize.js';
+export { normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from './hash.js';

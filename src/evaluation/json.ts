@@ -1,0 +1,34 @@
+/** Small helpers shared by the compiler and the result builders. */
+
+/** JSON text of a string (escaping as JSON.stringify does). */
+export function jsonString(value: string): string {
+  return JSON.stringify(value);
+}
+
+/**
+ * Sets an own enumerable property, also for the key `__proto__` (plain assignment would replace
+ * the prototype instead). Stored configuration and contexts are arbitrary JSON, so keys are too.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
+}
+
+/**
+ * JSON of `object` with one more key appended, minus that key's value and the closing brace:
+ * `{"a":1}` + "result" → `{"a":1,"result":`. The caller appends the value and `}`. This is how a
+ * static object with one dynamic trailing key is serialized without re-encoding the static part.
+ */
+export function jsonPrefixBeforeKey(object: object, key: string): string {
+  const text = JSON.stringify(object);
+  const head = text === '{}' ? '{' : text.slice(0, -1) + ',';
+  return head + jsonString(key) + ':';
+}
+
+/** Any non-null object (arrays included: JSON data is read by key, never by prototype). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
