@@ -10,8 +10,11 @@ import docs from './plugins/docs.js';
 import metrics from './plugins/metrics.js';
 import healthRoutes from './features/health/routes.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
+import inviteLinkRoutes from './features/invite-links/routes.js';
+import userRoutes from './features/users/routes.js';
 import { ErrorSchema } from './schemas/common.js';
 import { isDateTime } from './schemas/formats.js';
+import ajvFormats from 'ajv-formats';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function addLenientDateTime(ajv: any): any {
@@ -46,7 +49,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace',
     ajv: {
       customOptions: AJV_OPTIONS,
-      plugins: [addLenientDateTime],
+      // ajv-formats first: Fastify adds it after the plugins (overriding the lenient date-time)
+      // unless a plugin named formatsPlugin is in this list.
+      plugins: [ajvFormats as never, addLenientDateTime],
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -70,6 +75,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(healthRoutes);
   await app.register(apiTokenRoutes, { service: services.apiTokens });
+  await app.register(inviteLinkRoutes, { service: services.inviteLinks });
+  await app.register(userRoutes, { service: services.users });
 
   // Events left pending by a crash are flushed once every feature has registered its collection.
   const repaired = await app.database.outbox.repair();

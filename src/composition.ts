@@ -6,6 +6,10 @@ import { EnvironmentStore } from './features/environments/store.js';
 import { ProjectStore } from './features/projects/store.js';
 import { StrategyTypeStore } from './features/strategy-types/store.js';
 import { TagStore } from './features/tags/store.js';
+import { InviteLinkService } from './features/invite-links/service.js';
+import { InviteLinkStore } from './features/invite-links/store.js';
+import { UserService } from './features/users/service.js';
+import { UserStore } from './features/users/store.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -19,10 +23,14 @@ export interface Stores {
   projects: ProjectStore;
   tags: TagStore;
   apiTokens: ApiTokenStore;
+  users: UserStore;
+  inviteLinks: InviteLinkStore;
 }
 
 export interface Services {
   apiTokens: ApiTokenService;
+  users: UserService;
+  inviteLinks: InviteLinkService;
 }
 
 export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
@@ -33,12 +41,17 @@ export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
     projects: new ProjectStore(outbox),
     tags: new TagStore(outbox),
     apiTokens,
+    users: new UserStore(outbox),
+    inviteLinks: new InviteLinkStore(outbox),
   };
 }
 
-export function createServices(stores: Stores, _config: Config): Services {
+export function createServices(stores: Stores, config: Config): Services {
+  const users = new UserService(stores.users);
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
+    users,
+    inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
   };
 }
 
@@ -52,4 +65,6 @@ export async function initialiseState(stores: Stores, services: Services, config
   await stores.projects.init();
   await stores.tags.init();
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
+  await stores.users.init();
+  await stores.inviteLinks.init();
 }

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import { buildEvents, type AuditUser, type EventInput } from '../../db/outbox.js';
+import { badRequest, validationError } from '../../errors.js';
+import { hashPassword, passwordProblems } from './password.js';
+import { UserExistsError, usernameKey, type UserDocument, type UserStore } from './store.js';
+
+/** The root roles of a fresh instance (SPEC §7). */
+export const ROOT_ROLES = [
+  { id: 1, name: 'Admin', type: 'root' },
+  { id: 2, name: 'Editor', type: 'root' },
+  { id: 3, name: 'Viewer', type: 'root' },
+] as const;
+
+export const VIEWER_ROLE = ROOT_ROLES[2];
+
+export interface RootRole {
+  id: number;
+  name: string;
+  type: string;
+}
+
+export interface NewUserInput {
+  name: string;
+  email: string;
+  username?: string;
+  password?: string;
+}
+
+export interface PublicUser {
+  id: number;
+  name: string | null;
+  email: string;
+  username: string | null;
+  imageUrl: string | null;
+  loginAttempts: number;
+  emailSent: boolean;
+  rootRole: number;
+  seenAt: string | null;
+  createdAt: string;
+  accountType: string;
+}
+
+/** A user as the API shows it (the seed's User, in its field order). Never the password hash. */
+export function publicUser(user: UserDocument): PublicUser {
+  return {
+    id: user._id,
+    name: user.name,
+    email: user.email,
+    username: user.username,
+    imageUrl: user.imageUrl,
+    loginAttempts: user.loginAttempts,
+    emailSent: user.emailSent,
+    rootRole: user.rootRole,
+    seenAt: user.seenAt ? user.seenAt.toISOString() : null,
+    createdAt: user.createdAt.toISOString(),
+    accountType: user.accountType,
+  };
+}
+
+/**
+ * Accepts what a mail system accepts in practice: a dot-atom local part, `@`, and host labels of
+ * letters, digits and inner hyphens (a single label such as `localhost` is allowed, as in Unleash).
+ */
+const EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value);
+}
+
+/** Gravatar-style avatar (size 42, retro fallback), from the SHA-256 of the e-mail as Gravatar accepts. */
+export function avatarUrl(email: string): string {
+  const hash = createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('hex');
+  return `https://gravatar.com/avatar/${hash}?s=42&d=retro`;
+}
+
+export interface CreateUserOptions {
+  rootRole: number;
+  audit: AuditUser;
+  /** Secret of the invite link the user joins through (stored with the user, in the same write). */
+  signupToken?: string;
+  /** Further events of the same operation, stored with the user's `user-created` in one write. */
+  extraEvents?: (user: PublicUser) => EventInput[];
+}
+
+export class UserService {
+  constructor(private readonly store: UserStore) {}
+
+  async list(): Promise<PublicUser[]> {
+    return (await this.store.list()).map(publicUser);
+  }
+
+  /**
+   * Creates a user. Every check runs before anything is written, so a refused request stores
+   * nothing: e-mail format, uniqueness of e-mail and username (checked again by the unique
+   * indexes at insert), password strength. The password is kept only as an scrypt hash.
+   */
+  async create(input: NewUserInput, options: CreateUserOptions): Promise<PublicUser> {
+    const email = input.email.trim().toLowerCase();
+    if (!isEmail(email)) throw validationError(`"email" must be a valid email address. You provided "${input.email}".`);
+    const username = input.username === undefined || input.username.trim() === '' ? null : input.username.trim();
+    if (await this.store.exists(email, username)) throw badRequest('User already exists');
+    let passwordHash: string | undefined;
+    if (input.password !== undefined) {
+      const problems = passwordProblems(input.password);
+      if (problems.length > 0) throw badRequest(`The password is too weak. ${problems.join(' ')}`, 'OwaspValidationError');
+      passwordHash = await hashPassword(input.password);
+    }
+    const createdAt = new Date();
+    try {
+      const user = await this.store.insertNew(
+        (id) => ({
+          _id: id,
+          name: input.name,
+          email,
+          username,
+          usernameKey: usernameKey(username, id),
+          imageUrl: avatarUrl(email),
+          rootRole: options.rootRole,
+          seenAt: null,
+          loginAttempts: 0,
+          emailSent: false,
+          accountType: 'User',
+          createdAt,
+          ...(passwordHash ? { passwordHash } : {}),
+          ...(options.signupToken ? { signupToken: options.signupToken } : {}),
+        }),
+        (doc) => {
+          const shown = publicUser(doc);
+          const data = { id: shown.id, name: shown.name, email: shown.email, username: shown.username, rootRole: shown.rootRole };
+          return buildEvents(options.audit, [{ type: 'user-created', data }, ...(options.extraEvents?.(shown) ?? [])], { at: createdAt });
+        },
+      );
+      return publicUser(user);
+    } catch (err) {
+      if (err instanceof UserExistsError) throw badRequest('User already exists');
+      throw err;
+    }
+  }
+}
