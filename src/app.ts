@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -8,8 +8,15 @@ import database from './plugins/database.js';
 import auth from './plugins/auth.js';
 import docs from './plugins/docs.js';
 import metrics from './plugins/metrics.js';
+import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
+import playgroundRoutes from './features/playground/routes.js';
+import { PlaygroundService } from './features/playground/service.js';
+import { SnapshotCache } from './features/playground/snapshot.js';
+import { storeSnapshotSource } from './features/playground/source.js';
+import { FlagStore } from './features/flags/store.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
+import segmentRoutes from './features/segments/routes.js';
 import inviteLinkRoutes from './features/invite-links/routes.js';
 import userRoutes from './features/users/routes.js';
 import { ErrorSchema } from './schemas/common.js';
@@ -27,6 +34,8 @@ export type VaneApp = FastifyInstance;
 export interface BuildOptions {
   /** pino options or false; tests pass false to keep output readable. */
   logger?: boolean | Record<string, unknown>;
+  /** Worker pool overrides (tests inject faults through a wrapping entry point). */
+  pool?: PoolOptions;
 }
 
 /**
@@ -46,7 +55,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: options.logger ?? { level: config.LOG_LEVEL },
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
-    disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace',
+    // Per-request "incoming/completed" lines only at debug: at playground volumes they would cost
+    // more than the work. Every line a request does log carries its request id (reqId).
+    logController: new LogController({
+      disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace',
+    }),
     ajv: {
       customOptions: AJV_OPTIONS,
       // ajv-formats first: Fastify adds it after the plugins (overriding the lenient date-time)
@@ -54,6 +67,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       plugins: [ajvFormats as never, addLenientDateTime],
     },
     return503OnClosing: true,
+    // The first start on a machine may build FerretDB (about a minute) inside the database plugin.
+    pluginTimeout: 10 * 60_000,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
 
@@ -66,6 +81,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auth);
   await app.register(metrics);
   await app.register(docs);
+  await app.register(workerPool, options.pool ?? {});
 
   const stores = createStores(app.database.outbox, app.apiTokens);
   const services = createServices(stores, config);
@@ -75,8 +91,26 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(healthRoutes);
   await app.register(apiTokenRoutes, { service: services.apiTokens });
+  await app.register(segmentRoutes, { service: services.segments });
   await app.register(inviteLinkRoutes, { service: services.inviteLinks });
   await app.register(userRoutes, { service: services.users });
+
+  const snapshots = new SnapshotCache(
+    storeSnapshotSource(new FlagStore(app.database.outbox), stores.segments),
+    app.database.outbox,
+    config.REVISION_POLL_MS,
+    (err) => app.log.warn({ err }, 'revision poll failed'),
+  );
+  snapshots.start();
+  app.addHook('onClose', async () => snapshots.stop());
+  const playground = new PlaygroundService(app.workerPool, snapshots, {
+    evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
+    maxQueue: config.PLAYGROUND_MAX_QUEUE,
+    timeoutMs: config.PLAYGROUND_TIMEOUT_MS,
+    threads: app.workerPool.options.maxThreads,
+  });
+  app.decorate('playground', playground);
+  await app.register(playgroundRoutes, { service: playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
 
   // Events left pending by a crash are flushed once every feature has registered its collection.
   const repaired = await app.database.outbox.repair();
@@ -89,5 +123,6 @@ declare module 'fastify' {
     config: Config;
     stores: Stores;
     services: Services;
+    playground: PlaygroundService;
   }
 }

@@ -29,10 +29,21 @@ async function main(): Promise<number> {
   const files = args.length ? args : ['dist/test/**/*.test.js'];
   const tap = resolve('node_modules/.bin/tap');
   try {
-    return await new Promise<number>((done) => {
-      const child = spawn(tap, [...files], { stdio: 'inherit', env });
-      child.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0)));
+    let tail = '';
+    const code = await new Promise<number>((done) => {
+      const child = spawn(tap, [...files], { stdio: ['ignore', 'pipe', 'inherit'], env });
+      child.stdout.on('data', (chunk: Buffer) => {
+        process.stdout.write(chunk);
+        tail = (tail + chunk.toString()).slice(-2000);
+      });
+      child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0)));
     });
+    // tap's summary is `# { total: N, pass: P, fail: F, … }`; restate it in the plain form CI reads.
+    const summary = /#\s*\{([^}]*)\}/.exec(tail.split('\n').reverse().find((l) => /#\s*\{.*total/.test(l)) ?? '');
+    const count = (key: string) => Number(new RegExp(`${key}:\\s*(\\d+)`).exec(summary?.[1] ?? '')?.[1] ?? 0);
+    const failed = count('fail') + (code !== 0 && count('fail') === 0 ? 1 : 0);
+    process.stdout.write(`\ntests: ${count('pass')} passed, ${failed} failed${count('skip') ? `, ${count('skip')} skipped` : ''}\n`);
+    return code;
   } finally {
     await server?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });

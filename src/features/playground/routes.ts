@@ -1,0 +1,76 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponses } from '../../schemas/common.js';
+import {
+  AdvancedPlaygroundBody, AdvancedPlaygroundResponse, DeprecatedPlaygroundBody, DeprecatedPlaygroundResponse,
+} from './schemas.js';
+import type { PlaygroundService } from './service.js';
+
+/**
+ * The request's time budget: aborted when it runs out or when the client goes away, so a worker
+ * never keeps computing an answer nobody will read (an aborted running task's thread is replaced).
+ */
+export function requestBudget(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('time budget exceeded')), timeoutMs);
+  const onClose = () => {
+    if (!reply.sent) controller.abort(new Error('client went away'));
+  };
+  request.raw.once('close', onClose);
+  return {
+    signal: controller.signal,
+    done() {
+      clearTimeout(timer);
+      request.raw.off('close', onClose);
+    },
+  };
+}
+
+/** Responses arrive from the workers as finished JSON bytes and are sent as they are. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const playgroundRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundService; timeoutMs: number }> = async (app, { service, timeoutMs }) => {
+  app.post('/api/admin/playground', {
+    schema: {
+      tags: ['Playground'],
+      summary: 'Evaluate a context in one environment (deprecated)',
+      deprecated: true,
+      body: DeprecatedPlaygroundBody,
+      response: { 200: DeprecatedPlaygroundResponse, ...errorResponses(400, 401, 403, 415, 500, 503) },
+    },
+  }, async (request, reply) => {
+    const budget = requestBudget(request, reply, timeoutMs);
+    try {
+      const body = request.body as { environment: string; projects?: string[] | '*'; context: Record<string, unknown> };
+      const bytes = await service.deprecated(body, JSON.stringify(request.body), budget.signal);
+      return reply.type(JSON_TYPE).send(bytes as never);
+    } finally {
+      budget.done();
+    }
+  });
+
+  app.post('/api/admin/playground/advanced', {
+    schema: {
+      tags: ['Playground'],
+      summary: 'Evaluate a context in several environments, every comma-separated combination',
+      body: AdvancedPlaygroundBody,
+      response: { 200: AdvancedPlaygroundResponse, ...errorResponses(400, 401, 403, 415, 500, 503) },
+    },
+  }, async (request, reply) => {
+    const budget = requestBudget(request, reply, timeoutMs);
+    try {
+      const body = request.body as { environments: string[]; projects?: string[] | '*'; context: Record<string, unknown> };
+      const bytes = await service.advanced({
+        environments: body.environments,
+        projects: body.projects,
+        context: body.context,
+        inputJson: JSON.stringify(request.body),
+      }, budget.signal);
+      return reply.type(JSON_TYPE).send(bytes as never);
+    } finally {
+      budget.done();
+    }
+  });
+};
+
+export default playgroundRoutes;

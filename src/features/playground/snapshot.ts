@@ -1,0 +1,101 @@
+import type { Outbox } from '../../db/outbox.js';
+import { compile, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
+import type { SnapshotRef } from './protocol.js';
+
+/** Where the flag configuration comes from (the flags and segments stores). */
+export interface SnapshotSource {
+  load(): Promise<Snapshot>;
+}
+
+export interface CurrentSnapshot {
+  ref: SnapshotRef;
+  /** Compiled on the main thread too, once per revision: flag order and counts for the limit. */
+  compiled: CompiledSnapshot;
+  raw: Snapshot;
+}
+
+/**
+ * The evaluation snapshot, rebuilt from MongoDB once per revision.
+ *
+ * A revision changes when (a) this instance commits a write (outbox listener: read-your-writes,
+ * since the write's response goes out after its flush) or (b) another instance does, noticed by
+ * polling the newest event id every REVISION_POLL_MS (an indexed single-document read; change
+ * streams need a replica set, which FerretDB and a standalone mongod do not offer).
+ * Every change carries an event, so the newest event id is a sufficient revision.
+ */
+export class SnapshotCache {
+  private current: CurrentSnapshot | undefined;
+  private dirty = true;
+  private revision = 0;
+  private building: Promise<CurrentSnapshot> | undefined;
+  private lastSeenEventId = -1;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly source: SnapshotSource,
+    private readonly outbox: Outbox,
+    private readonly pollMs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    outbox.onCommitted(() => this.invalidate());
+  }
+
+  start(): void {
+    const poll = async () => {
+      try {
+        const newest = await this.outbox.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
+        const id = newest?.id ?? 0;
+        if (id !== this.lastSeenEventId) {
+          this.lastSeenEventId = id;
+          this.invalidate();
+        }
+      } catch (err) {
+        this.onError(err);
+      } finally {
+        this.timer = setTimeout(poll, this.pollMs);
+        this.timer.unref();
+      }
+    };
+    this.timer = setTimeout(poll, this.pollMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  invalidate(): void {
+    this.dirty = true;
+  }
+
+  /**
+   * The snapshot as of now: rebuilt first when a write happened since the last build. Concurrent
+   * requests share one rebuild; a build that started before a write does not count for it (the
+   * write marked the cache dirty again), so a request after an acknowledged write always sees it.
+   */
+  async get(): Promise<CurrentSnapshot> {
+    while (this.dirty || !this.current) {
+      this.building ??= this.build().finally(() => {
+        this.building = undefined;
+      });
+      await this.building;
+    }
+    return this.current;
+  }
+
+  private async build(): Promise<CurrentSnapshot> {
+    this.dirty = false;
+    try {
+      const raw = await this.source.load();
+      const bytes = Buffer.from(JSON.stringify(raw), 'utf8');
+      const buffer = new SharedArrayBuffer(bytes.length);
+      new Uint8Array(buffer).set(bytes);
+      this.revision++;
+      this.current = { ref: { revision: this.revision, buffer }, compiled: compile(raw), raw };
+      return this.current;
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
+  }
+}

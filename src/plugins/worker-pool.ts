@@ -1,0 +1,48 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+
+/**
+ * The Piscina pool that runs every playground evaluation.
+ *
+ * Choices (piscina 5 defaults in brackets):
+ * - threads: PLAYGROUND_WORKERS, or one per core [1.5× cores]: evaluation is pure CPU, more
+ *   threads than cores only adds switching; min = max so every thread stays warm with the
+ *   compiled snapshot (a cold thread recompiles it, ~1–2 ms per 100 flags).
+ * - idleTimeout 60 s [0]: with 0, threads churn under bursty load and lose their snapshot.
+ * - maxQueue PLAYGROUND_MAX_QUEUE [Infinity]: bounded, so overload answers 503 at once
+ *   (the service checks room before dispatching; this is the backstop).
+ * - one task per thread at a time: tasks are synchronous CPU work.
+ */
+export interface PoolOptions {
+  /** Entry point override (tests wrap the real worker to inject faults). */
+  filename?: string;
+}
+
+async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promise<void> {
+  const threads = app.config.PLAYGROUND_WORKERS || Math.max(1, availableParallelism());
+  const filename = opts.filename ?? fileURLToPath(new URL('../../workers/playground.js', import.meta.url));
+  const pool = new Piscina({
+    filename,
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: 60_000,
+    maxQueue: app.config.PLAYGROUND_MAX_QUEUE,
+    concurrentTasksPerWorker: 1,
+  });
+  pool.on('error', (err: unknown) => app.log.error({ err }, 'playground worker failed'));
+  app.decorate('workerPool', pool);
+  app.addHook('onClose', async () => {
+    await pool.destroy();
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    workerPool: Piscina;
+  }
+}
+
+export default fp(workerPoolPlugin, { name: 'worker-pool' });
