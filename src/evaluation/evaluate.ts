@@ -404,3 +404,54 @@ function evaluateSegment(segment: CompiledSegment, reader: ContextReader): Segme
   }
   return { segment, result, constraintResults };
 }
+
+const selectionIndexes = new WeakMap<FlagSelection, ReadonlyMap<string, CompiledFlag>>();
+
+function selectedByName(selection: FlagSelection): ReadonlyMap<string, CompiledFlag> {
+  let byName = selectionIndexes.get(selection);
+  if (byName === undefined) {
+    byName = new Map(selection.flags.map((flag) => [flag.name, flag]));
+    selectionIndexes.set(selection, byName);
+  }
+  return byName;
+}
+
+/**
+ * Like `evaluateSelection`, for flags [start, end) of the selection only: a parent outside the
+ * range is evaluated too when a flag in the range depends on it (and is not returned). Streaming
+ * a huge request in flag groups uses this, so each group costs only its own flags.
+ */
+export function evaluateRange(
+  compiled: CompiledSnapshot,
+  selection: FlagSelection,
+  environment: string,
+  context: unknown,
+  start: number,
+  end: number,
+): FlagEvaluation[] {
+  const reader = context instanceof ContextReader ? context : new ContextReader(context);
+  const run: PlaygroundRun = { reader, segments: compiled.segments, byName: undefined };
+  const environmentJson = jsonString(environment);
+  const flags = selection.flags;
+  const evaluations: FlagEvaluation[] = [];
+  let anyDependency = false;
+  for (let i = start; i < end; i++) {
+    const flag = flags[i];
+    evaluations.push(new FlagEvaluation(run, flag, environment, environmentJson, flag.environment(environment)));
+    if (flag.dependencies.length > 0) anyDependency = true;
+  }
+  if (anyDependency) {
+    const byName = new Map(evaluations.map((evaluation) => [evaluation.flag.name, evaluation]));
+    const selected = selectedByName(selection);
+    for (const evaluation of evaluations) {
+      for (const dependency of evaluation.flag.dependencies) {
+        const parent = selected.get(dependency.feature);
+        if (parent !== undefined && !byName.has(parent.name)) {
+          byName.set(parent.name, new FlagEvaluation(run, parent, environment, environmentJson, parent.environment(environment)));
+        }
+      }
+    }
+    run.byName = byName;
+  }
+  return evaluations;
+}

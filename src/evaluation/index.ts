@@ -26,6 +26,7 @@ export {
   type CombinationSpace,
 } from './context.js';
 export {
+  evaluateRange,
   evaluateSelection,
   getVariant,
   isEnabled,
