@@ -6,6 +6,8 @@ import { EnvironmentStore } from './features/environments/store.js';
 import { ProjectStore } from './features/projects/store.js';
 import { StrategyTypeStore } from './features/strategy-types/store.js';
 import { TagStore } from './features/tags/store.js';
+import { SegmentService } from './features/segments/service.js';
+import { SegmentStore } from './features/segments/store.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
 import { UserService } from './features/users/service.js';
@@ -23,12 +25,14 @@ export interface Stores {
   projects: ProjectStore;
   tags: TagStore;
   apiTokens: ApiTokenStore;
+  segments: SegmentStore;
   users: UserStore;
   inviteLinks: InviteLinkStore;
 }
 
 export interface Services {
   apiTokens: ApiTokenService;
+  segments: SegmentService;
   users: UserService;
   inviteLinks: InviteLinkService;
 }
@@ -41,6 +45,7 @@ export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
     projects: new ProjectStore(outbox),
     tags: new TagStore(outbox),
     apiTokens,
+    segments: new SegmentStore(outbox),
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
   };
@@ -50,6 +55,7 @@ export function createServices(stores: Stores, config: Config): Services {
   const users = new UserService(stores.users);
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
+    segments: new SegmentService(stores.segments, stores.projects, stores.outbox),
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
   };
@@ -65,6 +71,7 @@ export async function initialiseState(stores: Stores, services: Services, config
   await stores.projects.init();
   await stores.tags.init();
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
+  await stores.segments.init();
   await stores.users.init();
   await stores.inviteLinks.init();
 }

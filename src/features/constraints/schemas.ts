@@ -17,12 +17,16 @@ export const ConstraintInput = Type.Object(
   { additionalProperties: false },
 );
 
-/** A stored constraint as responses show it (JSONB key order: value, values, inverted, operator, contextName, caseInsensitive). */
+/**
+ * A stored constraint as responses show it, in JSONB key order (value, values, inverted, operator,
+ * contextName, caseInsensitive). Every key is optional here on purpose: the response serializer
+ * writes required keys first, which would move `inverted` behind `contextName`.
+ */
 export const ConstraintOutput = Type.Object({
   value: Type.Optional(Type.String()),
-  values: Type.Array(Type.String()),
+  values: Type.Optional(Type.Array(Type.String())),
   inverted: Type.Optional(Type.Boolean()),
-  operator: Type.String(),
-  contextName: Type.String(),
+  operator: Type.Optional(Type.String()),
+  contextName: Type.Optional(Type.String()),
   caseInsensitive: Type.Optional(Type.Boolean()),
 });
