@@ -19,6 +19,11 @@ import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
 import inviteLinkRoutes from './features/invite-links/routes.js';
 import userRoutes from './features/users/routes.js';
+import flagRoutes from './features/flags/routes.js';
+import tagRoutes from './features/tags/routes.js';
+import environmentRoutes from './features/environments/routes.js';
+import projectRoutes from './features/projects/routes.js';
+import strategyTypeRoutes from './features/strategy-types/routes.js';
 import { ErrorSchema } from './schemas/common.js';
 import { isDateTime } from './schemas/formats.js';
 import ajvFormats from 'ajv-formats';
@@ -94,6 +99,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(segmentRoutes, { service: services.segments });
   await app.register(inviteLinkRoutes, { service: services.inviteLinks });
   await app.register(userRoutes, { service: services.users });
+  await app.register(flagRoutes, { service: services.flags });
+  await app.register(tagRoutes, { service: services.tags });
+  await app.register(environmentRoutes, { service: services.environments });
+  await app.register(projectRoutes, { service: services.projects });
+  await app.register(strategyTypeRoutes, { service: services.strategyTypes });
 
   const snapshots = new SnapshotCache(
     storeSnapshotSource(new FlagStore(app.database.outbox), stores.segments),
@@ -105,6 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => snapshots.stop());
   const playground = new PlaygroundService(app.workerPool, snapshots, {
     evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
+    streamThreshold: config.PLAYGROUND_STREAM_THRESHOLD,
     maxQueue: config.PLAYGROUND_MAX_QUEUE,
     timeoutMs: config.PLAYGROUND_TIMEOUT_MS,
     threads: app.workerPool.options.maxThreads,

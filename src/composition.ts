@@ -12,6 +12,12 @@ import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
 import { UserService } from './features/users/service.js';
 import { UserStore } from './features/users/store.js';
+import { FlagStore } from './features/flags/store.js';
+import { FlagService } from './features/flags/service.js';
+import { TagService } from './features/tags/service.js';
+import { EnvironmentService } from './features/environments/service.js';
+import { ProjectService } from './features/projects/service.js';
+import { StrategyTypeService } from './features/strategy-types/service.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -28,6 +34,7 @@ export interface Stores {
   segments: SegmentStore;
   users: UserStore;
   inviteLinks: InviteLinkStore;
+  flags: FlagStore;
 }
 
 export interface Services {
@@ -35,6 +42,11 @@ export interface Services {
   segments: SegmentService;
   users: UserService;
   inviteLinks: InviteLinkService;
+  flags: FlagService;
+  tags: TagService;
+  environments: EnvironmentService;
+  projects: ProjectService;
+  strategyTypes: StrategyTypeService;
 }
 
 export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
@@ -48,16 +60,26 @@ export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
     segments: new SegmentStore(outbox),
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
+    flags: new FlagStore(outbox),
   };
 }
 
 export function createServices(stores: Stores, config: Config): Services {
   const users = new UserService(stores.users);
+  const tags = new TagService(stores.tags, stores.outbox);
+  const flags = new FlagService(
+    stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, stores.outbox,
+  );
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments: new SegmentService(stores.segments, stores.projects, stores.outbox),
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
+    flags,
+    tags,
+    environments: new EnvironmentService(stores.environments, stores.projects, stores.flags, stores.apiTokens, stores.outbox),
+    projects: new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox),
+    strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
   };
 }
 
@@ -70,6 +92,7 @@ export async function initialiseState(stores: Stores, services: Services, config
   await stores.environments.init();
   await stores.projects.init();
   await stores.tags.init();
+  await stores.flags.init();
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await stores.segments.init();
   await stores.users.init();

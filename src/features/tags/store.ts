@@ -40,4 +40,20 @@ export class TagStore {
   async getType(name: string): Promise<TagTypeDocument | null> {
     return await this.types.findOne({ _id: name, ...LIVE });
   }
+
+  async listTypes(): Promise<TagTypeDocument[]> {
+    return await this.types.find({ ...LIVE }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+
+  async getTag(type: string, value: string): Promise<TagDocument | null> {
+    return await this.tags.findOne({ _id: tagId(type, value), ...LIVE });
+  }
+
+  async listTags(): Promise<TagDocument[]> {
+    return await this.tags.find({ ...LIVE }).sort({ createdAt: 1, _id: 1 }).toArray();
+  }
+}
+
+export function tagId(type: string, value: string): string {
+  return `${type}:${value}`;
 }

@@ -1,0 +1,96 @@
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { nameExists, notFound } from '../../errors.js';
+import type { ApiTokenStore } from '../api-tokens/store.js';
+import type { FlagStore } from '../flags/store.js';
+import { emptyEnvironment } from '../flags/views.js';
+import type { ProjectStore } from '../projects/store.js';
+import type { EnvironmentDocument, EnvironmentStore } from './store.js';
+
+export interface CreateEnvironmentInput {
+  name: string;
+  type: string;
+  sortOrder?: number;
+}
+
+export interface EnvironmentView {
+  name: string;
+  type: string;
+  sortOrder: number;
+  enabled: boolean;
+  protected: boolean;
+  requiredApprovals: null;
+  projectCount: number;
+  apiTokenCount: number;
+  enabledToggleCount: number;
+}
+
+/** Environments (SPEC §1.4 S2), with Vane's creation endpoint. */
+export class EnvironmentService {
+  constructor(
+    private readonly store: EnvironmentStore,
+    private readonly projects: ProjectStore,
+    private readonly flags: FlagStore,
+    private readonly apiTokens: ApiTokenStore,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async list(): Promise<EnvironmentView[]> {
+    const [environments, projects, tokens, flags] = await Promise.all([
+      this.store.list(), this.projects.list(), this.apiTokens.list(), this.flags.snapshotSource(),
+    ]);
+    return environments.map((env) => ({
+      name: env.name,
+      type: env.type,
+      sortOrder: env.sortOrder,
+      enabled: env.enabled,
+      protected: env.protected,
+      requiredApprovals: null,
+      projectCount: projects.filter((p) => p.environments.includes(env.name)).length,
+      apiTokenCount: tokens.filter((t) => t.environment === env.name).length,
+      enabledToggleCount: flags.filter((f) => f.environments[env.name]?.enabled === true).length,
+    }));
+  }
+
+  async get(name: string): Promise<EnvironmentView> {
+    const env = (await this.list()).find((e) => e.name === name);
+    if (!env) throw notFound(`Could not find environment with name: ${name}`);
+    return env;
+  }
+
+  /**
+   * [Vane design] Creates an environment, connects it to every project and gives every flag a
+   * disabled feature-environment without strategies. Event `environment-created`.
+   */
+  async create(input: CreateEnvironmentInput, audit: AuditUser): Promise<EnvironmentView> {
+    const existing = await this.store.list();
+    const sortOrder = input.sortOrder ?? Math.max(0, ...existing.map((e) => e.sortOrder)) + 1;
+    const doc: EnvironmentDocument = {
+      _id: input.name, name: input.name, type: input.type, sortOrder, enabled: true, protected: false, createdAt: new Date(),
+    };
+    const data = { name: doc.name, type: doc.type, sortOrder: doc.sortOrder, enabled: true, protected: false };
+    try {
+      await this.outbox.insert(this.store.collection, doc, buildEvents(audit, [{ type: 'environment-created', data, environment: doc.name }]));
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw nameExists(`Environment with name ${input.name} already exists`);
+      throw err;
+    }
+    for (const project of await this.projects.list()) await this.connectProject(project.id, doc.name);
+    for (const flag of await this.flags.all()) {
+      if (flag.environments[doc.name]) continue;
+      await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
+        const current = await this.flags.get(flag.name);
+        if (!current || current.environments[doc.name]) return;
+        await this.flags.replace(current, { ...current, environments: { ...current.environments, [doc.name]: emptyEnvironment() } }, []);
+      }));
+    }
+    return await this.get(doc.name);
+  }
+
+  private async connectProject(projectId: string, environment: string): Promise<void> {
+    await this.outbox.exclusive(`project:${projectId}`, () => retrying(async () => {
+      const project = await this.projects.get(projectId);
+      if (!project || project.environments.includes(environment)) return;
+      await this.outbox.replace(this.projects.collection, project, { ...project, environments: [...project.environments, environment] }, []);
+    }));
+  }
+}

@@ -1,0 +1,335 @@
+import {
+  buildEvents, retrying, withoutBookkeeping, type AuditUser, type Outbox,
+} from '../../db/outbox.js';
+import { exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
+import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
+import type { EnvironmentStore } from '../environments/store.js';
+import type { ProjectDocument, ProjectStore } from '../projects/store.js';
+import type { StrategyTypeStore } from '../strategy-types/store.js';
+import type { TagService } from '../tags/service.js';
+import {
+  applyAddDependency, applyAddStrategy, applyArchive, applyDeleteStrategy, applyPatchVariants, applyRemoveDependencies,
+  applyRemoveDependency, applyReorderStrategies, applyRevive, applySetEnabled, applySetVariants, applyUpdateStrategy, environmentOf,
+  type Applied, type ApplyContext, type DependencyInput, type SegmentInfo, type StrategyInput,
+} from './apply.js';
+import type { PatchOperation } from './json-patch.js';
+import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
+import type { SegmentSource } from './segment-source.js';
+import { finalise, type FlagData, type FlagDocument, type FlagStore, type FlagTag } from './store.js';
+import {
+  ADMIN_TOKEN_USER_NAME, emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies,
+  type EnvironmentInfo,
+} from './views.js';
+
+export interface CreateFlagInput {
+  name: string;
+  type?: string;
+  description?: string | null;
+  impressionData?: boolean;
+  tags?: Array<{ type: string; value: string; color?: string | null }>;
+}
+
+const ADMIN_TOKEN_USER_ID = -42;
+
+function duplicateKey(err: unknown): boolean {
+  return (err as { code?: number }).code === 11000;
+}
+
+/**
+ * Flag rules with plain inputs (projectId, featureName, environment, payload, audit). Every
+ * mutation reads the flag, applies one of the pure functions of apply.ts and writes the result
+ * with its events as one document replace, serialised per flag.
+ */
+export class FlagService {
+  constructor(
+    readonly store: FlagStore,
+    private readonly projects: ProjectStore,
+    private readonly environments: EnvironmentStore,
+    private readonly strategyTypes: StrategyTypeStore,
+    private readonly tags: TagService,
+    private segments: SegmentSource,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /** Swaps how segments are looked up (the segments feature provides its store). */
+  useSegments(source: SegmentSource): void {
+    this.segments = source;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // reading
+
+  /** Environments connected to a project, in sortOrder. */
+  async projectEnvironments(project: ProjectDocument | null): Promise<EnvironmentInfo[]> {
+    if (!project) return [];
+    const connected = new Set(project.environments);
+    return (await this.environments.list())
+      .filter((env) => connected.has(env.name))
+      .map((env) => ({ name: env.name, type: env.type, sortOrder: env.sortOrder }));
+  }
+
+  /**
+   * The flag if it belongs to `projectId` (archived ones too), else 404 with Unleash's message
+   * (naming the project that does have it).
+   */
+  async requireFlag(projectId: string, featureName: string, options: { archived?: boolean } = {}): Promise<FlagDocument> {
+    const flag = await this.store.get(featureName);
+    if (flag && flag.project === projectId && (options.archived !== false || !flag.archived)) return flag;
+    const elsewhere = flag && flag.project !== projectId ? `, but there's a feature with that name in project "${flag.project}"` : '.';
+    throw notFound(`There's no feature named "${featureName}" in project "${projectId}"${elsewhere}`);
+  }
+
+  /** Builds what the pure rules need for `flag` (segments: only those `segmentIds` names). */
+  async context(flag: FlagData, segmentIds: number[] = [], now = new Date()): Promise<ApplyContext> {
+    const project = await this.projects.get(flag.project);
+    const envs = await this.projectEnvironments(project);
+    const types = await this.strategyTypes.list();
+    const segments = new Map<number, SegmentInfo>();
+    for (const id of new Set(segmentIds)) {
+      const segment = await this.segments.get(id);
+      if (segment) segments.set(id, segment);
+    }
+    return {
+      now,
+      strategyTypes: new Set(types.map((t) => t.name)),
+      segments,
+      environments: new Map(envs.map((e) => [e.name, e])),
+      defaultStickiness: project?.defaultStickiness ?? 'default',
+    };
+  }
+
+  async get(projectId: string, featureName: string): Promise<Record<string, unknown>> {
+    const flag = await this.requireFlag(projectId, featureName, { archived: false });
+    return await this.view(flag);
+  }
+
+  private async view(flag: FlagData, created = false): Promise<Record<string, unknown>> {
+    const envs = await this.projectEnvironments(await this.projects.get(flag.project));
+    const children = await this.store.children(flag.name);
+    return created ? flagCreatedFullView(flag, envs, children) : flagView(flag, envs, children);
+  }
+
+  async list(projectId: string): Promise<Array<Record<string, unknown>>> {
+    const project = await this.projects.get(projectId);
+    if (!project) throw notFound(`Project ${projectId} does not exist`);
+    const envs = await this.projectEnvironments(project);
+    const flags = await this.store.listByProject(projectId);
+    return flags.map((flag) => ({
+      ...flagCreatedView(flag),
+      environments: envs.map((env) => {
+        const state = flag.environments[env.name] ?? emptyEnvironment();
+        return {
+          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder,
+          hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
+        };
+      }),
+    }));
+  }
+
+  async listStrategies(projectId: string, featureName: string, environment: string): Promise<StrategyConfig[]> {
+    const flag = await this.requireFlag(projectId, featureName);
+    const state = environmentOf(flag, environment, await this.context(flag));
+    return sortStrategies(state.strategies);
+  }
+
+  async getStrategy(projectId: string, featureName: string, environment: string, strategyId: string): Promise<StrategyConfig> {
+    const strategies = await this.listStrategies(projectId, featureName, environment);
+    const strategy = strategies.find((s) => s.id === strategyId);
+    if (!strategy) throw notFound(`Could not find strategy with id ${strategyId}`);
+    return strategy;
+  }
+
+  async getVariants(projectId: string, featureName: string, environment: string): Promise<VariantConfig[]> {
+    const flag = await this.requireFlag(projectId, featureName);
+    return environmentOf(flag, environment, await this.context(flag)).variants;
+  }
+
+  async projectHasDependencies(projectId: string): Promise<boolean> {
+    return await this.store.projectHasDependencies(projectId);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // creation (SPEC §6)
+
+  async create(projectId: string, input: CreateFlagInput, audit: AuditUser): Promise<Record<string, unknown>> {
+    const name = input.name;
+    checkFlagName(name);
+    const existing = await this.store.get(name);
+    if (existing) throw this.nameTaken(existing);
+    const project = await this.projects.get(projectId);
+    if (!project || project.archivedAt) throw notFound(`Active project with id ${projectId} does not exist`);
+    if ((await this.store.countActive()) >= LIMITS.flags) throw exceedsLimit('feature flag', LIMITS.flags);
+
+    const tags: FlagTag[] = [];
+    for (const tag of input.tags ?? []) {
+      if (!tags.some((t) => t.type === tag.type && t.value === tag.value)) tags.push({ type: tag.type, value: tag.value });
+    }
+    await this.tags.assertTypesExist(tags);
+
+    const now = new Date();
+    const enabledEnvs = (await this.environments.list()).filter((e) => e.enabled && project.environments.includes(e.name));
+    const flag: FlagData = finalise({
+      _id: name,
+      name,
+      project: projectId,
+      description: input.description ? input.description : null,
+      type: input.type ?? 'release',
+      impressionData: input.impressionData ?? false,
+      stale: false,
+      archived: false,
+      archivedAt: null,
+      createdAt: now,
+      createdBy: { id: audit.id, name: audit.id === ADMIN_TOKEN_USER_ID ? ADMIN_TOKEN_USER_NAME : audit.name },
+      tags,
+      lifecycle: { stage: 'initial', enteredStageAt: now },
+      dependencies: [],
+      environments: Object.fromEntries(enabledEnvs.map((e) => [e.name, emptyEnvironment()])),
+      strategyIds: [],
+    });
+    const events = buildEvents(audit, [{
+      type: 'feature-created', featureName: name, project: projectId, data: flagCreatedView(flag),
+      tags: tags.map((t) => ({ value: t.value, type: t.type })),
+    }], { transactional: true, at: now });
+
+    // The flag and its event are one write; the event is flushed after the tags it uses exist,
+    // so `tag-created` precedes `feature-created` (a crash in between is repaired at start).
+    try {
+      await this.store.insertPending(flag, events);
+    } catch (err) {
+      if (!duplicateKey(err)) throw err;
+      const winner = await this.store.get(name);
+      throw winner ? this.nameTaken(winner) : nameExists('A flag with that name already exists');
+    }
+    try {
+      await this.tags.ensureTags(tags, audit, now);
+    } finally {
+      await this.outbox.flush(this.store.collection, name);
+    }
+    return await this.view(flag, true);
+  }
+
+  private nameTaken(flag: FlagData): Error {
+    return nameExists(flag.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // mutations: one read-apply-replace per flag, serialised
+
+  /**
+   * Reads the flag (must belong to `projectId`), builds the context, applies `fn`, and writes the
+   * result with its events in one replace. Returns the applied result.
+   */
+  async mutate<R>(
+    projectId: string,
+    featureName: string,
+    audit: AuditUser,
+    fn: (flag: FlagData, ctx: ApplyContext) => Applied<R> | Promise<Applied<R>>,
+    segmentIds: number[] = [],
+  ): Promise<R> {
+    return await this.outbox.exclusive(`flag:${featureName}`, () =>
+      retrying(async () => {
+        const current = await this.requireFlag(projectId, featureName);
+        const now = new Date();
+        const ctx = await this.context(current, segmentIds, now);
+        const data = withoutBookkeeping(current) as FlagData;
+        const applied = await fn(data, ctx);
+        if (applied.events.length === 0 && applied.next === data) return applied.result;
+        const events = buildEvents(audit, applied.events, { transactional: applied.transactional, at: now });
+        await this.store.replace(current, applied.next, events);
+        return applied.result;
+      }),
+    );
+  }
+
+  async addStrategy(projectId: string, featureName: string, environment: string, input: StrategyInput, audit: AuditUser): Promise<StrategyConfig> {
+    return await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
+  }
+
+  async updateStrategy(
+    projectId: string, featureName: string, environment: string, strategyId: string, input: StrategyInput, audit: AuditUser,
+  ): Promise<StrategyConfig> {
+    return await this.mutate(projectId, featureName, audit, async (flag, ctx) => {
+      const here = flag.environments[environment]?.strategies.some((s) => s.id === strategyId);
+      if (!here) await this.assertStrategyNotElsewhere(flag, strategyId);
+      return applyUpdateStrategy(flag, environment, strategyId, input, ctx);
+    }, input.segments);
+  }
+
+  /** A strategy id of another flag or project is refused with 403 (SPEC §1.4 S4). */
+  private async assertStrategyNotElsewhere(flag: FlagData, strategyId: string): Promise<void> {
+    const owner = await this.store.findByStrategyId(strategyId);
+    if (!owner || owner.name === flag.name) return;
+    if (owner.project !== flag.project) throw invalidOperation('You can not change the projectId for an activation strategy.');
+    throw invalidOperation('You can not change the featureName for an activation strategy.');
+  }
+
+  async deleteStrategy(projectId: string, featureName: string, environment: string, strategyId: string, audit: AuditUser): Promise<void> {
+    await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, strategyId, ctx));
+  }
+
+  async reorderStrategies(
+    projectId: string, featureName: string, environment: string, order: Array<{ id: string; sortOrder: number }>, audit: AuditUser,
+  ): Promise<void> {
+    await this.mutate(projectId, featureName, audit, (flag, ctx) => applyReorderStrategies(flag, environment, order, ctx));
+  }
+
+  async setEnabled(projectId: string, featureName: string, environment: string, enabled: boolean, audit: AuditUser): Promise<void> {
+    await this.mutate(projectId, featureName, audit, (flag, ctx) => applySetEnabled(flag, environment, enabled, ctx));
+  }
+
+  async setVariants(projectId: string, featureName: string, environment: string, variants: VariantInput[], audit: AuditUser): Promise<VariantConfig[]> {
+    return await this.mutate(projectId, featureName, audit, (flag, ctx) => applySetVariants(flag, environment, variants, ctx));
+  }
+
+  async patchVariants(projectId: string, featureName: string, environment: string, patch: PatchOperation[], audit: AuditUser): Promise<VariantConfig[]> {
+    return await this.mutate(projectId, featureName, audit, (flag, ctx) => applyPatchVariants(flag, environment, patch, ctx));
+  }
+
+  /** The same list on several environments: one write, one event per environment. */
+  async setVariantsOnEnvironments(
+    projectId: string, featureName: string, environments: string[], variants: VariantInput[], audit: AuditUser,
+  ): Promise<VariantConfig[]> {
+    return await this.mutate(projectId, featureName, audit, (flag, ctx) => {
+      let next = flag;
+      const events: Applied['events'] = [];
+      let result: VariantConfig[] = [];
+      for (const environment of environments) {
+        const applied = applySetVariants(next, environment, variants, ctx);
+        next = applied.next;
+        events.push(...applied.events);
+        result = applied.result;
+      }
+      return { next, events, transactional: false, result };
+    });
+  }
+
+  async addDependency(projectId: string, featureName: string, input: DependencyInput, audit: AuditUser): Promise<void> {
+    await this.mutate(projectId, featureName, audit, async (child) => {
+      const [parent, childChildren] = await Promise.all([
+        input.feature === child.name ? Promise.resolve(null) : this.store.get(input.feature),
+        this.store.children(child.name),
+      ]);
+      return applyAddDependency(child, input, { parent: parent ? (withoutBookkeeping(parent) as FlagData) : null, childChildren });
+    });
+  }
+
+  async removeDependency(projectId: string, featureName: string, parent: string, audit: AuditUser): Promise<void> {
+    await this.mutate(projectId, featureName, audit, (child) => applyRemoveDependency(child, parent));
+  }
+
+  async removeDependencies(projectId: string, featureName: string, audit: AuditUser): Promise<void> {
+    await this.mutate(projectId, featureName, audit, (child) => applyRemoveDependencies(child));
+  }
+
+  async archive(projectId: string, featureName: string, audit: AuditUser): Promise<void> {
+    const flag = await this.store.get(featureName);
+    if (!flag) throw notFound(`Could not find feature flag "${featureName}"`);
+    await this.mutate(projectId, featureName, audit, async (current, ctx) => applyArchive(current, await this.store.children(current.name), ctx));
+  }
+
+  async revive(featureName: string, audit: AuditUser): Promise<void> {
+    const flag = await this.store.get(featureName);
+    if (!flag) throw notFound(`Could not find feature flag "${featureName}"`);
+    await this.mutate(flag.project, featureName, audit, (current, ctx) => applyRevive(current, ctx));
+  }
+}

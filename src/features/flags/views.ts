@@ -1,0 +1,125 @@
+/**
+ * The JSON shapes flags and strategies are shown in. Unleash uses a different key order in almost
+ * every place a strategy appears; each is reproduced here (SPEC §1.4 S3/S4, §4.5).
+ */
+import { createHash } from 'node:crypto';
+import type { StrategyConfig } from '../../evaluation/types.js';
+import type { FlagData, FlagEnvironment } from './store.js';
+
+/** Strategy order within a flag-environment (SPEC §3.3): sortOrder, then id. */
+export function sortStrategies(strategies: StrategyConfig[]): StrategyConfig[] {
+  return [...strategies].sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0) || a.id.localeCompare(b.id));
+}
+
+/** Response of "add strategy" and "get strategy". */
+export function strategyCreatedView(s: StrategyConfig): Record<string, unknown> {
+  return {
+    id: s.id, name: s.name, constraints: s.constraints, parameters: s.parameters, variants: s.variants ?? [],
+    segments: s.segments ?? [], title: s.title ?? null, disabled: s.disabled ?? false, sortOrder: s.sortOrder ?? 0,
+  };
+}
+
+/** Event data of strategy events, and the response of "update strategy". */
+export function strategyEventView(s: StrategyConfig): Record<string, unknown> {
+  return {
+    id: s.id, name: s.name, title: s.title ?? null, disabled: s.disabled ?? false, constraints: s.constraints,
+    parameters: s.parameters, variants: s.variants ?? [], sortOrder: s.sortOrder ?? 0, segments: s.segments ?? [],
+  };
+}
+
+/** Element of the strategy list. */
+export function strategyListView(s: StrategyConfig): Record<string, unknown> {
+  return {
+    id: s.id, name: s.name, constraints: s.constraints, parameters: s.parameters, variants: s.variants ?? [],
+    title: s.title ?? null, disabled: s.disabled ?? false, sortOrder: s.sortOrder ?? 0, milestoneId: null,
+    segments: s.segments ?? [],
+  };
+}
+
+/** Strategy inside the feature resource. */
+export function strategyFeatureView(s: StrategyConfig): Record<string, unknown> {
+  return {
+    name: s.name, constraints: s.constraints, variants: s.variants ?? [], parameters: s.parameters,
+    segments: s.segments ?? [], sortOrder: s.sortOrder ?? 0, id: s.id, title: s.title ?? null,
+    disabled: s.disabled ?? false,
+  };
+}
+
+export const ADMIN_TOKEN_USER_NAME = 'Unleash Admin Token User';
+
+export function gravatarUrl(seed: string): string {
+  const hash = createHash('sha256').update(seed.trim().toLowerCase()).digest('hex');
+  return `https://gravatar.com/avatar/${hash}?s=42&d=retro&r=g`;
+}
+
+function userView(user: { id: number | null; name: string }): { id: number | null; name: string; imageUrl: string } {
+  return { id: user.id, name: user.name, imageUrl: gravatarUrl(user.name) };
+}
+
+/** The eight keys Unleash returns from flag creation, in its order (SPEC §6). */
+export function flagCreatedView(flag: FlagData): Record<string, unknown> {
+  return {
+    name: flag.name, description: flag.description, type: flag.type, project: flag.project, stale: flag.stale,
+    createdAt: flag.createdAt.toISOString(), impressionData: flag.impressionData, archived: flag.archived,
+  };
+}
+
+export interface EnvironmentInfo {
+  name: string;
+  type: string;
+  sortOrder: number;
+}
+
+export function emptyEnvironment(): FlagEnvironment {
+  return { enabled: false, strategies: [], variants: [] };
+}
+
+function environmentsView(flag: FlagData, environments: EnvironmentInfo[]): Array<Record<string, unknown>> {
+  return environments.map((env) => {
+    const state = flag.environments[env.name] ?? emptyEnvironment();
+    return {
+      name: env.name, lastSeenAt: null, enabled: state.enabled, yes: 0, no: 0, type: env.type, sortOrder: env.sortOrder,
+      strategies: sortStrategies(state.strategies).map(strategyFeatureView),
+    };
+  });
+}
+
+/** Everything after `environments`, `name` of the GET body (SPEC §1.4 S3). */
+function tail(flag: FlagData, children: string[]): Record<string, unknown> {
+  const creator = userView(flag.createdBy);
+  return {
+    createdBy: creator,
+    type: flag.type,
+    archived: flag.archived,
+    ...(flag.archived && flag.archivedAt ? { archivedAt: flag.archivedAt.toISOString() } : {}),
+    dependencies: flag.dependencies.map((d) => ({ ...d })),
+    children,
+    ...(flag.lifecycle ? { lifecycle: { stage: flag.lifecycle.stage, enteredStageAt: flag.lifecycle.enteredStageAt.toISOString() } } : {}),
+    links: [],
+    collaborators: { users: [creator] },
+  };
+}
+
+/** `GET .../features/:featureName` (SPEC §1.4 S3), environments in sortOrder. */
+export function flagView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): Record<string, unknown> {
+  const { createdBy: _c, type: _t, archived: _a, ...rest } = tail(flag, children);
+  return {
+    environments: environmentsView(flag, environments),
+    name: flag.name,
+    impressionData: flag.impressionData,
+    description: flag.description,
+    project: flag.project,
+    stale: flag.stale,
+    createdAt: flag.createdAt.toISOString(),
+    createdBy: _c,
+    type: _t,
+    archived: _a,
+    ...rest,
+  };
+}
+
+/** Flag creation (D6): the full resource, Unleash's eight keys first. */
+export function flagCreatedFullView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): Record<string, unknown> {
+  const { type: _t, archived: _a, ...rest } = tail(flag, children);
+  return { ...flagCreatedView(flag), environments: environmentsView(flag, environments), ...rest };
+}

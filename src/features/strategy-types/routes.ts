@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { auditOf } from '../../plugins/auth.js';
+import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
+import { CreateStrategyTypeBody, StrategyNameParams, StrategyTypeListSchema, StrategyTypeSchema } from './schemas.js';
+import type { StrategyTypeService } from './service.js';
+
+const TAGS = ['Strategy types'];
+
+const strategyTypeRoutes: FastifyPluginAsyncTypebox<{ service: StrategyTypeService }> = async (app, { service }) => {
+  app.get('/api/admin/strategies', {
+    schema: {
+      tags: TAGS, summary: 'List strategy types',
+      response: { 200: StrategyTypeListSchema, ...errorResponses(401, 403, 503) },
+    },
+  }, async () => ({ version: 1, strategies: (await service.list()) as never }));
+
+  app.get('/api/admin/strategies/:name', {
+    schema: {
+      tags: TAGS, summary: 'Get one strategy type', params: StrategyNameParams,
+      response: { 200: StrategyTypeSchema, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => (await service.get(request.params.name)) as never);
+
+  app.post('/api/admin/strategies', {
+    config: { permission: 'CREATE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Create a custom strategy type', body: CreateStrategyTypeBody,
+      response: { 201: StrategyTypeSchema, ...errorResponses(...ADMIN_ERRORS, 409) },
+    },
+  }, async (request, reply) => {
+    const created = await service.create(request.body, auditOf(request));
+    return reply.code(201).send(created as never);
+  });
+};
+
+export default strategyTypeRoutes;

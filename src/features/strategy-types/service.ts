@@ -1,0 +1,68 @@
+import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { nameExists, notFound, schemaValidationError } from '../../errors.js';
+import { isUrlFriendly } from '../flags/rules.js';
+import type { StrategyParameter, StrategyTypeDocument, StrategyTypeStore } from './store.js';
+
+export interface CreateStrategyTypeInput {
+  name: string;
+  title?: string | null;
+  description?: string;
+  parameters?: Array<{ name: string; type: string; description?: string; required?: boolean }>;
+}
+
+interface StrategyTypeFields {
+  name: string;
+  displayName: string | null;
+  description: string;
+  parameters: StrategyParameter[];
+  editable: boolean;
+  deprecated: boolean;
+}
+
+export function strategyTypeView(doc: StrategyTypeFields): Record<string, unknown> {
+  return {
+    displayName: doc.displayName, name: doc.name, editable: doc.editable, description: doc.description,
+    parameters: doc.parameters, deprecated: doc.deprecated,
+  };
+}
+
+/** Strategy types: the four built-ins plus custom ones (so flags can use unknown strategies). */
+export class StrategyTypeService {
+  constructor(
+    private readonly store: StrategyTypeStore,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async list(): Promise<Array<Record<string, unknown>>> {
+    return (await this.store.list()).map((doc) => strategyTypeView(doc as unknown as StrategyTypeFields));
+  }
+
+  async get(name: string): Promise<Record<string, unknown>> {
+    const doc = await this.store.get(name);
+    if (!doc) throw notFound(`Could not find strategy type with name ${name}`);
+    return strategyTypeView(doc as unknown as StrategyTypeFields);
+  }
+
+  async create(input: CreateStrategyTypeInput, audit: AuditUser): Promise<Record<string, unknown>> {
+    if (!isUrlFriendly(input.name) || input.name.length === 0) {
+      throw schemaValidationError([{ message: `"name" must be URL friendly. You provided "${input.name}".` }]);
+    }
+    const parameters: StrategyParameter[] = (input.parameters ?? []).map((p) => ({
+      name: p.name, type: p.type, description: p.description ?? '', required: p.required ?? false,
+    }));
+    const all = await this.store.list();
+    const doc: StrategyTypeDocument = {
+      _id: input.name, name: input.name, displayName: input.title ?? null, description: input.description ?? '',
+      parameters, editable: true, deprecated: false, builtIn: false,
+      sortOrder: Math.max(0, ...all.map((s) => s.sortOrder)) + 1, createdAt: new Date(),
+    };
+    const data = { name: doc.name, description: doc.description, parameters };
+    try {
+      await this.outbox.insert(this.store.collection, doc, buildEvents(audit, [{ type: 'strategy-created', data }]));
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw nameExists(`Strategy with name ${input.name} already exist!`);
+      throw err;
+    }
+    return strategyTypeView(doc as unknown as StrategyTypeFields);
+  }
+}

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+
+export const BASE = '/api/admin/projects/default/features';
+
+export async function createFlag(app: FastifyInstance, body: Record<string, unknown>, project = 'default') {
+  return await app.inject({ method: 'POST', url: `/api/admin/projects/${project}/features`, headers: JSON_ADMIN, payload: body });
+}
+
+export async function send(app: FastifyInstance, method: string, url: string, payload?: unknown) {
+  return await app.inject({
+    method: method as never, url, headers: payload === undefined ? ADMIN : JSON_ADMIN,
+    ...(payload === undefined ? {} : { payload: payload as never }),
+  });
+}
+
+/** Events after id 5 (the fresh-instance ones), in id order. */
+export async function eventsSince(app: FastifyInstance, afterId = 5) {
+  return await app.database.db.collection('events').find({ id: { $gt: afterId } }).sort({ id: 1 }).toArray();
+}
+
+export async function lastEventId(app: FastifyInstance): Promise<number> {
+  const last = await app.database.db.collection('events').find({}).sort({ id: -1 }).limit(1).next();
+  return (last?.id as number | undefined) ?? 0;
+}
