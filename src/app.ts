@@ -17,6 +17,7 @@ import { storeSnapshotSource } from './features/playground/source.js';
 import { FlagStore } from './features/flags/store.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
+import eventRoutes from './features/events/routes.js';
 import inviteLinkRoutes from './features/invite-links/routes.js';
 import userRoutes from './features/users/routes.js';
 import flagRoutes from './features/flags/routes.js';
@@ -97,6 +98,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(healthRoutes);
   await app.register(apiTokenRoutes, { service: services.apiTokens });
   await app.register(segmentRoutes, { service: services.segments });
+  await app.register(eventRoutes, { service: services.events });
   await app.register(inviteLinkRoutes, { service: services.inviteLinks });
   await app.register(userRoutes, { service: services.users });
   await app.register(flagRoutes, { service: services.flags });

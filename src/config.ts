@@ -23,6 +23,8 @@ const EnvSchema = Type.Object({
   /** How often (ms) an instance looks for writes made by other instances. */
   REVISION_POLL_MS: Type.Integer({ minimum: 50, default: 250 }),
   PLAYGROUND_EVALUATION_LIMIT: Type.Integer({ minimum: 1, default: 15000 }),
+  /** Advanced requests with more evaluations than this are streamed (needs a raised limit). */
+  PLAYGROUND_STREAM_THRESHOLD: Type.Integer({ minimum: 1, default: 20000 }),
   PLAYGROUND_WORKERS: Type.Integer({ minimum: 0, default: 0 }),
   PLAYGROUND_MAX_QUEUE: Type.Integer({ minimum: 1, default: 64 }),
   PLAYGROUND_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
@@ -39,7 +41,7 @@ export class ConfigError extends Error {
 }
 
 const NUMERIC_KEYS = new Set([
-  'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_WORKERS',
+  'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT',
 ]);
 

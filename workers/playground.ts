@@ -7,7 +7,7 @@
  */
 import { move } from 'piscina';
 import {
-  combinationAt, combinationSpace, compile, evaluateSelection, overlay, playgroundFeaturesJson, selectFlags,
+  combinationAt, combinationSpace, compile, evaluateRange, evaluateSelection, overlay, playgroundFeaturesJson, selectFlags,
   advancedEntryJson, type CompiledSnapshot, type Snapshot,
 } from '../src/evaluation/index.js';
 import { packChunk, type AdvancedChunkTask, type DeprecatedTask, type PlaygroundTask, type SnapshotRef } from '../src/features/playground/protocol.js';
@@ -66,10 +66,11 @@ function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array {
     const context = combinationAt(space, combo);
     // Serialised once per combination and shared by every flag's entry.
     const contextJson = JSON.stringify(context);
-    const evaluations = evaluateSelection(compiled, selection, task.environment, context);
+    // Only the flags of this slice (and parents they depend on) are evaluated.
+    const evaluations = evaluateRange(compiled, selection, task.environment, context, task.flagStart, task.flagEnd);
     const separator = combo === task.comboStart ? '' : ',';
     for (let f = 0; f < flagCount; f++) {
-      texts[f] += separator + advancedEntryJson(evaluations[task.flagStart + f]!, contextJson);
+      texts[f] += separator + advancedEntryJson(evaluations[f]!, contextJson);
     }
   }
   return packChunk(texts);

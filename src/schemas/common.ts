@@ -6,7 +6,9 @@ export const ErrorSchema = Type.Object(
     id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     message: Type.String(),
-    details: Type.Optional(Type.Array(Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) }, { additionalProperties: true }))),
+    // Detail items are declared open on purpose: the serialiser then keeps each item's own key
+    // order, which differs by kind ({path, message} for "required", {message, path} for others).
+    details: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true, description: '{message, path?}' }))),
   },
   { additionalProperties: true, $id: 'Error', description: 'Every error body: id, name, message, details' },
 );

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { errorResponses } from '../../schemas/common.js';
 import {
   AdvancedPlaygroundBody, AdvancedPlaygroundResponse, DeprecatedPlaygroundBody, DeprecatedPlaygroundResponse,
@@ -28,6 +29,13 @@ export function requestBudget(request: FastifyRequest, reply: FastifyReply, time
 
 /** Responses arrive from the workers as finished JSON bytes and are sent as they are. */
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends worker output as-is; a streamed answer keeps its budget until the last byte is out. */
+export function sendResult(reply: FastifyReply, result: Buffer | Readable, budget: { done(): void }): FastifyReply {
+  if (Buffer.isBuffer(result)) budget.done();
+  else result.once('close', () => budget.done());
+  return reply.type(JSON_TYPE).send(result as never);
+}
 
 const playgroundRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundService; timeoutMs: number }> = async (app, { service, timeoutMs }) => {
   app.post('/api/admin/playground', {
@@ -58,18 +66,17 @@ const playgroundRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundService; 
     },
   }, async (request, reply) => {
     const budget = requestBudget(request, reply, timeoutMs);
-    try {
-      const body = request.body as { environments: string[]; projects?: string[] | '*'; context: Record<string, unknown> };
-      const bytes = await service.advanced({
-        environments: body.environments,
-        projects: body.projects,
-        context: body.context,
-        inputJson: JSON.stringify(request.body),
-      }, budget.signal);
-      return reply.type(JSON_TYPE).send(bytes as never);
-    } finally {
+    const body = request.body as { environments: string[]; projects?: string[] | '*'; context: Record<string, unknown> };
+    const result = await service.advanced({
+      environments: body.environments,
+      projects: body.projects,
+      context: body.context,
+      inputJson: JSON.stringify(request.body),
+    }, budget.signal).catch((err: unknown) => {
       budget.done();
-    }
+      throw err;
+    });
+    return sendResult(reply, result, budget);
   });
 };
 

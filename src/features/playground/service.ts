@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Piscina } from 'piscina';
 import {
   cleanContext, combinationSpace, overlay, selectFlags, type CompiledSnapshot, type SnapshotChanges,
@@ -8,6 +10,8 @@ import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
 
 export interface PlaygroundLimits {
   evaluationLimit: number;
+  /** Requests with more evaluations than this are streamed (only reachable with a raised limit). */
+  streamThreshold: number;
   maxQueue: number;
   timeoutMs: number;
   threads: number;
@@ -54,6 +58,22 @@ export function planSlices(occurrences: number, combinations: number, flagCount:
   return slices;
 }
 
+/** Entries per streamed piece: ~2.5 MB of JSON, a few ms of one worker's time. */
+const STREAM_SLICE = 2000;
+
+interface AdvancedPlan {
+  request: AdvancedRequest;
+  snapshot: CurrentSnapshot;
+  projects: string[] | undefined;
+  selection: ReturnType<typeof selectFlags>;
+  flagCount: number;
+  cleaned: ReturnType<typeof cleanContext>;
+  combinations: number;
+  total: number;
+  keys: string[];
+  occurrencesByKey: Map<string, number[]>;
+}
+
 export interface AdvancedRequest {
   environments: string[];
   projects: ProjectsInput;
@@ -87,8 +107,18 @@ export class PlaygroundService {
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
-  /** S1 and E3: several environments, cleaned context, every combination (SPEC §3.2). */
-  async advanced(request: AdvancedRequest, signal: AbortSignal): Promise<Buffer> {
+  /**
+   * S1 and E3: several environments, cleaned context, every combination (SPEC §3.2). Up to
+   * `streamThreshold` evaluations the answer is assembled in memory and sent with a length;
+   * beyond, it is streamed flag by flag as the workers produce it, with a bounded number of
+   * slices in flight, so memory stays flat whatever the size.
+   */
+  async advanced(request: AdvancedRequest, signal: AbortSignal): Promise<Buffer | Readable> {
+    const plan = await this.prepare(request);
+    return plan.total > this.limits.streamThreshold ? this.streamed(plan, signal) : await this.buffered(plan, signal);
+  }
+
+  private async prepare(request: AdvancedRequest): Promise<AdvancedPlan> {
     const snapshot = await this.snapshots.get();
     const compiled = this.compiledFor(snapshot, request);
     const projects = projectFilter(request.projects);
@@ -103,49 +133,139 @@ export class PlaygroundService {
         `Rejecting evaluation as it would generate ${total} combinations exceeding ${limit} limit. Please reduce the number of selected environments (${request.environments.length}), features (${flagCount}), context field combinations (${combinations}).`,
       );
     }
+    const keys = environmentKeys(request.environments);
+    const occurrencesByKey = new Map<string, number[]>(keys.map((key) => [key, []]));
+    request.environments.forEach((environment, i) => occurrencesByKey.get(environment)!.push(i));
+    return { request, snapshot, projects, selection, flagCount, cleaned, combinations, total, keys, occurrencesByKey };
+  }
+
+  private task(plan: AdvancedPlan, occurrence: number, comboStart: number, comboEnd: number, flagStart: number, flagEnd: number): AdvancedChunkTask {
+    return {
+      kind: 'advanced-chunk',
+      snapshot: plan.snapshot.ref,
+      changes: plan.request.changes,
+      changesKey: plan.request.changesKey,
+      environment: plan.request.environments[occurrence]!,
+      projects: plan.projects,
+      context: plan.cleaned.context,
+      comboStart,
+      comboEnd,
+      flagStart,
+      flagEnd,
+    };
+  }
+
+  private head(): Buffer {
+    return Buffer.from('{"features":[');
+  }
+
+  private tail(plan: AdvancedPlan): Buffer {
+    const warnings = plan.cleaned.removedProperties.length > 0
+      ? `,"warnings":{"invalidContextProperties":${JSON.stringify(plan.cleaned.removedProperties)}}`
+      : '';
+    return Buffer.from(`],"input":${plan.request.inputJson}${warnings}}`);
+  }
+
+  private flagHead(plan: AdvancedPlan, f: number): string {
+    const flag = plan.selection.flags[f]!;
+    return `${f > 0 ? ',' : ''}{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`;
+  }
+
+  private async buffered(plan: AdvancedPlan, signal: AbortSignal): Promise<Buffer> {
+    const { flagCount, request, combinations } = plan;
     const slices = flagCount === 0 ? [] : planSlices(request.environments.length, combinations, flagCount, this.limits.threads);
     this.ensureRoom(slices.length);
-    const results = await Promise.all(slices.map(async (slice) => {
-      const task: AdvancedChunkTask = {
-        kind: 'advanced-chunk',
-        snapshot: snapshot.ref,
-        changes: request.changes,
-        changesKey: request.changesKey,
-        environment: request.environments[slice.occurrence]!,
-        projects,
-        context: cleaned.context,
-        comboStart: slice.start,
-        comboEnd: slice.end,
-        flagStart: 0,
-        flagEnd: flagCount,
-      };
-      return { slice, chunk: unpackChunk(await this.run<Uint8Array>(task, signal)) };
-    }));
-
-    const parts: Buffer[] = [Buffer.from('{"features":[')];
-    const keys = environmentKeys(request.environments);
-    const byEnvironment = new Map<string, ChunkResult[]>(keys.map((key) => [key, []]));
-    for (const { slice, chunk } of results) byEnvironment.get(request.environments[slice.occurrence]!)!.push(chunk);
+    const results = await Promise.all(slices.map(async (slice) => ({
+      slice,
+      chunk: unpackChunk(await this.run<Uint8Array>(this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), signal)),
+    })));
+    const byOccurrence = new Map<number, ChunkResult[]>();
+    for (const { slice, chunk } of results) {
+      const list = byOccurrence.get(slice.occurrence) ?? [];
+      list.push(chunk);
+      byOccurrence.set(slice.occurrence, list);
+    }
+    const parts: Buffer[] = [this.head()];
     const comma = Buffer.from(',');
     for (let f = 0; f < flagCount; f++) {
-      const flag = selection.flags[f]!;
-      parts.push(Buffer.from(`${f > 0 ? ',' : ''}{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`));
-      keys.forEach((key, k) => {
+      parts.push(Buffer.from(this.flagHead(plan, f)));
+      plan.keys.forEach((key, k) => {
         parts.push(Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
-        byEnvironment.get(key)!.forEach((chunk, c) => {
-          if (c > 0) parts.push(comma);
-          parts.push(chunk.bytes.subarray(f === 0 ? 0 : chunk.ends[f - 1], chunk.ends[f]));
-        });
+        let first = true;
+        for (const occurrence of plan.occurrencesByKey.get(key)!) {
+          for (const chunk of byOccurrence.get(occurrence) ?? []) {
+            if (!first) parts.push(comma);
+            first = false;
+            parts.push(chunk.bytes.subarray(f === 0 ? 0 : chunk.ends[f - 1], chunk.ends[f]));
+          }
+        }
         parts.push(Buffer.from(']'));
       });
       parts.push(Buffer.from('}}'));
     }
-    parts.push(Buffer.from(`],"input":${request.inputJson}`));
-    if (cleaned.removedProperties.length > 0) {
-      parts.push(Buffer.from(`,"warnings":{"invalidContextProperties":${JSON.stringify(cleaned.removedProperties)}}`));
-    }
-    parts.push(Buffer.from('}'));
+    parts.push(this.tail(plan));
     return Buffer.concat(parts);
+  }
+
+  /**
+   * Flag-major pieces (one flag, one environment occurrence, a slice of combinations), dispatched
+   * with a sliding window of `2 × threads` and written strictly in response order. Memory: the
+   * window's pieces (~STREAM_SLICE entries each), whatever the request size.
+   */
+  private streamed(plan: AdvancedPlan, signal: AbortSignal): Readable {
+    const out = new PassThrough();
+    const window = 2 * this.limits.threads;
+    const perSlice = STREAM_SLICE;
+    interface Piece { before: string; occurrence: number; start: number; end: number; f: number; after: string }
+    const pieces: Piece[] = [];
+    for (let f = 0; f < plan.flagCount; f++) {
+      let before = this.flagHead(plan, f);
+      plan.keys.forEach((key, k) => {
+        before += `${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`;
+        let first = true;
+        for (const occurrence of plan.occurrencesByKey.get(key)!) {
+          for (let start = 0; start < plan.combinations; start += perSlice) {
+            pieces.push({ before: before + (first ? '' : ','), occurrence, start, end: Math.min(plan.combinations, start + perSlice), f, after: '' });
+            before = '';
+            first = false;
+          }
+        }
+        pieces[pieces.length - 1]!.after += ']';
+      });
+      pieces[pieces.length - 1]!.after += '}}';
+    }
+    const write = async (chunk: Buffer | string) => {
+      if (!out.write(chunk)) await once(out, 'drain');
+    };
+    void (async () => {
+      try {
+        this.ensureRoom(Math.min(window, pieces.length));
+        await write(this.head());
+        const inFlight: Array<Promise<Uint8Array>> = [];
+        let next = 0;
+        const launch = () => {
+          const piece = pieces[next++]!;
+          const result = this.run<Uint8Array>(this.task(plan, piece.occurrence, piece.start, piece.end, piece.f, piece.f + 1), signal);
+          // Awaited in order below; a later slice failing first must not be an unhandled rejection.
+          result.catch(() => undefined);
+          inFlight.push(result);
+        };
+        while (next < pieces.length && inFlight.length < window) launch();
+        for (let i = 0; i < pieces.length; i++) {
+          const bytes = await inFlight.shift()!;
+          if (next < pieces.length) launch();
+          const piece = pieces[i]!;
+          if (piece.before) await write(piece.before);
+          await write(unpackChunk(bytes).bytes);
+          if (piece.after) await write(piece.after);
+        }
+        await write(this.tail(plan));
+        out.end();
+      } catch (err) {
+        out.destroy(err as Error);
+      }
+    })();
+    return out;
   }
 
   private compiledFor(snapshot: CurrentSnapshot, request: AdvancedRequest): CompiledSnapshot {
