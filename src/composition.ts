@@ -8,6 +8,8 @@ import { StrategyTypeStore } from './features/strategy-types/store.js';
 import { TagStore } from './features/tags/store.js';
 import { SegmentService } from './features/segments/service.js';
 import { SegmentStore } from './features/segments/store.js';
+import { EventSearchService } from './features/events/service.js';
+import { EventStore } from './features/events/store.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
 import { UserService } from './features/users/service.js';
@@ -32,6 +34,7 @@ export interface Stores {
   tags: TagStore;
   apiTokens: ApiTokenStore;
   segments: SegmentStore;
+  events: EventStore;
   users: UserStore;
   inviteLinks: InviteLinkStore;
   flags: FlagStore;
@@ -40,6 +43,7 @@ export interface Stores {
 export interface Services {
   apiTokens: ApiTokenService;
   segments: SegmentService;
+  events: EventSearchService;
   users: UserService;
   inviteLinks: InviteLinkService;
   flags: FlagService;
@@ -58,6 +62,7 @@ export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
     tags: new TagStore(outbox),
     apiTokens,
     segments: new SegmentStore(outbox),
+    events: new EventStore(outbox),
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
     flags: new FlagStore(outbox),
@@ -73,6 +78,7 @@ export function createServices(stores: Stores, config: Config): Services {
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments: new SegmentService(stores.segments, stores.projects, stores.outbox),
+    events: new EventSearchService(stores.events, config.baseUrl),
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
@@ -95,6 +101,7 @@ export async function initialiseState(stores: Stores, services: Services, config
   await stores.flags.init();
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await stores.segments.init();
+  await stores.events.init();
   await stores.users.init();
   await stores.inviteLinks.init();
 }

@@ -1,0 +1,17 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../schemas/common.js';
+import { EventSearchQuerySchema, EventSearchResponse } from './schemas.js';
+import type { EventSearchService } from './service.js';
+
+const eventRoutes: FastifyPluginAsyncTypebox<{ service: EventSearchService }> = async (app, { service }) => {
+  app.get('/api/admin/search/events', {
+    schema: {
+      tags: ['Events'],
+      summary: 'Search the event log, newest first, with filters and paging',
+      querystring: EventSearchQuerySchema,
+      response: { 200: EventSearchResponse, ...errorResponses(400, 401, 403, 503) },
+    },
+  }, async (request) => (await service.search(request.query)) as never);
+};
+
+export default eventRoutes;

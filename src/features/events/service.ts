@@ -1,0 +1,174 @@
+import type { Filter } from 'mongodb';
+import type { EventDocument } from '../../db/outbox.js';
+import { ApiError, schemaValidationError, serviceUnavailable } from '../../errors.js';
+import { presentEvent, type PresentedEvent } from './presenter.js';
+import type { EventStore } from './store.js';
+
+export interface EventSearchQuery {
+  query?: string;
+  feature?: string;
+  project?: string;
+  type?: string;
+  environment?: string;
+  createdBy?: string;
+  id?: string;
+  groupId?: string;
+  from?: string;
+  to?: string;
+  offset?: string;
+  limit?: string;
+}
+
+export interface EventSearchResult {
+  events: PresentedEvent[];
+  total: number;
+}
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 1000;
+
+/**
+ * How long one search may keep the database busy. A free-text `query` cannot use an index (it is
+ * a regular expression over `searchText`), so on a large log it is a collection scan; the server
+ * stops it after this budget (maxTimeMS) and the caller gets 503 ServiceUnavailable with a hint to
+ * narrow the search, instead of a request that holds a connection for minutes.
+ */
+export const SEARCH_TIME_BUDGET_MS = 5000;
+
+/** `limit`: Number(limit) when in 1..1000, else 50 (SPEC §4.3: 0, "abc", 5000 → 50). */
+export function pageLimit(raw: string | undefined): number {
+  const n = Number(raw);
+  return raw !== undefined && n > 0 && n <= MAX_LIMIT ? Math.floor(n) : DEFAULT_LIMIT;
+}
+
+/** `offset`: Number(offset) when > 0, else 0. */
+export function pageOffset(raw: string | undefined): number {
+  const n = Number(raw);
+  return raw !== undefined && n > 0 && Number.isFinite(n) ? Math.floor(n) : 0;
+}
+
+/**
+ * `IS:a` / `IS_ANY_OF:a,b` → the trimmed pieces; `IS:` (nothing after the operator) → null, the
+ * filter is ignored. The schema pattern has already checked the operator.
+ */
+export function filterPieces(raw: string | undefined): string[] | null {
+  if (raw === undefined) return null;
+  const colon = raw.indexOf(':');
+  if (colon < 0) return null;
+  const rest = raw.slice(colon + 1);
+  if (rest === '') return null;
+  return rest.split(',').map((piece) => piece.trim());
+}
+
+/** Numeric pieces as numbers; a non-numeric piece matches nothing (Unleash answers 500 there). */
+function numericPieces(pieces: string[]): number[] {
+  return pieces.filter((p) => /^-?\d+(\.\d+)?$/.test(p)).map(Number);
+}
+
+const DAY_MS = 86_400_000;
+
+/** `IS:YYYY-MM-DD` → midnight UTC of that day; an impossible date (2024-02-30) → 400. */
+export function parseDay(raw: string, param: 'from' | 'to'): Date {
+  const [year, month, day] = raw.slice(raw.indexOf(':') + 1).split('-').map(Number) as [number, number, number];
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day); // not Date.UTC: it maps years 0–99 to 1900–1999
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    const path = `/query/${param}`;
+    throw schemaValidationError([
+      { message: `The \`${path}\` property must be a valid calendar date. You sent ${JSON.stringify(raw)}.`, path },
+    ]);
+  }
+  return date;
+}
+
+/**
+ * `ILIKE '%{query}%'` as a regular expression over `searchText` (lower-cased JSON of data, tags
+ * and preData joined by NUL): `%` → any run, `_` → any one character, `\x` → a literal x; a
+ * wildcard never crosses a NUL, so a match stays inside one of the three texts, as in Unleash.
+ */
+export function likePattern(query: string): string {
+  const NOT_NUL = '[^\\x00]';
+  let out = '';
+  const chars = [...query.toLowerCase()];
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (ch === '\\' && i + 1 < chars.length) {
+      out += escapeRegex(chars[++i]!);
+    } else if (ch === '%') {
+      out += `${NOT_NUL}*`;
+    } else if (ch === '_') {
+      out += NOT_NUL;
+    } else {
+      out += escapeRegex(ch);
+    }
+  }
+  return out;
+}
+
+function escapeRegex(ch: string): string {
+  if (ch === '\u0000') return '\\x00';
+  return /[.*+?^${}()|[\]\\/-]/.test(ch) ? `\\${ch}` : ch;
+}
+
+function isTimeout(err: unknown): boolean {
+  const e = err as { code?: number; codeName?: string; message?: string };
+  return e?.code === 50 || e?.codeName === 'MaxTimeMSExpired' || /exceeded time limit|operation exceeded/i.test(e?.message ?? '');
+}
+
+export class EventSearchService {
+  constructor(
+    private readonly store: EventStore,
+    private readonly baseUrl: string,
+    private readonly timeBudgetMs = SEARCH_TIME_BUDGET_MS,
+  ) {}
+
+  /** The MongoDB filter of a search (all conditions AND-ed; SPEC §4.2). */
+  buildFilter(q: EventSearchQuery): Filter<EventDocument> {
+    const and: Filter<EventDocument>[] = [];
+    const equals = (field: keyof EventDocument, values: unknown[]) => {
+      and.push({ [field]: values.length === 1 ? values[0] : { $in: values } } as Filter<EventDocument>);
+    };
+    const strings: Array<[keyof EventSearchQuery, keyof EventDocument]> = [
+      ['feature', 'featureName'], ['project', 'project'], ['type', 'type'], ['environment', 'environment'],
+    ];
+    for (const [param, field] of strings) {
+      const pieces = filterPieces(q[param]);
+      if (pieces) equals(field, pieces);
+    }
+    for (const [param, field] of [['createdBy', 'createdByUserId'], ['id', 'id']] as const) {
+      const pieces = filterPieces(q[param]);
+      if (pieces) equals(field, numericPieces(pieces));
+    }
+    // Our group ids are strings (UUIDs), so pieces compare as strings: a numeric piece still
+    // matches nothing, and the id of a transaction can actually be looked up.
+    const groups = filterPieces(q.groupId);
+    if (groups) equals('groupId', groups);
+    const range: { $gte?: Date; $lt?: Date } = {};
+    if (q.from !== undefined) range.$gte = parseDay(q.from, 'from');
+    if (q.to !== undefined) range.$lt = new Date(parseDay(q.to, 'to').getTime() + DAY_MS);
+    if (range.$gte || range.$lt) and.push({ createdAt: range });
+    // `$ne: ''`: an event without data, preData and tags has no text to match, even for `%`.
+    if (q.query) and.push({ searchText: { $regex: likePattern(q.query), $ne: '' } });
+    if (and.length === 0) return {};
+    return and.length === 1 ? and[0]! : ({ $and: and } as Filter<EventDocument>);
+  }
+
+  async search(q: EventSearchQuery): Promise<EventSearchResult> {
+    const filter = this.buildFilter(q);
+    const offset = pageOffset(q.offset);
+    const limit = pageLimit(q.limit);
+    try {
+      const page = await this.store.page(filter, offset, limit, this.timeBudgetMs);
+      return { events: page.events.map((e) => presentEvent(e, this.baseUrl)), total: page.total };
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (isTimeout(err)) {
+        throw serviceUnavailable(
+          `The event search took longer than ${this.timeBudgetMs} ms and was stopped. Narrow it with type, feature, project, createdBy or from/to filters and try again.`,
+          1,
+        );
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { Collection, Filter, IndexDescription } from 'mongodb';
+import type { EventDocument, Outbox } from '../../db/outbox.js';
+import type { StoredEvent } from './presenter.js';
+
+/**
+ * Indexes of the `events` collection for the search (SPEC §4): newest first overall, and newest
+ * first within each equality filter, so a filtered page is an index range walk, not a sort.
+ * `id` already has its unique index (src/db/outbox.ts).
+ */
+export const EVENT_INDEXES: IndexDescription[] = [
+  { key: { createdAt: -1, id: -1 }, name: 'created_desc' },
+  { key: { type: 1, createdAt: -1, id: -1 }, name: 'type_created_desc' },
+  { key: { featureName: 1, createdAt: -1, id: -1 }, name: 'feature_created_desc' },
+  { key: { project: 1, createdAt: -1, id: -1 }, name: 'project_created_desc' },
+  { key: { createdByUserId: 1, createdAt: -1, id: -1 }, name: 'user_created_desc' },
+  { key: { environment: 1, createdAt: -1, id: -1 }, name: 'environment_created_desc' },
+  { key: { groupId: 1 }, name: 'group_id', sparse: true },
+];
+
+/** Every field of the response except the bookkeeping `_id` key and the search text. */
+const PROJECTION = { _id: 0, searchText: 0 } as const;
+
+export interface EventPage {
+  events: StoredEvent[];
+  total: number;
+}
+
+export class EventStore {
+  readonly collection: Collection<EventDocument>;
+
+  constructor(outbox: Outbox) {
+    this.collection = outbox.events;
+  }
+
+  /** Idempotent: creating an index that exists with the same definition is a no-op. */
+  async init(): Promise<void> {
+    await this.collection.createIndexes(EVENT_INDEXES);
+  }
+
+  /**
+   * One page, newest first (createdAt desc, id desc), and the number of matches. Both reads carry
+   * `maxTimeMS`, so a search the indexes cannot serve (a free-text `query` is a scan) is stopped
+   * by the server instead of holding a connection; the caller turns that into a 503.
+   * With no filter at all the total comes from the collection's metadata (no scan).
+   */
+  async page(filter: Filter<EventDocument>, offset: number, limit: number, maxTimeMS: number): Promise<EventPage> {
+    const unfiltered = Object.keys(filter).length === 0;
+    const [events, total] = await Promise.all([
+      this.collection
+        .find(filter, { projection: PROJECTION, maxTimeMS })
+        .sort({ createdAt: -1, id: -1 })
+        .skip(offset)
+        .limit(limit)
+        .toArray() as unknown as Promise<StoredEvent[]>,
+      unfiltered
+        ? this.collection.estimatedDocumentCount({ maxTimeMS })
+        : this.collection.countDocuments(filter, { maxTimeMS }),
+    ]);
+    return { events, total };
+  }
+}
