@@ -55,7 +55,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     },
   }, async (request, reply) => {
     await service.archive(request.params.projectId, request.params.featureName, auditOf(request));
-    return reply.code(202).send(null);
+    return reply.code(202).send(undefined as never);
   });
 
   app.post('/api/admin/archive/revive/:featureName', {
@@ -66,7 +66,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     },
   }, async (request, reply) => {
     await service.revive(request.params.featureName, auditOf(request));
-    return reply.code(200).send(null);
+    return reply.code(200).send(undefined as never);
   });
 
   // ---- strategies (S4)
@@ -123,7 +123,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
   }, async (request, reply) => {
     const { projectId, featureName, environment, strategyId } = request.params;
     await service.deleteStrategy(projectId, featureName, environment, strategyId, auditOf(request));
-    return reply.code(200).send(null);
+    return reply.code(200).send(undefined as never);
   });
 
   // ---- enable / disable (S5)
@@ -137,7 +137,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     }, async (request, reply) => {
       const { projectId, featureName, environment } = request.params;
       await service.setEnabled(projectId, featureName, environment, enabled, auditOf(request));
-      return reply.code(200).send(null);
+      return reply.code(200).send(undefined as never);
     });
   }
 
@@ -198,7 +198,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
   }, async (request, reply) => {
     const { projectId, featureName } = request.params;
     await service.addDependency(projectId, featureName, request.body, auditOf(request));
-    return reply.code(200).send(null);
+    return reply.code(200).send(undefined as never);
   });
 
   app.delete(`${BASE}/:featureName/dependencies/:parent`, {
@@ -210,7 +210,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
   }, async (request, reply) => {
     const { projectId, featureName, parent } = request.params;
     await service.removeDependency(projectId, featureName, parent, auditOf(request));
-    return reply.code(200).send(null);
+    return reply.code(200).send(undefined as never);
   });
 
   app.delete(`${BASE}/:featureName/dependencies`, {
@@ -222,7 +222,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
   }, async (request, reply) => {
     const { projectId, featureName } = request.params;
     await service.removeDependencies(projectId, featureName, auditOf(request));
-    return reply.code(200).send(null);
+    return reply.code(200).send(undefined as never);
   });
 
   app.get('/api/admin/projects/:projectId/dependencies', {
