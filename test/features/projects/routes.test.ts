@@ -1,0 +1,34 @@
+import t from 'tap';
+import { buildTestApp } from '../../helpers/app.js';
+import { createFlag, eventsSince, lastEventId, send } from '../flags/helpers.js';
+
+t.test('projects', async (t) => {
+  const app = await buildTestApp(t);
+
+  await t.test('list: the default project', async (t) => {
+    const res = await send(app, 'GET', '/api/admin/projects');
+    t.equal(res.statusCode, 200);
+    t.equal(res.json().version, 1);
+    t.match(res.json().projects, [{ id: 'default', name: 'Default', featureCount: 0 }]);
+  });
+
+  await t.test('create: 201, event, connected environments, flags can be created in it', async (t) => {
+    const before = await lastEventId(app);
+    const res = await send(app, 'POST', '/api/admin/projects', { id: 'team-a', name: 'Team A', description: 'A' });
+    t.equal(res.statusCode, 201);
+    t.match(res.json(), { id: 'team-a', name: 'Team A', description: 'A' });
+    const events = await eventsSince(app, before);
+    t.same(events.map((e) => [e.type, e.project]), [['project-created', 'team-a']]);
+    const flag = await createFlag(app, { name: 'in.team' }, 'team-a');
+    t.equal(flag.statusCode, 201);
+    t.same(flag.json().environments.map((e: { name: string }) => e.name), ['development', 'production']);
+    const list = (await send(app, 'GET', '/api/admin/projects')).json().projects;
+    t.match(list.find((p: { id: string }) => p.id === 'team-a'), { featureCount: 1 });
+  });
+
+  await t.test('errors: duplicate 409, bad id 400, missing name 400', async (t) => {
+    t.equal((await send(app, 'POST', '/api/admin/projects', { id: 'team-a', name: 'again' })).statusCode, 409);
+    t.equal((await send(app, 'POST', '/api/admin/projects', { id: 'a b', name: 'x' })).statusCode, 400);
+    t.equal((await send(app, 'POST', '/api/admin/projects', { id: 'x' })).statusCode, 400);
+  });
+});
