@@ -24,6 +24,8 @@ export class CompiledSegment {
   readonly constraints: readonly CompiledConstraint[];
   /** `{"name":…,"id":…,"result":` — the report object's static head. */
   readonly reportHeadJson: string;
+  /** Serializer cache of rendered reports by constraint outcomes (see serialize.ts). */
+  readonly reportMemo = new Map<number, string>();
 
   constructor(config: SegmentConfig) {
     this.id = config.id;

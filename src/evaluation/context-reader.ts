@@ -17,13 +17,31 @@ type JsonObject = Record<string, unknown>;
 const lowerCase = (value: string): string => value.toLowerCase();
 const localeLowerCase = (value: string): string => value.toLocaleLowerCase();
 
+/**
+ * `Date(text)` as a time value, remembering the last text: a playground request and an SDK
+ * evaluating many flags for one context pass the same currentTime again and again, and parsing it
+ * costs about as much as evaluating a simple flag.
+ */
+let lastTimeText = '';
+let lastTimeMs = Number.NaN;
+function parseTime(text: string): number {
+  if (text !== lastTimeText) {
+    lastTimeMs = new Date(text).getTime();
+    lastTimeText = text;
+  }
+  return lastTimeMs;
+}
+
 export class ContextReader {
   private readonly top: JsonObject;
   private readonly properties: JsonObject | undefined;
   private nowMs = Number.NaN;
   private currentTimeResolved = false;
-  /** Derived values by kind + field name; null = field missing or not derivable. */
-  private derived: Map<string, unknown> | undefined;
+  /** Derived values by field name, one map per kind, created on first use; null = missing. */
+  private versions: Map<string, SemVer | null> | undefined;
+  private addresses: Map<string, IpAddress | null> | undefined;
+  private lowerCased: Map<string, string | null> | undefined;
+  private localeLowerCased: Map<string, string | null> | undefined;
 
   constructor(raw: unknown) {
     this.top = isObject(raw) ? raw : {};
@@ -56,38 +74,36 @@ export class ContextReader {
     if (!this.currentTimeResolved) {
       this.currentTimeResolved = true;
       const given = this.top.currentTime;
-      this.nowMs = typeof given === 'string' && given !== '' ? new Date(given).getTime() : Date.now();
+      this.nowMs = typeof given === 'string' && given !== '' ? parseTime(given) : Date.now();
     }
     return this.nowMs;
   }
 
   semverOf(name: string): SemVer | null {
-    return this.memo('v:', name, parseSemver);
+    return this.derive((this.versions ??= new Map()), name, parseSemver);
   }
 
   ipOf(name: string): IpAddress | null {
-    return this.memo('i:', name, parseIpAddress);
+    return this.derive((this.addresses ??= new Map()), name, parseIpAddress);
   }
 
   /** Lower-cased with `toLowerCase` (IN / NOT_IN with caseInsensitive). */
   lowerOf(name: string): string | null {
-    return this.memo('l:', name, lowerCase);
+    return this.derive((this.lowerCased ??= new Map()), name, lowerCase);
   }
 
   /** Lower-cased locale-aware (STR_* with caseInsensitive, as Unleash does). */
   localeLowerOf(name: string): string | null {
-    return this.memo('L:', name, localeLowerCase);
+    return this.derive((this.localeLowerCased ??= new Map()), name, localeLowerCase);
   }
 
-  /** Derives a value from a field once; a missing field derives to null. */
-  private memo<T>(kind: string, name: string, derive: (value: string) => T | null): T | null {
-    if (this.derived === undefined) this.derived = new Map();
-    const key = kind + name;
-    const cached = this.derived.get(key) as T | null | undefined;
+  /** Derives a value from a field once per context; a missing field derives to null. */
+  private derive<T>(memo: Map<string, T | null>, name: string, derivation: (value: string) => T | null): T | null {
+    const cached = memo.get(name);
     if (cached !== undefined) return cached;
     const value = this.resolve(name);
-    const result = value === undefined ? null : derive(value);
-    this.derived.set(key, result);
+    const result = value === undefined ? null : derivation(value);
+    memo.set(name, result);
     return result;
   }
 }

@@ -5,7 +5,7 @@
 import { compileConstraints, type CompiledConstraint } from './constraints.js';
 import type { ContextReader } from './context-reader.js';
 import { randomIntString, rolloutBucket } from './hash.js';
-import { isObject, jsonPrefixBeforeKey, jsonString, setOwn } from './json.js';
+import { flat, isObject, jsonPrefixBeforeKey, jsonString, setOwn } from './json.js';
 import { parseIpRange, ipInRange, type IpRange } from './parse.js';
 import type { StrategyConfig } from './types.js';
 import { compileStrategyVariants, type CompiledVariantSet } from './variants.js';
@@ -68,6 +68,10 @@ export class CompiledStrategy {
   readonly links: Readonly<{ edit: string }>;
   /** `,"links":{...}}`: closes the strategy report object. */
   readonly reportTailJson: string;
+  /** `,"segments":[]` + reportTailJson, for the common strategy without segments. */
+  readonly noSegmentsTailJson: string;
+  /** Serializer cache of rendered report bodies (see serialize.ts). */
+  readonly reportMemo = new Map<number, string>();
 
   constructor(config: StrategyConfig, location: StrategyLocation) {
     const parameters = normalizeParameters(config.parameters);
@@ -105,7 +109,8 @@ export class CompiledStrategy {
         `/projects/${location.project}/features/${location.flag}/strategies/edit` +
         `?environmentId=${location.environment}&strategyId=${config.id}`,
     });
-    this.reportTailJson = ',"links":{"edit":' + jsonString(this.links.edit) + '}}';
+    this.reportTailJson = flat(',"links":{"edit":' + jsonString(this.links.edit) + '}}');
+    this.noSegmentsTailJson = flat(',"segments":[]' + this.reportTailJson);
   }
 }
 

@@ -19,6 +19,8 @@ interface CompiledOverride {
 }
 
 export class CompiledVariant {
+  /** Position in its variant list (part of the serializer's memo keys). */
+  readonly index: number;
   readonly name: string;
   readonly weight: number;
   readonly payload: VariantPayload | undefined;
@@ -32,8 +34,9 @@ export class CompiledVariant {
   /** What an SDK's getVariant returns for this variant. */
   readonly sdkVariant: Readonly<SdkVariant>;
 
-  constructor(definition: Record<string, unknown>, owner: VariantOwner) {
+  constructor(definition: Record<string, unknown>, owner: VariantOwner, index: number) {
     const payload = isPayload(definition.payload) ? (definition.payload as VariantPayload) : undefined;
+    this.index = index;
     this.name = String(definition.name);
     this.weight = toWeight(definition.weight);
     this.payload = payload;
@@ -73,7 +76,7 @@ export class CompiledVariantSet {
 
   constructor(definitions: readonly unknown[], owner: VariantOwner, groupId: string, stickiness: string) {
     const variants = definitions.map(
-      (definition) => new CompiledVariant(isObject(definition) ? definition : {}, owner),
+      (definition, index) => new CompiledVariant(isObject(definition) ? definition : {}, owner, index),
     );
     this.variants = variants;
     this.totalWeight = variants.reduce((sum, variant) => sum + variant.weight, 0);
