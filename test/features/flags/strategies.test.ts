@@ -264,3 +264,19 @@ t.test('strategies on a flag environment (S4)', async (t) => {
     t.notOk(doc!._outbox, 'events flushed');
   });
 });
+
+t.test('concurrent strategy adds on one flag: all kept, distinct sortOrders', async (t) => {
+  const app = await buildTestApp(t);
+  await createFlag(app, { name: 'busy' });
+  const url = `${BASE}/busy/environments/development/strategies`;
+  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => send(app, 'POST', url, { name: 'default', title: `t${i}`, disabled: null })));
+  t.same(results.map((r) => r.statusCode), Array(10).fill(200));
+  t.same(results.map((r) => r.json().disabled), Array(10).fill(false));
+  const list = (await send(app, 'GET', url)).json();
+  t.equal(list.length, 10);
+  t.same(list.map((s: { sortOrder: number }) => s.sortOrder), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  const events = (await eventsSince(app)).filter((e) => e.type === 'feature-strategy-add');
+  t.equal(events.length, 10);
+  const nullTitle = await send(app, 'POST', url, { name: 'default', title: null });
+  t.equal(nullTitle.json().title, null);
+});
