@@ -192,3 +192,20 @@ t.test('get flag (S3)', async (t) => {
     t.same(res.json().features.map((f: { name: string }) => f.name), ['parent', 'child']);
   });
 });
+
+t.test('the flag routes are documented', async (t) => {
+  const app = await buildTestApp(t);
+  const res = await app.inject({ method: 'GET', url: '/docs/openapi.json' });
+  t.equal(res.statusCode, 200);
+  const paths = Object.keys(res.json().paths);
+  for (const path of [
+    '/api/admin/projects/{projectId}/features',
+    '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}',
+    '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants',
+    '/api/admin/projects/{projectId}/features/{featureName}/dependencies',
+    '/api/admin/archive/revive/{featureName}',
+    '/api/admin/environments',
+    '/api/admin/tags',
+    '/api/admin/strategies',
+  ]) t.ok(paths.includes(path), path);
+});
