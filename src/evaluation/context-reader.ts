@@ -10,27 +10,12 @@
  * evaluates every flag against the same reader, so a semver field used by ten flags is parsed once.
  */
 import { isObject } from './json.js';
-import { parseIpAddress, parseSemver, type IpAddress, type SemVer } from './parse.js';
+import { parseContextTime, parseIpAddress, parseSemver, type IpAddress, type SemVer } from './parse.js';
 
 type JsonObject = Record<string, unknown>;
 
 const lowerCase = (value: string): string => value.toLowerCase();
 const localeLowerCase = (value: string): string => value.toLocaleLowerCase();
-
-/**
- * `Date(text)` as a time value, remembering the last text: a playground request and an SDK
- * evaluating many flags for one context pass the same currentTime again and again, and parsing it
- * costs about as much as evaluating a simple flag.
- */
-let lastTimeText = '';
-let lastTimeMs = Number.NaN;
-function parseTime(text: string): number {
-  if (text !== lastTimeText) {
-    lastTimeMs = new Date(text).getTime();
-    lastTimeText = text;
-  }
-  return lastTimeMs;
-}
 
 export class ContextReader {
   private readonly top: JsonObject;
@@ -74,7 +59,7 @@ export class ContextReader {
     if (!this.currentTimeResolved) {
       this.currentTimeResolved = true;
       const given = this.top.currentTime;
-      this.nowMs = typeof given === 'string' && given !== '' ? parseTime(given) : Date.now();
+      this.nowMs = typeof given === 'string' && given !== '' ? parseContextTime(given) : Date.now();
     }
     return this.nowMs;
   }
