@@ -119,8 +119,7 @@ function decideEnabled(
   reader: ContextReader,
   winner: CompiledStrategy | null,
 ): boolean {
-  if (!env.enabled) return false;
-  if (env.strategies.length > 0 && winner === null) return false;
+  if (!env.enabled || !strategiesPass(env, winner !== null)) return false;
   return flag.dependencies.length === 0 || sdkDependenciesSatisfied(compiled, flag, environment, reader);
 }
 
@@ -142,6 +141,11 @@ function firstPassingStrategy(
     if (activationHolds(strategy, reader)) return strategy;
   }
   return null;
+}
+
+/** SPEC §3.10 step 1 as a boolean: no strategies means the environment's on/off state. */
+function strategiesPass(env: CompiledFlagEnvironment, someStrategyOn: boolean): boolean {
+  return env.strategies.length === 0 ? env.enabled : someStrategyOn;
 }
 
 /** A missing segment fails its strategy (client specification 15, D2; Unleash skips it). */
@@ -198,7 +202,7 @@ class ParentDecision implements ParentOutcome {
   }
 
   strategiesPass(): boolean {
-    return this.env.strategies.length === 0 ? this.env.enabled : this.winner !== null;
+    return strategiesPass(this.env, this.winner !== null);
   }
 
   variantName(): string {
