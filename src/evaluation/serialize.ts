@@ -121,7 +121,7 @@ function strategyJson(evaluation: StrategyEvaluation): string {
   const strategy = evaluation.strategy;
   const body = strategyBodyJson(evaluation);
   const segments = evaluation.segments;
-  if (segments.length === 0 && strategy.segmentIds.length === 0) return body + strategy.noSegmentsTailJson;
+  if (segments.length === 0) return body + strategy.noSegmentsTailJson;
   let json = body + ',"segments":[';
   for (let i = 0; i < segments.length; i++) {
     if (i > 0) json += ',';
