@@ -78,7 +78,6 @@ export class CompiledFlag {
   readonly environments: ReadonlyMap<string, CompiledFlagEnvironment>;
   readonly nameJson: string;
   readonly projectJson: string;
-  readonly config: FlagConfig;
 
   constructor(config: FlagConfig) {
     this.name = String(config.name);
@@ -97,7 +96,6 @@ export class CompiledFlag {
     this.environments = environments;
     this.nameJson = jsonString(this.name);
     this.projectJson = jsonString(this.project);
-    this.config = config;
   }
 
   /** The flag in one environment; a missing environment is an off one without strategies. */
