@@ -122,11 +122,14 @@ export class EventSearchService {
     private readonly timeBudgetMs = SEARCH_TIME_BUDGET_MS,
   ) {}
 
-  /** The MongoDB filter of a search (all conditions AND-ed; SPEC §4.2). */
+  /**
+   * The MongoDB filter of a search (all conditions AND-ed; SPEC §4.2). Every condition is on its
+   * own field, so the filter is one flat object: the shape every server plans best.
+   */
   buildFilter(q: EventSearchQuery): Filter<EventDocument> {
-    const and: Filter<EventDocument>[] = [];
+    const filter: Record<string, unknown> = {};
     const equals = (field: keyof EventDocument, values: unknown[]) => {
-      and.push({ [field]: values.length === 1 ? values[0] : { $in: values } } as Filter<EventDocument>);
+      filter[field] = values.length === 1 ? values[0] : { $in: values };
     };
     const strings: Array<[keyof EventSearchQuery, keyof EventDocument]> = [
       ['feature', 'featureName'], ['project', 'project'], ['type', 'type'], ['environment', 'environment'],
@@ -146,11 +149,10 @@ export class EventSearchService {
     const range: { $gte?: Date; $lt?: Date } = {};
     if (q.from !== undefined) range.$gte = parseDay(q.from, 'from');
     if (q.to !== undefined) range.$lt = new Date(parseDay(q.to, 'to').getTime() + DAY_MS);
-    if (range.$gte || range.$lt) and.push({ createdAt: range });
+    if (range.$gte || range.$lt) filter.createdAt = range;
     // `$ne: ''`: an event without data, preData and tags has no text to match, even for `%`.
-    if (q.query) and.push({ searchText: { $regex: likePattern(q.query), $ne: '' } });
-    if (and.length === 0) return {};
-    return and.length === 1 ? and[0]! : ({ $and: and } as Filter<EventDocument>);
+    if (q.query) filter.searchText = { $regex: likePattern(q.query), $ne: '' };
+    return filter as Filter<EventDocument>;
   }
 
   async search(q: EventSearchQuery): Promise<EventSearchResult> {

@@ -1,0 +1,276 @@
+/**
+ * Event search benchmark: `node dist/bench/events.js` (after `npx tsc -p tsconfig.json`).
+ *
+ * 1. Seeds EVENTS (default 1,000,000) events straight into a throwaway database — batched
+ *    insertMany, a realistic mix over the past year: 30 event types weighted like a busy
+ *    instance, 25 projects, 3,000 flags, 60 users, transactional groups for flag operations.
+ * 2. Starts Vane in-process on that database (`app.listen` on a free loopback port), which
+ *    creates the search indexes (timed: on an existing log this is the index build).
+ * 3. Measures GET /api/admin/search/events with autocannon, each filter alone and combined with a
+ *    one-month date range, then `type=IS:feature-strategy-add&limit=50` at 8 connections on a
+ *    small log (SMALL_EVENTS, default 10,000), and prints a Markdown table.
+ *
+ * Settings (environment): EVENTS, SMALL_EVENTS, MONGODB_URL (default: the embedded server, started
+ * here), DURATION (seconds per scenario, default 5), CONNECTIONS (default 4), BATCH (insertMany
+ * size, default 5000), KEEP=1 keeps the databases. Nothing else reads the environment.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { MongoClient } from 'mongodb';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { startEmbeddedDatabase, type EmbeddedServer } from '../src/db/embedded.js';
+import { searchTextOf, type EventDocument } from '../src/db/outbox.js';
+
+const env = process.env;
+const EVENTS = Number(env.EVENTS ?? 1_000_000);
+const SMALL_EVENTS = Number(env.SMALL_EVENTS ?? 10_000);
+const DURATION = Number(env.DURATION ?? 5);
+const CONNECTIONS = Number(env.CONNECTIONS ?? 4);
+const BATCH = Number(env.BATCH ?? 5000);
+const ADMIN_TOKEN = '*:*.bench-admin-token';
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
+const START = NOW - 365 * DAY;
+
+// ---------------------------------------------------------------------------------------------
+// Seeded data
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = seededRandom(7);
+const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+
+/** Weighted like a busy instance: strategy and environment changes dominate. */
+const TYPES: Array<[string, number]> = [
+  ['feature-strategy-update', 22], ['feature-environment-enabled', 12], ['feature-environment-disabled', 10],
+  ['feature-strategy-add', 9], ['feature-created', 6], ['feature-strategy-remove', 4], ['feature-updated', 4],
+  ['feature-environment-variants-updated', 4], ['feature-archived', 2], ['feature-revived', 1],
+  ['feature-tagged', 3], ['feature-untagged', 1], ['feature-dependency-added', 1], ['feature-dependency-removed', 1],
+  ['feature-stale-on', 1], ['feature-stale-off', 1], ['segment-created', 1], ['segment-updated', 2], ['segment-deleted', 0.3],
+  ['api-token-created', 1], ['api-token-deleted', 0.5], ['tag-created', 1], ['user-created', 1], ['user-updated', 1],
+  ['project-created', 0.3], ['environment-created', 0.1], ['strategy-created', 0.1], ['change-request-created', 2],
+  ['change-request-applied', 1.5], ['public-signup-token-created', 0.2],
+];
+const TYPE_TOTAL = TYPES.reduce((s, [, w]) => s + w, 0);
+const TRANSACTIONAL = new Set([
+  'feature-created', 'feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove',
+  'feature-environment-enabled', 'feature-environment-disabled', 'feature-archived', 'feature-revived',
+  'feature-dependency-added', 'feature-dependency-removed',
+]);
+const PROJECTS = ['default', ...Array.from({ length: 24 }, (_, i) => `team-${String.fromCharCode(97 + i)}`)];
+const FLAGS = Array.from({ length: 3000 }, (_, i) => ({ name: `flag-${i}.${pick(['checkout', 'search', 'billing', 'onboarding', 'ui'])}`, project: PROJECTS[i % PROJECTS.length]! }));
+const USERS = Array.from({ length: 60 }, (_, i) => ({ id: i + 1, name: `user${i + 1}@example.com` }));
+const ENVIRONMENTS = ['development', 'production', 'staging'];
+
+function pickType(): string {
+  let r = random() * TYPE_TOTAL;
+  for (const [type, weight] of TYPES) {
+    r -= weight;
+    if (r <= 0) return type;
+  }
+  return TYPES[0]![0];
+}
+
+function strategy(flag: string): Record<string, unknown> {
+  return {
+    id: randomUUID(), name: 'flexibleRollout', title: random() < 0.3 ? `rollout ${int(1, 9)}` : null, disabled: false,
+    constraints: random() < 0.5 ? [{ values: [String(int(1, 999))], inverted: false, operator: 'IN', contextName: 'userId', caseInsensitive: false }] : [],
+    parameters: { groupId: flag, rollout: String(int(0, 100)), stickiness: 'default' }, variants: [], sortOrder: 0,
+    segments: random() < 0.2 ? [int(1, 40)] : [],
+  };
+}
+
+function makeEvent(id: number, createdAt: Date): EventDocument {
+  const type = pickType();
+  const user = random() < 0.15 ? { id: -42, name: 'admin' } : pick(USERS);
+  const aboutFlag = type.startsWith('feature-') || type.startsWith('change-');
+  const flag = pick(FLAGS);
+  const environment = /strategy|environment|change-request/.test(type) ? pick(ENVIRONMENTS) : null;
+  let data: unknown = null;
+  let preData: unknown = null;
+  if (type === 'feature-created') data = { name: flag.name, description: 'A flag', type: 'release', project: flag.project, stale: false, createdAt: createdAt.toISOString(), impressionData: false, archived: false };
+  else if (type === 'feature-strategy-add') data = strategy(flag.name);
+  else if (type === 'feature-strategy-update') { preData = strategy(flag.name); data = { ...(preData as object), parameters: { groupId: flag.name, rollout: String(int(0, 100)), stickiness: 'default' } }; }
+  else if (type === 'feature-strategy-remove') preData = strategy(flag.name);
+  else if (type === 'feature-environment-variants-updated') { data = { variants: [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default' }] }; preData = { variants: [] }; }
+  else if (type.startsWith('segment-')) data = { id: int(1, 40), name: `segment-${int(1, 40)}`, description: null, constraints: [], createdBy: user.name, createdAt: createdAt.toISOString() };
+  else if (type.startsWith('change-')) data = { changeRequestId: int(1, 5000) };
+  else if (type === 'tag-created' || type === 'feature-tagged') data = { type: 'simple', value: `tag-${int(1, 200)}` };
+  else if (type.startsWith('user-')) data = { id: int(1, 500), name: `User ${int(1, 500)}`, email: `u${int(1, 500)}@example.com` };
+  else if (type.startsWith('api-token')) data = { tokenName: `token-${int(1, 100)}`, type: 'client', environment: 'production', projects: ['*'] };
+  const tags = aboutFlag && random() < 0.2 ? [{ value: `tag-${int(1, 200)}`, type: 'simple' }] : [];
+  const base = {
+    type, createdBy: user.name, createdByUserId: user.id, createdAt, data, preData, tags,
+    featureName: aboutFlag ? flag.name : null,
+    project: aboutFlag ? flag.project : type.startsWith('api-token') ? '*' : null,
+    environment,
+    ...(TRANSACTIONAL.has(type) ? { groupType: 'transaction', groupId: randomUUID() } : {}),
+  };
+  return { _id: randomUUID(), id, ...base, searchText: searchTextOf(base) };
+}
+
+async function seed(url: string, dbName: string, count: number): Promise<{ seconds: number; sample: EventDocument }> {
+  const client = new MongoClient(url);
+  await client.connect();
+  const events = client.db(dbName).collection<EventDocument>('events');
+  const started = Date.now();
+  let sample: EventDocument | undefined;
+  const step = (NOW - START) / count;
+  for (let first = 1; first <= count; first += BATCH) {
+    const docs: EventDocument[] = [];
+    for (let id = first; id < Math.min(first + BATCH, count + 1); id++) {
+      docs.push(makeEvent(id, new Date(Math.floor(START + (id - 1) * step))));
+    }
+    sample ??= docs.find((d) => d.type === 'feature-strategy-update' && d.groupId);
+    await events.insertMany(docs, { ordered: false });
+    if (first === 1 || (first - 1) % (BATCH * 20) === 0) {
+      process.stderr.write(`  seeded ${first - 1 + docs.length}/${count} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    }
+  }
+  await client.close();
+  return { seconds: (Date.now() - started) / 1000, sample: sample! };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement
+
+interface Row {
+  log: string;
+  scenario: string;
+  connections: number;
+  p50: number;
+  p975: number;
+  p99: number;
+  rps: number;
+  requests: number;
+  non2xx: number;
+  total: string;
+}
+
+async function measure(base: string, log: string, scenario: string, path: string, connections: number): Promise<Row> {
+  const first = await fetch(`${base}${path}`, { headers: { authorization: ADMIN_TOKEN } });
+  const body = (await first.json()) as { total?: number; message?: string };
+  const result = await autocannon({
+    url: `${base}${path}`,
+    headers: { authorization: ADMIN_TOKEN },
+    connections,
+    duration: DURATION,
+    timeout: 60,
+  });
+  const row: Row = {
+    log, scenario, connections,
+    p50: result.latency.p50, p975: result.latency.p97_5, p99: result.latency.p99,
+    rps: result.requests.average, requests: result.requests.total, non2xx: result.non2xx + result.errors + result.timeouts,
+    total: first.status === 200 ? String(body.total) : `${first.status}`,
+  };
+  process.stderr.write(`  ${scenario}: p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.rps.toFixed(1)} req/s, total ${row.total}\n`);
+  return row;
+}
+
+async function startApp(url: string, dbName: string) {
+  const config = loadConfig({ MONGODB_URL: url, MONGODB_DB: dbName, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent' });
+  const started = Date.now();
+  const app = await buildApp(config, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { app, base: `http://127.0.0.1:${port}`, startSeconds: (Date.now() - started) / 1000 };
+}
+
+async function main(): Promise<void> {
+  let embedded: EmbeddedServer | undefined;
+  let dataDir: string | undefined;
+  let url = env.MONGODB_URL;
+  if (!url) {
+    dataDir = mkdtempSync(join(tmpdir(), 'vane-bench-db-'));
+    embedded = await startEmbeddedDatabase(dataDir, { info: () => undefined, warn: (o, m) => process.stderr.write(`${m ?? ''} ${JSON.stringify(o)}\n`) });
+    url = embedded.url;
+  }
+  const suffix = randomBytes(4).toString('hex');
+  const bigDb = `vane_bench_events_${suffix}`;
+  const smallDb = `vane_bench_events_small_${suffix}`;
+  const rows: Row[] = [];
+  const notes: string[] = [];
+  try {
+    process.stderr.write(`seeding ${EVENTS} events into ${bigDb}\n`);
+    const big = await seed(url, bigDb, EVENTS);
+    notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
+    const first = await startApp(url, bigDb);
+    notes.push(`first app start on the seeded log (builds the search indexes): ${first.startSeconds.toFixed(1)} s`);
+    await first.app.close();
+    const { app, base, startSeconds } = await startApp(url, bigDb);
+    notes.push(`second app start (indexes exist): ${startSeconds.toFixed(1)} s`);
+    const s = big.sample;
+    const month = new Date(NOW - 60 * DAY).toISOString().slice(0, 7);
+    const range = `from=IS:${month}-01&to=IS:${month}-28`;
+    const scenarios: Array<[string, string]> = [
+      ['no filter', ''],
+      ['type', `type=IS:feature-strategy-update`],
+      ['type IS_ANY_OF', `type=IS_ANY_OF:feature-created,feature-archived`],
+      ['feature', `feature=IS:${encodeURIComponent(s.featureName!)}`],
+      ['project', `project=IS:${s.project}`],
+      ['createdBy', `createdBy=IS:${s.createdByUserId}`],
+      ['environment', `environment=IS:production`],
+      ['id', `id=IS:${s.id}`],
+      ['groupId', `groupId=IS:${s.groupId}`],
+      ['query', `query=${encodeURIComponent('rollout 7')}`],
+      ['offset 10000', `offset=10000`],
+    ];
+    for (const [name, qs] of scenarios) {
+      rows.push(await measure(base, 'big', name, `/api/admin/search/events?${qs}`, CONNECTIONS));
+      if (name !== 'no filter' && name !== 'id' && name !== 'groupId' && name !== 'offset 10000') {
+        rows.push(await measure(base, 'big', `${name} + month`, `/api/admin/search/events?${qs}&${range}`, CONNECTIONS));
+      }
+    }
+    rows.push(await measure(base, 'big', 'month only', `/api/admin/search/events?${range}`, CONNECTIONS));
+    await app.close();
+
+    process.stderr.write(`seeding ${SMALL_EVENTS} events into ${smallDb}\n`);
+    await seed(url, smallDb, SMALL_EVENTS);
+    const small = await startApp(url, smallDb);
+    rows.push(await measure(small.base, 'small', 'type=IS:feature-strategy-add&limit=50', '/api/admin/search/events?type=IS:feature-strategy-add&limit=50', 8));
+    await small.app.close();
+  } finally {
+    if (env.KEEP !== '1') {
+      const client = new MongoClient(url);
+      await client.connect();
+      await client.db(bigDb).dropDatabase().catch(() => undefined);
+      await client.db(smallDb).dropDatabase().catch(() => undefined);
+      await client.close();
+    }
+    await embedded?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  const server = embedded ? `embedded ${embedded.kind}` : url.replace(/\/\/[^@]*@/, '//');
+  console.log(`\n### Event search (${server}, ${DURATION} s per scenario)\n`);
+  for (const note of notes) console.log(`- ${note}`);
+  console.log(`- big log: ${EVENTS.toLocaleString('en')} events; small log: ${SMALL_EVENTS.toLocaleString('en')} events; latencies in ms\n`);
+  console.log('| log | scenario | conns | p50 | p97.5 | p99 | req/s | requests | errors/non-2xx | total |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    console.log(`| ${r.log} | ${r.scenario} | ${r.connections} | ${r.p50} | ${r.p975} | ${r.p99} | ${r.rps.toFixed(1)} | ${r.requests} | ${r.non2xx} | ${r.total} |`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);
