@@ -11,7 +11,11 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ service: EventSearchService }> = 
       querystring: EventSearchQuerySchema,
       response: { 200: EventSearchResponse, ...errorResponses(400, 401, 403, 503) },
     },
-  }, async (request) => (await service.search(request.query)) as never);
+  }, async (request) => {
+    // Only root admins see events outside projects; admin tokens are root admins.
+    const allProjects = request.principal?.kind === 'admin-token';
+    return (await service.search(request.query, { allProjects })) as never;
+  });
 };
 
 export default eventRoutes;

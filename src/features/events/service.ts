@@ -155,8 +155,13 @@ export class EventSearchService {
     return filter as Filter<EventDocument>;
   }
 
-  async search(q: EventSearchQuery): Promise<EventSearchResult> {
+  /**
+   * `allProjects: false` for callers that are not root admins: they see only events that belong
+   * to a project (SPEC §4.2). Admin tokens see everything.
+   */
+  async search(q: EventSearchQuery, options: { allProjects?: boolean } = {}): Promise<EventSearchResult> {
     const filter = this.buildFilter(q);
+    if (options.allProjects === false && !('project' in filter)) (filter as Record<string, unknown>).project = { $ne: null };
     const offset = pageOffset(q.offset);
     const limit = pageLimit(q.limit);
     try {

@@ -231,6 +231,14 @@ t.test('event search', async (t) => {
     t.equal(update.summary, '**admin** updated **[beta](http://localhost:4242/projects/other/features/beta)** in project **[other](http://localhost:4242/projects/other)** by updating strategy **Old Title** in **production** segments from (1) to empty set of segments');
   });
 
+  await t.test('callers that are not root admins see only events of a project', async (t) => {
+    const limited = await app.services.events.search({ limit: '1000' }, { allProjects: false });
+    t.same(limited.events.map((e) => e.id), [5, 12, 9, 8, 7, 6]);
+    t.equal(limited.total, 6);
+    const admin = await app.services.events.search({ limit: '1' }, { allProjects: true });
+    t.equal(admin.total, 72);
+  });
+
   await t.test('authentication', async (t) => {
     const none = await app.inject({ method: 'GET', url: '/api/admin/search/events' });
     t.equal(none.statusCode, 401);
