@@ -36,7 +36,7 @@ export {
   type SegmentEvaluation,
   type StrategyEvaluation,
 } from './evaluate.js';
-export { evaluate, evaluateToJson } from './playground.js';
+export { evaluate, evaluateToJson, evaluateToJsonChunks } from './playground.js';
 export {
   advancedEntryObject,
   DISABLED_VARIANT_FLAG_OFF,
@@ -49,5 +49,7 @@ export {
   appendPlaygroundFlag,
   playgroundFeaturesJson,
   playgroundFlagJson,
+  writePlaygroundFeatures,
 } from './serialize.js';
+export { JsonChunkWriter } from './json-writer.js';
 export { normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from './hash.js';

@@ -5,7 +5,8 @@
 import type { CompiledSnapshot } from './compile.js';
 import { evaluateSelection, selectFlags } from './evaluate.js';
 import { playgroundFlagObject } from './result-objects.js';
-import { playgroundFeaturesJson } from './serialize.js';
+import { JsonChunkWriter } from './json-writer.js';
+import { playgroundFeaturesJson, writePlaygroundFeatures } from './serialize.js';
 import type { PlaygroundFlagResult } from './types.js';
 
 /**
@@ -19,6 +20,18 @@ export function evaluate(
   projects?: readonly string[],
 ): PlaygroundFlagResult[] {
   return evaluateSelection(compiled, selectFlags(compiled, projects), environment, context).map(playgroundFlagObject);
+}
+
+/** The same as `evaluate`, as the UTF-8 JSON of the `features` array, in chunks. */
+export function evaluateToJsonChunks(
+  compiled: CompiledSnapshot,
+  environment: string,
+  context: unknown,
+  projects?: readonly string[],
+): Buffer[] {
+  const writer = new JsonChunkWriter();
+  writePlaygroundFeatures(writer, evaluateSelection(compiled, selectFlags(compiled, projects), environment, context));
+  return writer.chunksView();
 }
 
 /** The same as `evaluate`, as the JSON text of the `features` array. */

@@ -20,6 +20,7 @@
 import type { CompiledConstraint } from './constraints.js';
 import { EvaluationStatus, type FlagEvaluation, type SegmentEvaluation, type StrategyEvaluation } from './evaluate.js';
 import { flat } from './json.js';
+import type { JsonChunkWriter } from './json-writer.js';
 import type { StrategyOutcome } from './types.js';
 
 const DISABLED_FLAG_OFF_JSON = '{"name":"disabled","enabled":false,"feature_enabled":false}';
@@ -75,7 +76,16 @@ export function appendAdvancedEntry(chunks: string[], evaluation: FlagEvaluation
   chunks.push(advancedEntryJson(evaluation, contextJson));
 }
 
-/** The E5 `features` array for a list of evaluations. */
+/** The E5 `features` array written as UTF-8 bytes (see json-writer.ts for why bytes). */
+export function writePlaygroundFeatures(writer: JsonChunkWriter, evaluations: readonly FlagEvaluation[]): void {
+  writer.write('[');
+  for (let i = 0; i < evaluations.length; i++) {
+    writer.write(i > 0 ? ',' + playgroundFlagJson(evaluations[i]) : playgroundFlagJson(evaluations[i]));
+  }
+  writer.write(']');
+}
+
+/** The E5 `features` array for a list of evaluations, as one string. */
 export function playgroundFeaturesJson(evaluations: readonly FlagEvaluation[]): string {
   let json = '[';
   for (let i = 0; i < evaluations.length; i++) {
