@@ -8,14 +8,14 @@
  * segment heads, variant definition arrays and every picked-variant shape — so per evaluation only
  * booleans, the outcome and fragment choices are concatenated.
  *
- * V8 keeps `+` chains as ropes, and flattening a rope when the text is written out costs about
- * 8 ns per piece: with one piece per constraint echo, flattening took twice as long as evaluating
- * and serializing together (bench: 250 of 370 µs for 100 flags). So the dynamic part of a strategy
- * report — its outcome, picked variant and constraint results — and of a segment report is keyed
- * by a number and its rendered (then flat) text remembered on the compiled strategy or segment:
- * a strategy sees few distinct outcomes, and each later hit is one flat piece. Memos are bounded
- * per strategy/segment; past the bound, or with more constraints than a key can hold, the text is
- * simply built again.
+ * Each `+` makes a rope piece, and copying a rope into bytes walks its pieces. The dynamic part
+ * of a strategy report (outcome, picked variant, constraint results) and of a segment report is
+ * therefore keyed by a number and its rendered text kept flat on the compiled strategy or segment:
+ * a strategy sees few distinct outcomes, and each later hit is one piece instead of about four per
+ * constraint. Bench (100 flags, 242 KiB of JSON, as UTF-8 chunks): 290 µs without the memos,
+ * 250 µs with them. Memos are bounded per strategy/segment; past the bound, or with more
+ * constraints than a key holds, the text is built again. (The larger cost of one huge string is
+ * avoided by writing chunks: json-writer.ts.)
  */
 import type { CompiledConstraint } from './constraints.js';
 import { EvaluationStatus, type FlagEvaluation, type SegmentEvaluation, type StrategyEvaluation } from './evaluate.js';
