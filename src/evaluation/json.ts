@@ -29,10 +29,9 @@ export function jsonPrefixBeforeKey(object: object, key: string): string {
 }
 
 /**
- * `text`, stored flat by V8. A string built with `+` is a rope (a tree of pieces); copying it into
- * a response walks the tree every time, at about 8 ns per piece — for fragments reused by every
- * response that walk cost more than the evaluation itself. Converting a string to a number
- * flattens it in place, once.
+ * `text`, stored flat by V8. A string built with `+` is a rope (a tree of pieces), and every copy
+ * into a response walks the tree again; static fragments are copied into every response, so they
+ * are flattened once, at compile time. Converting a string to a number flattens it in place.
  */
 export function flat(text: string): string {
   Number(text);
