@@ -347,19 +347,7 @@ export function evaluateSelection(
   environment: string,
   context: unknown,
 ): FlagEvaluation[] {
-  const reader = context instanceof ContextReader ? context : new ContextReader(context);
-  const run: PlaygroundRun = { reader, segments: compiled.segments, byName: undefined };
-  const environmentJson = jsonString(environment);
-  const flags = selection.flags;
-  const evaluations: FlagEvaluation[] = new Array(flags.length);
-  let anyDependency = false;
-  for (let i = 0; i < flags.length; i++) {
-    const flag = flags[i];
-    evaluations[i] = new FlagEvaluation(run, flag, environment, environmentJson, flag.environment(environment));
-    if (flag.dependencies.length > 0) anyDependency = true;
-  }
-  if (anyDependency) run.byName = new Map(evaluations.map((evaluation) => [evaluation.flag.name, evaluation]));
-  return evaluations;
+  return evaluateRange(compiled, selection, environment, context, 0, selection.flags.length);
 }
 
 function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): StrategyEvaluation {

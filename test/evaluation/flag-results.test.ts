@@ -1,6 +1,17 @@
 /** Per-flag results (SPEC §3.10), selection and ordering (§3.3), dependencies (§3.11). */
 import t from 'tap';
-import { compile, evaluate, getVariant, isEnabled, type FlagConfig, type VariantConfig } from '../../src/evaluation/index.js';
+import {
+  compile,
+  evaluate,
+  evaluateRange,
+  evaluateSelection,
+  getVariant,
+  isEnabled,
+  playgroundFlagJson,
+  selectFlags,
+  type FlagConfig,
+  type VariantConfig,
+} from '../../src/evaluation/index.js';
 import { constraint, ENV, flag, snapshot, strategy } from './fixtures/builders.js';
 
 const DISABLED_OFF = { name: 'disabled', enabled: false, feature_enabled: false };
@@ -165,4 +176,21 @@ t.test('dependencies (SPEC §3.11)', async (t) => {
   t.equal(offChild.hasUnsatisfiedDependency, false, 'satisfied even though the child is off');
   t.equal(offChild.isEnabled, false);
   t.strictSame(offChild.variant, DISABLED_OFF);
+});
+
+t.test('evaluateRange: a slice of the selection, parents outside it still evaluated', async (t) => {
+  const flags = [
+    flag({ name: 'parent', createdAt: '2026-01-03T00:00:00.000Z', strategies: [strategy('default')] }),
+    { ...flag({ name: 'child', createdAt: '2026-01-02T00:00:00.000Z' }), dependencies: [{ feature: 'parent' }] },
+    { ...flag({ name: 'orphan', createdAt: '2026-01-01T00:00:00.000Z' }), dependencies: [{ feature: 'parent', enabled: false }] },
+  ];
+  const compiled = compile(snapshot(flags));
+  const selection = selectFlags(compiled);
+  const whole = evaluateSelection(compiled, selection, ENV, {}).map(playgroundFlagJson);
+  for (let start = 0; start <= flags.length; start++) {
+    for (let end = start; end <= flags.length; end++) {
+      const range = evaluateRange(compiled, selection, ENV, {}, start, end).map(playgroundFlagJson);
+      t.strictSame(range, whole.slice(start, end), `[${start}, ${end})`);
+    }
+  }
 });
