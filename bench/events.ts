@@ -12,7 +12,7 @@
  *
  * Settings (environment): EVENTS, SMALL_EVENTS, MONGODB_URL (default: the embedded server, started
  * here), DURATION (seconds per scenario, default 5), CONNECTIONS (default 4), BATCH (insertMany
- * size, default 5000), KEEP=1 keeps the databases. Nothing else reads the environment.
+ * size, default 1000), KEEP=1 keeps the databases. Nothing else reads the environment.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,7 +30,7 @@ const EVENTS = Number(env.EVENTS ?? 1_000_000);
 const SMALL_EVENTS = Number(env.SMALL_EVENTS ?? 10_000);
 const DURATION = Number(env.DURATION ?? 5);
 const CONNECTIONS = Number(env.CONNECTIONS ?? 4);
-const BATCH = Number(env.BATCH ?? 5000);
+const BATCH = Number(env.BATCH ?? 1000);
 const ADMIN_TOKEN = '*:*.bench-admin-token';
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);

@@ -32,9 +32,12 @@ export class EventStore {
     this.collection = outbox.events;
   }
 
-  /** Idempotent: creating an index that exists with the same definition is a no-op. */
+  /**
+   * Idempotent: creating an index that exists with the same definition is a no-op. One command per
+   * index: FerretDB 1.24 panics on a createIndexes that mixes existing and new indexes.
+   */
   async init(): Promise<void> {
-    await this.collection.createIndexes(EVENT_INDEXES);
+    for (const { key, ...options } of EVENT_INDEXES) await this.collection.createIndex(key, options);
   }
 
   /**
