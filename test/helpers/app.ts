@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../../src/db/embedded.js';
 
@@ -54,9 +54,13 @@ export async function testConfig(t: Teardown, env: Record<string, string> = {}):
 }
 
 /** A fresh app on a throwaway database, closed and dropped when the test ends. */
-export async function buildTestApp(t: Teardown, env: Record<string, string> = {}): Promise<FastifyInstance> {
+export async function buildTestApp(
+  t: Teardown,
+  env: Record<string, string> = {},
+  options: BuildOptions = {},
+): Promise<FastifyInstance> {
   const config = await testConfig(t, env);
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { logger: false, ...options });
   t.teardown(async () => {
     await app.close();
     await dropDatabase(config);
