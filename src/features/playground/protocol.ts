@@ -56,21 +56,7 @@ export interface ChunkResult {
   ends: number[];
 }
 
-/** Chunk layout: u32 flag count, u32 end offset of each flag's text (relative to the text), then the text. */
-export function packChunk(texts: string[]): Uint8Array {
-  const header = 4 * (texts.length + 1);
-  const lengths = texts.map((text) => Buffer.byteLength(text, 'utf8'));
-  // Own (non-pooled) memory: a transferred view of Node's shared 8 kB pool would take the whole slab.
-  const bytes = Buffer.allocUnsafeSlow(header + lengths.reduce((a, b) => a + b, 0));
-  bytes.writeUInt32LE(texts.length, 0);
-  let offset = 0;
-  for (let f = 0; f < texts.length; f++) {
-    offset += bytes.write(texts[f]!, header + offset, 'utf8');
-    bytes.writeUInt32LE(offset, 4 * (f + 1));
-  }
-  return bytes;
-}
-
+/** Chunk layout (written by workers/playground.ts): u32 flag count, u32 end offset of each flag's text, then the text. */
 export function unpackChunk(bytes: Uint8Array): ChunkResult {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.readUInt32LE(0);

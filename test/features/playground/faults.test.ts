@@ -26,7 +26,11 @@ t.test('time budget: a request over it answers 503, the worker is replaced', asy
   t.equal(stuck.statusCode, 503);
   t.equal(stuck.json().name, 'ServiceUnavailable');
   t.match(stuck.json().message, /time budget of 1500 ms/);
-  t.equal((await playground(app, { appName: 'a' })).statusCode, 200, 'served by the replacement worker (the stuck one was terminated)');
+  // The stuck thread was terminated; its cold replacement (thread start, module load, snapshot
+  // compile) may itself need a moment on a loaded machine, so allow a few attempts.
+  let status = 0;
+  for (let attempt = 0; attempt < 10 && status !== 200; attempt++) status = (await playground(app, { appName: 'a' })).statusCode;
+  t.equal(status, 200, 'served by the replacement worker');
 });
 
 t.test('overload: a full queue answers 503 with Retry-After at once; admin stays responsive', async (t) => {
