@@ -20,6 +20,8 @@ import { TagService } from './features/tags/service.js';
 import { EnvironmentService } from './features/environments/service.js';
 import { ProjectService } from './features/projects/service.js';
 import { StrategyTypeService } from './features/strategy-types/service.js';
+import { ChangeRequestStore } from './features/change-requests/store.js';
+import { ChangeRequestService } from './features/change-requests/service.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -38,6 +40,7 @@ export interface Stores {
   users: UserStore;
   inviteLinks: InviteLinkStore;
   flags: FlagStore;
+  changeRequests: ChangeRequestStore;
 }
 
 export interface Services {
@@ -51,6 +54,7 @@ export interface Services {
   environments: EnvironmentService;
   projects: ProjectService;
   strategyTypes: StrategyTypeService;
+  changeRequests: ChangeRequestService;
 }
 
 export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
@@ -66,6 +70,7 @@ export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
     flags: new FlagStore(outbox),
+    changeRequests: new ChangeRequestStore(outbox),
   };
 }
 
@@ -75,9 +80,10 @@ export function createServices(stores: Stores, config: Config): Services {
   const flags = new FlagService(
     stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, stores.outbox,
   );
+  const segments = new SegmentService(stores.segments, stores.projects, stores.outbox);
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
-    segments: new SegmentService(stores.segments, stores.projects, stores.outbox),
+    segments,
     events: new EventSearchService(stores.events, config.baseUrl),
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
@@ -86,6 +92,9 @@ export function createServices(stores: Stores, config: Config): Services {
     environments: new EnvironmentService(stores.environments, stores.projects, stores.flags, stores.apiTokens, stores.outbox),
     projects: new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox),
     strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
+    changeRequests: new ChangeRequestService(
+      stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
+    ),
   };
 }
 
@@ -104,4 +113,7 @@ export async function initialiseState(stores: Stores, services: Services, config
   await stores.events.init();
   await stores.users.init();
   await stores.inviteLinks.init();
+  await stores.changeRequests.init();
+  // Applies a crash interrupted after their commit point are finished before anything is served.
+  await services.changeRequests.resumeInterruptedApplies();
 }

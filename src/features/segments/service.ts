@@ -30,7 +30,7 @@ export function publicSegment(segment: Segment): Record<string, unknown> {
 
 export type DeleteOutcome = 'deleted' | 'in-use';
 
-interface ValidInput {
+export interface ValidInput {
   name: string;
   description: string | null | undefined;
   project: string | null;
@@ -136,6 +136,11 @@ export class SegmentService {
         return 'deleted' as const;
       }),
     );
+  }
+
+  /** The body rules of create/update, without writing (change requests validate segment changes with them). */
+  async checkInput(input: SegmentInput): Promise<ValidInput> {
+    return await this.validate(input);
   }
 
   /** The joi rules Unleash applies to a segment body, then constraint rules and the values limit. */

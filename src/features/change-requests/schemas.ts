@@ -1,0 +1,53 @@
+import { Type, type TSchema } from 'typebox';
+import { DependencyBody, StrategyBody, VariantsBody } from '../flags/schemas.js';
+import { UpsertSegmentBody } from '../segments/schemas.js';
+import { FLAG_ACTIONS, SEGMENT_ACTIONS, STATES, type ChangeAction } from './store.js';
+
+const OpenObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+export const ProjectParams = Type.Object({ projectId: Type.String() });
+export const EnvironmentParams = Type.Object({ projectId: Type.String(), environment: Type.String() });
+export const ChangeRequestParams = Type.Object({ projectId: Type.String(), id: Type.Integer() });
+export const ChangeParams = Type.Object({ projectId: Type.String(), id: Type.Integer(), changeId: Type.Integer() });
+export const PreviewParams = Type.Object({ id: Type.String() });
+
+/**
+ * One change: `{feature, action, payload}` for flag changes; segment changes name no feature,
+ * their payload's `id` is the segment (`{action: "updateSegment", payload: {id, name, constraints, …}}`).
+ */
+export const ChangeBody = Type.Object(
+  {
+    feature: Type.Optional(Type.String({ minLength: 1 })),
+    action: Type.String({ enum: [...FLAG_ACTIONS, ...SEGMENT_ACTIONS] }),
+    payload: Type.Optional(Type.Unknown({ description: 'As the corresponding live endpoint takes it (see each action)' })),
+  },
+  { additionalProperties: false },
+);
+
+/** The POST body is one change or a non-empty list of them (validated per element in the handler). */
+export const AddChangesBody = Type.Unknown({ description: 'One change {feature?, action, payload} or an array of them' });
+
+export const StateBody = Type.Object({ state: Type.String({ enum: [...STATES] }) });
+
+/**
+ * Each action's payload schema: the live endpoint's body (SPEC §1.4), with the target id where
+ * the live endpoint has it in the path.
+ */
+export const PAYLOAD_SCHEMAS: Record<ChangeAction, TSchema> = {
+  updateEnabled: Type.Object({ enabled: Type.Boolean() }),
+  addStrategy: StrategyBody,
+  updateStrategy: Type.Object({ id: Type.String(), ...StrategyBody.properties }),
+  deleteStrategy: Type.Object({ id: Type.String() }),
+  patchVariant: Type.Object({ variants: VariantsBody }),
+  reorderStrategy: Type.Array(Type.Object({ id: Type.String(), sortOrder: Type.Number() })),
+  archiveFeature: Type.Object({}, { additionalProperties: true }),
+  addDependency: DependencyBody,
+  deleteDependency: Type.Object({ feature: Type.String() }),
+  updateSegment: Type.Object({ id: Type.Integer(), ...UpsertSegmentBody.properties }),
+  deleteSegment: Type.Object({ id: Type.Integer(), name: Type.Optional(Type.String()) }),
+};
+
+export const ChangeRequestResponse = OpenObject(
+  'A change request: {id, title, environment, project, minApprovals, state, createdBy, createdAt, features, segments, approvals, rejections, comments}',
+);
+export const ChangeRequestListResponse = Type.Array(OpenObject('A change request'));

@@ -1,0 +1,131 @@
+import type { Collection } from 'mongodb';
+import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { isDuplicateKey } from '../segments/store.js';
+
+export const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Cancelled', 'Rejected'] as const;
+export type ChangeRequestState = (typeof STATES)[number];
+export const FINAL_STATES: ReadonlySet<ChangeRequestState> = new Set(['Applied', 'Cancelled', 'Rejected']);
+
+export const FLAG_ACTIONS = [
+  'updateEnabled', 'addStrategy', 'updateStrategy', 'deleteStrategy', 'patchVariant', 'reorderStrategy',
+  'archiveFeature', 'addDependency', 'deleteDependency',
+] as const;
+export const SEGMENT_ACTIONS = ['updateSegment', 'deleteSegment'] as const;
+export type FlagAction = (typeof FLAG_ACTIONS)[number];
+export type SegmentAction = (typeof SEGMENT_ACTIONS)[number];
+export type ChangeAction = FlagAction | SegmentAction;
+
+export interface ChangeRequestUser {
+  id: number | null;
+  username: string;
+  imageUrl: string;
+}
+
+/**
+ * One pending change. Changes are kept in one list in the order they were added (that is the
+ * order they are previewed and applied in); the view groups them per flag and lists segment
+ * changes apart. The payload is stored as JSON text: strategy parameters may have keys with `.`
+ * or `$`, which MongoDB-compatible servers refuse as field names.
+ */
+export interface StoredChange {
+  /** Sequential within its change request, from 1. */
+  id: number;
+  action: ChangeAction;
+  /** Flag changes: the flag's name. */
+  feature?: string;
+  /** Segment changes: the segment's id and (at the time the change was added) its name. */
+  segment?: number;
+  segmentName?: string;
+  payloadJson: string;
+  createdAt: Date;
+  createdBy: ChangeRequestUser;
+}
+
+export interface Review {
+  createdBy: ChangeRequestUser;
+  createdAt: Date;
+}
+
+export interface ChangeRequestDocument extends StoredDocument {
+  _id: number;
+  title: string;
+  environment: string;
+  project: string;
+  minApprovals: number;
+  state: ChangeRequestState;
+  createdBy: ChangeRequestUser;
+  createdAt: Date;
+  updatedAt: Date;
+  changes: StoredChange[];
+  nextChangeId: number;
+  approvals: Review[];
+  rejections: Review[];
+  /**
+   * Present only while the request is an open Draft: `project \n environment \n user`. A unique
+   * (sparse) index on it makes "the caller's open Draft" unique across instances.
+   */
+  draftKey?: string;
+  /**
+   * Present only between the commit point of an apply and its end: the planned writes (EJSON
+   * text, see service.ts `apply`). A restart resumes any request left with it.
+   */
+  applying?: string;
+  /** Writes an interrupted apply could not complete (see service.ts `executePlan`). */
+  applyErrors?: string[];
+}
+
+/** Change requests, one document each, integer ids from 1 allocated with a unique `_id` and retry. */
+export class ChangeRequestStore {
+  readonly collection: Collection<ChangeRequestDocument>;
+
+  constructor(private readonly outbox: Outbox) {
+    this.collection = outbox.collection<ChangeRequestDocument>('change_requests');
+  }
+
+  async init(): Promise<void> {
+    // One command per index: FerretDB 1.24 fails a createIndexes that mixes existing and new ones.
+    await this.collection.createIndex({ draftKey: 1 }, { unique: true, sparse: true, name: 'draft_key_unique' });
+    await this.collection.createIndex({ project: 1 }, { name: 'project' });
+  }
+
+  async get(id: number): Promise<ChangeRequestDocument | null> {
+    if (!Number.isSafeInteger(id)) return null;
+    return await this.collection.findOne({ _id: id, ...LIVE });
+  }
+
+  async findDraft(draftKey: string): Promise<ChangeRequestDocument | null> {
+    return await this.collection.findOne({ draftKey, ...LIVE });
+  }
+
+  async listByProject(project: string): Promise<ChangeRequestDocument[]> {
+    return await this.collection.find({ project, ...LIVE }).sort({ _id: 1 }).toArray();
+  }
+
+  /** Requests whose apply was interrupted (a crash between its commit point and its end). */
+  async listApplying(): Promise<ChangeRequestDocument[]> {
+    return await this.collection.find({ applying: { $exists: true }, ...LIVE } as never).sort({ _id: 1 }).toArray();
+  }
+
+  /**
+   * Inserts a new request under the next free id (highest + 1; a concurrent insert that took it
+   * makes us retry with the next). When the draft key is already taken (another request created
+   * the caller's Draft first) returns null and inserts nothing.
+   */
+  async insertNew(build: (id: number) => { doc: ChangeRequestDocument; events: PendingEvent[] }): Promise<ChangeRequestDocument | null> {
+    for (let attempt = 0; ; attempt++) {
+      const last = await this.collection.find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).next();
+      const { doc, events } = build((last?._id ?? 0) + 1);
+      try {
+        await this.outbox.insert(this.collection, doc, events);
+        return doc;
+      } catch (err) {
+        if (!isDuplicateKey(err) || attempt > 100) throw err;
+        if (doc.draftKey && (await this.findDraft(doc.draftKey))) return null;
+      }
+    }
+  }
+
+  async replace(current: ChangeRequestDocument, next: ChangeRequestDocument, events: PendingEvent[]): Promise<void> {
+    await this.outbox.replace(this.collection, current, next, events);
+  }
+}
