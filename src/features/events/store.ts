@@ -44,7 +44,7 @@ export class EventStore {
    * One page, newest first (createdAt desc, id desc), and the number of matches. Both reads carry
    * `maxTimeMS`, so a search the indexes cannot serve (a free-text `query` is a scan) is stopped
    * by the server instead of holding a connection; the caller turns that into a 503.
-   * With no filter at all the total comes from the collection's metadata (no scan).
+   * With no filter at all the total comes from the collection's statistics (no scan; see countAll).
    */
   async page(filter: Filter<EventDocument>, offset: number, limit: number, maxTimeMS: number): Promise<EventPage> {
     const unfiltered = Object.keys(filter).length === 0;
@@ -55,10 +55,23 @@ export class EventStore {
         .skip(offset)
         .limit(limit)
         .toArray() as unknown as Promise<StoredEvent[]>,
-      unfiltered
-        ? this.collection.estimatedDocumentCount({ maxTimeMS })
-        : this.collection.countDocuments(filter, { maxTimeMS }),
+      unfiltered ? this.countAll(maxTimeMS) : this.collection.countDocuments(filter, { maxTimeMS }),
     ]);
     return { events, total };
+  }
+
+  /**
+   * Every event, from `$collStats` (MongoDB: collection metadata; FerretDB: a row count without
+   * decoding documents — measured 0.1 s against 60 s for `count` on a busy 20k-event log).
+   * Falls back to the `count` command where the stage is not available.
+   */
+  async countAll(maxTimeMS: number): Promise<number> {
+    try {
+      const stats = await this.collection.aggregate<{ count?: number }>([{ $collStats: { count: {} } }], { maxTimeMS }).toArray();
+      if (stats.length > 0 && stats.every((s) => typeof s.count === 'number')) return stats.reduce((n, s) => n + s.count!, 0);
+    } catch (err) {
+      if ((err as { code?: number }).code === 50) throw err;
+    }
+    return await this.collection.estimatedDocumentCount({ maxTimeMS });
   }
 }
