@@ -257,3 +257,23 @@ t.test('discarding a change: event, 404 for unknown ids, refused once approved',
   await setState(app, cr.id, 'Approved');
   t.equal((await send(app, 'DELETE', `${CR}/${cr.id}/changes/2`)).statusCode, 409);
 });
+
+t.test('concurrent requests: sequential distinct ids, one Draft per caller/project/environment', async (t) => {
+  const app = await buildTestApp(t);
+  const projects = ['default', 'p2', 'p3'];
+  for (const p of projects.slice(1)) await ok(app, 'POST', '/api/admin/projects', { id: p, name: p }, 201);
+  for (const p of projects) await createFlag(app, `flag-${p}`, p);
+  const targets = projects.flatMap((p) => ['development', 'production'].map((env) => [p, env] as const));
+  // Every target twice at once: two changes race for the same Draft.
+  const results = await Promise.all(targets.flatMap(([p, env]) => [1, 2].map(() =>
+    addChanges(app, { feature: `flag-${p}`, action: 'updateEnabled', payload: { enabled: true } }, p, env))));
+  t.ok(results.every((r) => r.statusCode === 200), results.map((r) => r.statusCode).join(','));
+  const ids = new Set(results.map((r) => r.json().id as number));
+  t.same([...ids].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6], 'one request per target, ids from 1 without gaps');
+  for (const [p, env] of targets) {
+    const list = (await ok(app, 'GET', `/api/admin/projects/${p}/change-requests`)) as Array<{ environment: string; features: Array<{ changes: unknown[] }> }>;
+    const mine = list.filter((cr) => cr.environment === env);
+    t.equal(mine.length, 1, `${p}/${env}: one Draft`);
+    t.equal(mine[0]!.features[0]!.changes.length, 2, `${p}/${env}: both changes`);
+  }
+});
