@@ -7,8 +7,9 @@ const OpenObject = (description: string) => Type.Object({}, { additionalProperti
 
 export const ProjectParams = Type.Object({ projectId: Type.String() });
 export const EnvironmentParams = Type.Object({ projectId: Type.String(), environment: Type.String() });
-export const ChangeRequestParams = Type.Object({ projectId: Type.String(), id: Type.Integer() });
-export const ChangeParams = Type.Object({ projectId: Type.String(), id: Type.Integer(), changeId: Type.Integer() });
+/** Ids are strings here: anything but a decimal integer is simply an unknown change request (404). */
+export const ChangeRequestParams = Type.Object({ projectId: Type.String(), id: Type.String() });
+export const ChangeParams = Type.Object({ projectId: Type.String(), id: Type.String(), changeId: Type.String() });
 export const PreviewParams = Type.Object({ id: Type.String() });
 
 /**

@@ -58,6 +58,11 @@ const STATE_EVENTS: Partial<Record<ChangeRequestState, string>> = {
   Applied: 'change-request-applied',
 };
 
+/** A decimal integer id from a path, or NaN (which matches nothing). */
+export function parseId(text: string): number {
+  return /^[0-9]{1,15}$/.test(text) ? Number(text) : NaN;
+}
+
 function userOf(audit: AuditUser): ChangeRequestUser {
   const username = audit.id === -42 ? ADMIN_TOKEN_USER_NAME : audit.name;
   return { id: audit.id, username, imageUrl: gravatarUrl(username) };
@@ -140,13 +145,13 @@ export class ChangeRequestService {
     return new Simulation({ flags: this.flags, segmentStore: this.segmentStore, segments: this.segments }, project, environment, audit, now);
   }
 
-  private async require(project: string, id: number): Promise<ChangeRequestDocument> {
-    const cr = await this.store.get(id);
+  private async require(project: string, id: number | string): Promise<ChangeRequestDocument> {
+    const cr = await this.store.get(typeof id === 'number' ? id : parseId(id));
     if (!cr || cr.project !== project) throw notFound(`Could not find change request with id ${id}`);
     return cr;
   }
 
-  async get(project: string, id: number): Promise<Record<string, unknown>> {
+  async get(project: string, id: string): Promise<Record<string, unknown>> {
     return changeRequestView(await this.require(project, id));
   }
 
@@ -249,12 +254,14 @@ export class ChangeRequestService {
     );
   }
 
-  async discardChange(project: string, id: number, changeId: number, audit: AuditUser): Promise<Record<string, unknown>> {
+  async discardChange(project: string, idText: string, changeIdText: string, audit: AuditUser): Promise<Record<string, unknown>> {
+    const id = (await this.require(project, idText))._id;
     return await this.outbox.exclusive(`change-request:${id}`, () =>
       retrying(async () => {
         const cr = await this.require(project, id);
+        const changeId = parseId(changeIdText);
         const change = cr.changes.find((c) => c.id === changeId);
-        if (!change) throw notFound(`Could not find change with id ${changeId} in change request ${id}`);
+        if (!change) throw notFound(`Could not find change with id ${changeIdText} in change request ${id}`);
         if (cr.state !== 'Draft' && cr.state !== 'In review') {
           throw conflict(`Changes can only be discarded while the change request is Draft or In review; change request #${id} is ${cr.state}`);
         }
@@ -275,7 +282,8 @@ export class ChangeRequestService {
   // -------------------------------------------------------------------------------------------
   // states
 
-  async setState(project: string, id: number, state: ChangeRequestState, audit: AuditUser): Promise<Record<string, unknown>> {
+  async setState(project: string, idText: string, state: ChangeRequestState, audit: AuditUser): Promise<Record<string, unknown>> {
+    const id = (await this.require(project, idText))._id;
     if (state === 'Scheduled') throw validationError('Scheduling change requests is not supported');
     return await this.outbox.exclusive(`change-request:${id}`, async () => {
       const cr = await this.require(project, id);
@@ -450,8 +458,7 @@ export class ChangeRequestService {
    * apply would refuse them). Final-state requests preview the current state. No write, no event.
    */
   async preview(idText: string): Promise<{ cr: ChangeRequestDocument; changes?: SnapshotChanges; changesKey?: string }> {
-    const id = /^[0-9]+$/.test(idText) ? Number(idText) : NaN;
-    const cr = Number.isSafeInteger(id) ? await this.store.get(id) : null;
+    const cr = await this.store.get(parseId(idText));
     if (!cr) throw notFound(`Could not find change request with id ${idText}`);
     if (FINAL_STATES.has(cr.state) || cr.changes.length === 0) return { cr };
     const sim = await this.simulation(cr.project, cr.environment, { name: 'preview', id: null }).load();

@@ -89,6 +89,10 @@ t.test('unknown project, environment and flag answer 404 like the live endpoints
   t.equal(archiveMissing.json().message, 'Could not find feature flag "ghost"');
   t.equal((await send(app, 'GET', `${CR}/99`)).statusCode, 404);
   t.equal((await send(app, 'GET', `${CR}/99`)).json().message, 'Could not find change request with id 99');
+  for (const id of ['abc', '1.0', '-1']) {
+    t.equal((await send(app, 'GET', `${CR}/${id}`)).statusCode, 404, id);
+    t.equal((await setState(app, id as never, 'Cancelled')).statusCode, 404, `state of ${id}`);
+  }
   t.equal(await storedState(app), before, 'nothing written');
 });
 
@@ -275,5 +279,22 @@ t.test('concurrent requests: sequential distinct ids, one Draft per caller/proje
     const mine = list.filter((cr) => cr.environment === env);
     t.equal(mine.length, 1, `${p}/${env}: one Draft`);
     t.equal(mine[0]!.features[0]!.changes.length, 2, `${p}/${env}: both changes`);
+  }
+});
+
+t.test('the change-request routes are documented', async (t) => {
+  const app = await buildTestApp(t);
+  const res = await app.inject({ method: 'GET', url: '/docs/openapi.json' });
+  t.equal(res.statusCode, 200);
+  const paths = res.json().paths as Record<string, Record<string, { summary?: string; tags?: string[] }>>;
+  for (const [path, method] of [
+    ['/api/admin/projects/{projectId}/environments/{environment}/change-requests', 'post'],
+    ['/api/admin/projects/{projectId}/change-requests', 'get'],
+    ['/api/admin/projects/{projectId}/change-requests/{id}', 'get'],
+    ['/api/admin/projects/{projectId}/change-requests/{id}/state', 'put'],
+    ['/api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}', 'delete'],
+    ['/api/admin/playground/change-request/{id}', 'post'],
+  ] as const) {
+    t.ok(paths[path]?.[method]?.summary, `${method} ${path}`);
   }
 });
