@@ -12,7 +12,7 @@
  *
  * Settings (environment): EVENTS, SMALL_EVENTS, MONGODB_URL (default: the embedded server, started
  * here), DURATION (seconds per scenario, default 5), CONNECTIONS (default 4), BATCH (insertMany
- * size, default 1000), KEEP=1 keeps the databases. Nothing else reads the environment.
+ * size, default 1000), ONLY=small runs only the small-log scenario, KEEP=1 keeps the databases. Nothing else reads the environment.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -214,38 +214,40 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const notes: string[] = [];
   try {
-    process.stderr.write(`seeding ${EVENTS} events into ${bigDb}\n`);
-    const big = await seed(url, bigDb, EVENTS);
-    notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
-    const first = await startApp(url, bigDb);
-    notes.push(`first app start on the seeded log (builds the search indexes): ${first.startSeconds.toFixed(1)} s`);
-    await first.app.close();
-    const { app, base, startSeconds } = await startApp(url, bigDb);
-    notes.push(`second app start (indexes exist): ${startSeconds.toFixed(1)} s`);
-    const s = big.sample;
-    const month = new Date(NOW - 60 * DAY).toISOString().slice(0, 7);
-    const range = `from=IS:${month}-01&to=IS:${month}-28`;
-    const scenarios: Array<[string, string]> = [
-      ['no filter', ''],
-      ['type', `type=IS:feature-strategy-update`],
-      ['type IS_ANY_OF', `type=IS_ANY_OF:feature-created,feature-archived`],
-      ['feature', `feature=IS:${encodeURIComponent(s.featureName!)}`],
-      ['project', `project=IS:${s.project}`],
-      ['createdBy', `createdBy=IS:${s.createdByUserId}`],
-      ['environment', `environment=IS:production`],
-      ['id', `id=IS:${s.id}`],
-      ['groupId', `groupId=IS:${s.groupId}`],
-      ['query', `query=${encodeURIComponent('rollout 7')}`],
-      ['offset 10000', `offset=10000`],
-    ];
-    for (const [name, qs] of scenarios) {
-      rows.push(await measure(base, 'big', name, `/api/admin/search/events?${qs}`, CONNECTIONS));
-      if (name !== 'no filter' && name !== 'id' && name !== 'groupId' && name !== 'offset 10000') {
-        rows.push(await measure(base, 'big', `${name} + month`, `/api/admin/search/events?${qs}&${range}`, CONNECTIONS));
+    if (env.ONLY !== 'small') {
+      process.stderr.write(`seeding ${EVENTS} events into ${bigDb}\n`);
+      const big = await seed(url, bigDb, EVENTS);
+      notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
+      const first = await startApp(url, bigDb);
+      notes.push(`first app start on the seeded log (builds the search indexes): ${first.startSeconds.toFixed(1)} s`);
+      await first.app.close();
+      const { app, base, startSeconds } = await startApp(url, bigDb);
+      notes.push(`second app start (indexes exist): ${startSeconds.toFixed(1)} s`);
+      const s = big.sample;
+      const month = new Date(NOW - 60 * DAY).toISOString().slice(0, 7);
+      const range = `from=IS:${month}-01&to=IS:${month}-28`;
+      const scenarios: Array<[string, string]> = [
+        ['no filter', ''],
+        ['type', `type=IS:feature-strategy-update`],
+        ['type IS_ANY_OF', `type=IS_ANY_OF:feature-created,feature-archived`],
+        ['feature', `feature=IS:${encodeURIComponent(s.featureName!)}`],
+        ['project', `project=IS:${s.project}`],
+        ['createdBy', `createdBy=IS:${s.createdByUserId}`],
+        ['environment', `environment=IS:production`],
+        ['id', `id=IS:${s.id}`],
+        ['groupId', `groupId=IS:${s.groupId}`],
+        ['query', `query=${encodeURIComponent('rollout 7')}`],
+        ['offset 10000', `offset=10000`],
+      ];
+      for (const [name, qs] of scenarios) {
+        rows.push(await measure(base, 'big', name, `/api/admin/search/events?${qs}`, CONNECTIONS));
+        if (name !== 'no filter' && name !== 'id' && name !== 'groupId' && name !== 'offset 10000') {
+          rows.push(await measure(base, 'big', `${name} + month`, `/api/admin/search/events?${qs}&${range}`, CONNECTIONS));
+        }
       }
+      rows.push(await measure(base, 'big', 'month only', `/api/admin/search/events?${range}`, CONNECTIONS));
+      await app.close();
     }
-    rows.push(await measure(base, 'big', 'month only', `/api/admin/search/events?${range}`, CONNECTIONS));
-    await app.close();
 
     process.stderr.write(`seeding ${SMALL_EVENTS} events into ${smallDb}\n`);
     await seed(url, smallDb, SMALL_EVENTS);

@@ -27,9 +27,31 @@ export interface EventPage {
 
 export class EventStore {
   readonly collection: Collection<EventDocument>;
+  /** Bumped whenever this process commits events: reads started before must not be shared after. */
+  private generation = 0;
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   constructor(outbox: Outbox) {
     this.collection = outbox.events;
+    outbox.onCommitted(() => {
+      this.generation++;
+    });
+  }
+
+  /**
+   * Single flight: identical reads that arrive while one is running share its result instead of
+   * each scanning the log again (on FerretDB every filtered read is a scan). Only reads started
+   * since this process's last commit are shared, so a search never misses an event this instance
+   * committed before it was asked; nothing is cached once the read completes.
+   */
+  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const k = `${this.generation}|${key}`;
+    let pending = this.inFlight.get(k) as Promise<T> | undefined;
+    if (!pending) {
+      pending = read().finally(() => this.inFlight.delete(k));
+      this.inFlight.set(k, pending);
+    }
+    return pending;
   }
 
   /**
@@ -48,14 +70,17 @@ export class EventStore {
    */
   async page(filter: Filter<EventDocument>, offset: number, limit: number, maxTimeMS: number): Promise<EventPage> {
     const unfiltered = Object.keys(filter).length === 0;
+    const key = JSON.stringify(filter);
     const [events, total] = await Promise.all([
-      this.collection
-        .find(filter, { projection: PROJECTION, maxTimeMS })
-        .sort({ createdAt: -1, id: -1 })
-        .skip(offset)
-        .limit(limit)
-        .toArray() as unknown as Promise<StoredEvent[]>,
-      unfiltered ? this.countAll(maxTimeMS) : this.collection.countDocuments(filter, { maxTimeMS }),
+      this.shared(`page|${offset}|${limit}|${key}`, () =>
+        this.collection
+          .find(filter, { projection: PROJECTION, maxTimeMS })
+          .sort({ createdAt: -1, id: -1 })
+          .skip(offset)
+          .limit(limit)
+          .toArray() as unknown as Promise<StoredEvent[]>),
+      this.shared(`count|${key}`, () =>
+        unfiltered ? this.countAll(maxTimeMS) : this.collection.countDocuments(filter, { maxTimeMS })),
     ]);
     return { events, total };
   }
