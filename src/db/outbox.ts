@@ -132,6 +132,14 @@ export const LIVE = { [DELETED_FIELD]: { $ne: true } } as const;
 
 type Listener = (lastEventId: number) => void;
 
+const EVENTS_META = 'events';
+
+interface MetaDocument {
+  _id: string;
+  lastId: number;
+  token: string;
+}
+
 export class Outbox {
   readonly events: Collection<EventDocument>;
   private readonly flushLock = new KeyedLock();
@@ -141,8 +149,11 @@ export class Outbox {
   private nextEventId: number | undefined;
   lastEventId = 0;
 
+  private readonly meta: Collection<MetaDocument>;
+
   constructor(private readonly db: Db) {
     this.events = db.collection<EventDocument>('events');
+    this.meta = db.collection<MetaDocument>('meta');
   }
 
   async createIndexes(): Promise<void> {
@@ -206,13 +217,16 @@ export class Outbox {
       if (!doc) return;
       const pending = doc._outbox ?? [];
       if (pending.length) {
-        const keys = pending.map((e) => e.key);
-        const already = new Set(
-          (await this.events.find({ _id: { $in: keys } }, { projection: { _id: 1 } }).toArray()).map((e) => e._id),
-        );
+        let appended = false;
         for (const event of pending) {
-          if (!already.has(event.key)) await this.appendEvent(event);
+          // One `_id` look-up per key: FerretDB serves `_id` equality from its primary key but
+          // scans the collection for `$in` (measured: 5 ms vs 395 ms at 20 000 events).
+          if (!(await this.events.findOne({ _id: event.key }, { projection: { _id: 1 } }))) {
+            await this.appendEvent(event);
+            appended = true;
+          }
         }
+        if (appended) await this.publishRevision();
       }
       if (doc._deleted) {
         await c.deleteOne({ _id: id, [REV_FIELD]: doc._rev } as never);
@@ -223,12 +237,18 @@ export class Outbox {
     for (const listener of this.listeners) listener(this.lastEventId);
   }
 
+  /**
+   * Event ids: the unique index on `id` is the only arbiter (FerretDB has no atomic counter).
+   * The next id starts from the `meta` hint (an `_id` read; finding the maximum would scan the
+   * whole log on FerretDB, which never pushes sorts down) and probes upward on collision: the
+   * hint lags only by events whose writer died before updating it, or by another instance's.
+   */
   private async appendEvent(event: PendingEvent): Promise<void> {
     const { key, ...rest } = event;
     for (let attempt = 0; ; attempt++) {
       if (this.nextEventId === undefined) {
-        const last = await this.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
-        this.nextEventId = (last?.id ?? 0) + 1;
+        const meta = await this.meta.findOne({ _id: EVENTS_META });
+        this.nextEventId = (meta?.lastId ?? 0) + 1;
       }
       const id = this.nextEventId;
       try {
@@ -237,12 +257,39 @@ export class Outbox {
         this.lastEventId = Math.max(this.lastEventId, id);
         return;
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000 || attempt > 50) throw err;
-        // Either another instance took this id (refresh and retry) or this key is already stored.
+        if ((err as { code?: number }).code !== 11000) throw err;
+        // Either this key is stored already (a repeated flush), or the id is taken: try the next.
         if (await this.events.findOne({ _id: key }, { projection: { _id: 1 } })) return;
-        this.nextEventId = undefined;
+        this.nextEventId = id + 1;
+        if (attempt === 1000) {
+          // The hint is far behind (e.g. the meta document was lost): find the maximum once.
+          const last = await this.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
+          this.nextEventId = (last?.id ?? 0) + 1;
+        }
       }
     }
+  }
+
+  /**
+   * Records that events (and so state) changed: the newest id as the next writer's hint, and a
+   * fresh token that other instances poll (one `_id` read) to know their snapshot is stale.
+   * Concurrent writers may interleave these updates; the token still changes, and the id hint
+   * only needs to be close (see appendEvent).
+   */
+  private async publishRevision(): Promise<void> {
+    const update = { $max: { lastId: this.lastEventId }, $set: { token: randomUUID() } };
+    try {
+      await this.meta.updateOne({ _id: EVENTS_META }, update, { upsert: true });
+    } catch (err) {
+      if ((err as { code?: number }).code !== 11000) throw err;
+      await this.meta.updateOne({ _id: EVENTS_META }, update);
+    }
+  }
+
+  /** The token of the latest published revision (see publishRevision). */
+  async revisionToken(): Promise<string | null> {
+    const meta = await this.meta.findOne({ _id: EVENTS_META }, { projection: { token: 1 } });
+    return meta?.token ?? null;
   }
 
   /** Flushes every document left with pending events (after a crash or a database outage). */

@@ -408,7 +408,7 @@ export class ChangeRequestService {
       const keys = new Set(write.events.map((e) => e.key));
       const doc = await store.get(write.name);
       if (doc?._outbox?.some((e) => keys.has(e.key))) continue;
-      if (keys.size > 0 && (await this.outbox.events.findOne({ _id: { $in: [...keys] } }, { projection: { _id: 1 } }))) continue;
+      if (await this.anyEventStored(keys)) continue;
       if (doc && keys.size === 0 && doc._rev !== write.rev) continue;
       const failed = `flag "${write.name}" changed before the change request's write (changes ${write.changeIds.join(', ')} not applied)`;
       if (!doc || doc._rev !== write.rev) {
@@ -474,5 +474,13 @@ export class ChangeRequestService {
     // Keyed by content: the same request previews differently once the flags under it change.
     const changesKey = `${cr._id}:${createHash('sha1').update(JSON.stringify(changes)).digest('hex')}`;
     return { cr, changes, changesKey };
+  }
+
+  /** `_id` look-ups one by one: FerretDB scans the whole log for `$in`. */
+  private async anyEventStored(keys: Set<string>): Promise<boolean> {
+    for (const key of keys) {
+      if (await this.outbox.events.findOne({ _id: key }, { projection: { _id: 1 } })) return true;
+    }
+    return false;
   }
 }

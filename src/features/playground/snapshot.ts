@@ -19,16 +19,16 @@ export interface CurrentSnapshot {
  *
  * A revision changes when (a) this instance commits a write (outbox listener: read-your-writes,
  * since the write's response goes out after its flush) or (b) another instance does, noticed by
- * polling the newest event id every REVISION_POLL_MS (an indexed single-document read; change
- * streams need a replica set, which FerretDB and a standalone mongod do not offer).
- * Every change carries an event, so the newest event id is a sufficient revision.
+ * polling the revision token every REVISION_POLL_MS (one `_id` read: on FerretDB anything else
+ * scans a collection; change streams need a replica set, which FerretDB and a standalone mongod
+ * do not offer). Every change carries an event, and every flush of events publishes a new token.
  */
 export class SnapshotCache {
   private current: CurrentSnapshot | undefined;
   private dirty = true;
   private revision = 0;
   private building: Promise<CurrentSnapshot> | undefined;
-  private lastSeenEventId = -1;
+  private lastSeenToken: string | null | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -43,10 +43,9 @@ export class SnapshotCache {
   start(): void {
     const poll = async () => {
       try {
-        const newest = await this.outbox.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
-        const id = newest?.id ?? 0;
-        if (id !== this.lastSeenEventId) {
-          this.lastSeenEventId = id;
+        const token = await this.outbox.revisionToken();
+        if (token !== this.lastSeenToken) {
+          this.lastSeenToken = token;
           this.invalidate();
         }
       } catch (err) {
