@@ -25,33 +25,71 @@ export interface EventPage {
   total: number;
 }
 
+/** Results kept per revision: enough for dashboards paging through a few filters. */
+const CACHE_ENTRIES = 500;
+
 export class EventStore {
   readonly collection: Collection<EventDocument>;
-  /** Bumped whenever this process commits events: reads started before must not be shared after. */
+  /** Bumped whenever the log may have changed: reads from before must not be served after. */
   private generation = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly results = new Map<string, unknown>();
+  private tokenCheckedAt = 0;
+  private lastToken: string | null | undefined;
 
-  constructor(outbox: Outbox) {
+  constructor(
+    private readonly outbox: Outbox,
+    /** How stale another instance's writes may be here; the playground polls at the same pace. */
+    private readonly revisionPollMs = 250,
+  ) {
     this.collection = outbox.events;
-    outbox.onCommitted(() => {
-      this.generation++;
-    });
+    outbox.onCommitted(() => this.bump());
+  }
+
+  private bump(): void {
+    this.generation++;
+    this.results.clear();
+  }
+
+  /** Notices other instances' writes by the published revision token (one `_id` read, at most once per poll interval). */
+  private async checkRevision(): Promise<void> {
+    const now = Date.now();
+    if (now - this.tokenCheckedAt < this.revisionPollMs) return;
+    this.tokenCheckedAt = now;
+    const token = await this.outbox.revisionToken();
+    if (token !== this.lastToken) {
+      this.lastToken = token;
+      this.bump();
+    }
   }
 
   /**
-   * Single flight: identical reads that arrive while one is running share its result instead of
-   * each scanning the log again (on FerretDB every filtered read is a scan). Only reads started
-   * since this process's last commit are shared, so a search never misses an event this instance
-   * committed before it was asked; nothing is cached once the read completes.
+   * Reads are shared while running (single flight) and their results kept until the log changes.
+   * Why: on FerretDB every filtered read is a scan of the whole log (it never uses secondary
+   * indexes or pushes sorts down), so repeating a search is the expensive case; the log is
+   * append-only, so a result stays exact until the next event. This process's own commits clear
+   * the cache before they are acknowledged (a search never misses an event this instance wrote);
+   * another instance's events are seen within `revisionPollMs`.
    */
-  private shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+  private async shared<T>(key: string, read: () => Promise<T>): Promise<T> {
+    await this.checkRevision();
     const k = `${this.generation}|${key}`;
+    if (this.results.has(k)) return this.results.get(k) as T;
     let pending = this.inFlight.get(k) as Promise<T> | undefined;
     if (!pending) {
-      pending = read().finally(() => this.inFlight.delete(k));
+      const generation = this.generation;
+      pending = read()
+        .then((value) => {
+          if (generation === this.generation) {
+            if (this.results.size >= CACHE_ENTRIES) this.results.clear();
+            this.results.set(k, value);
+          }
+          return value;
+        })
+        .finally(() => this.inFlight.delete(k));
       this.inFlight.set(k, pending);
     }
-    return pending;
+    return await pending;
   }
 
   /**
