@@ -32,20 +32,11 @@ import {
   type Snapshot,
   type StrategyConfig,
 } from '../src/evaluation/index.js';
+import { seededRandom } from './random.js';
 
 // ---------------------------------------------------------------------------------------------
 // Seeded data
 
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seededRandom(42);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];

@@ -24,6 +24,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../src/db/embedded.js';
 import { searchTextOf, type EventDocument } from '../src/db/outbox.js';
+import { seededRandom } from './random.js';
 
 const env = process.env;
 const EVENTS = Number(env.EVENTS ?? 1_000_000);
@@ -39,16 +40,6 @@ const START = NOW - 365 * DAY;
 // ---------------------------------------------------------------------------------------------
 // Seeded data
 
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seededRandom(7);
 const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));

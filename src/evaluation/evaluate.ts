@@ -11,7 +11,7 @@
  * Both apply the same rules, so a playground answer predicts an SDK's (D2).
  */
 import type { CompiledFlag, CompiledFlagEnvironment, CompiledSegment, CompiledSnapshot, CompiledDependency } from './compile.js';
-import { allConstraintsHold, constraintHolds } from './constraints.js';
+import { allConstraintsHold, constraintHolds, type CompiledConstraint } from './constraints.js';
 import { ContextReader } from './context-reader.js';
 import { jsonString } from './json.js';
 import { activationHolds, StrategyKind, type CompiledStrategy } from './strategies.js';
@@ -350,16 +350,24 @@ export function evaluateSelection(
   return evaluateRange(compiled, selection, environment, context, 0, selection.flags.length);
 }
 
-function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): StrategyEvaluation {
-  const reader = run.reader;
-  const constraints = strategy.constraints;
-  const constraintResults: boolean[] = new Array(constraints.length);
-  let constraintsPass = true;
+/**
+ * Evaluates every constraint (the playground reports each result, so no short-circuit), writing
+ * the results into `into`; true when all hold. Fills a caller-made array: no allocation per call.
+ */
+function evaluateConstraints(constraints: readonly CompiledConstraint[], reader: ContextReader, into: boolean[]): boolean {
+  let all = true;
   for (let i = 0; i < constraints.length; i++) {
     const holds = constraintHolds(constraints[i], reader);
-    constraintResults[i] = holds;
-    if (!holds) constraintsPass = false;
+    into[i] = holds;
+    if (!holds) all = false;
   }
+  return all;
+}
+
+function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): StrategyEvaluation {
+  const reader = run.reader;
+  const constraintResults: boolean[] = new Array(strategy.constraints.length);
+  const constraintsPass = evaluateConstraints(strategy.constraints, reader, constraintResults);
   const segments: SegmentEvaluation[] = [];
   let segmentsPass = true;
   for (const id of strategy.segmentIds) {
@@ -386,14 +394,8 @@ function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): Strat
 }
 
 function evaluateSegment(segment: CompiledSegment, reader: ContextReader): SegmentEvaluation {
-  const constraints = segment.constraints;
-  const constraintResults: boolean[] = new Array(constraints.length);
-  let result = true;
-  for (let i = 0; i < constraints.length; i++) {
-    const holds = constraintHolds(constraints[i], reader);
-    constraintResults[i] = holds;
-    if (!holds) result = false;
-  }
+  const constraintResults: boolean[] = new Array(segment.constraints.length);
+  const result = evaluateConstraints(segment.constraints, reader, constraintResults);
   return { segment, result, constraintResults };
 }
 

@@ -3,17 +3,6 @@ import { LIVE, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDo
 import type { ConstraintConfig, SegmentConfig } from '../../evaluation/types.js';
 import { EnvironmentStore } from '../environments/store.js';
 
-/** A segment as the store keeps it: `_id` is the segment's integer id. */
-export interface SegmentDocument extends StoredDocument {
-  _id: number;
-  name: string;
-  description: string | null;
-  project: string | null;
-  constraints: ConstraintConfig[];
-  createdBy: string;
-  createdAt: Date;
-}
-
 export interface Segment {
   id: number;
   name: string;
@@ -22,6 +11,11 @@ export interface Segment {
   constraints: ConstraintConfig[];
   createdBy: string;
   createdAt: Date;
+}
+
+/** A segment as the store keeps it: `_id` is the segment's integer id. */
+export interface SegmentDocument extends StoredDocument, Omit<Segment, 'id'> {
+  _id: number;
 }
 
 /** What the playground snapshot needs of a segment (src/evaluation/types.ts). */

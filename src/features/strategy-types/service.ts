@@ -10,14 +10,7 @@ export interface CreateStrategyTypeInput {
   parameters?: Array<{ name: string; type: string; description?: string; required?: boolean }>;
 }
 
-interface StrategyTypeFields {
-  name: string;
-  displayName: string | null;
-  description: string;
-  parameters: StrategyParameter[];
-  editable: boolean;
-  deprecated: boolean;
-}
+type StrategyTypeFields = Pick<StrategyTypeDocument, 'name' | 'displayName' | 'description' | 'parameters' | 'editable' | 'deprecated'>;
 
 export function strategyTypeView(doc: StrategyTypeFields): Record<string, unknown> {
   return {
