@@ -17,17 +17,20 @@ import {
 import type { AdvancedChunkTask, DeprecatedTask, PlaygroundTask, SnapshotRef } from '../src/features/playground/protocol.js';
 
 let cachedRevision = -1;
-let cachedBuffer: SharedArrayBuffer | undefined;
 let cached: CompiledSnapshot | undefined;
 let previewKey: string | undefined;
 let preview: CompiledSnapshot | undefined;
 
+/**
+ * By revision only: every postMessage delivers a new SharedArrayBuffer object for the same shared
+ * memory, so comparing buffers by identity would recompile on every task (it did: compile was
+ * most of a worker's time). Revisions are unique within the pool's SnapshotCache.
+ */
 function snapshotFor(ref: SnapshotRef): CompiledSnapshot {
-  if (cached && cachedRevision === ref.revision && cachedBuffer === ref.buffer) return cached;
+  if (cached && cachedRevision === ref.revision) return cached;
   const text = Buffer.from(ref.buffer).toString('utf8');
   cached = compile(JSON.parse(text) as Snapshot);
   cachedRevision = ref.revision;
-  cachedBuffer = ref.buffer;
   previewKey = undefined;
   preview = undefined;
   return cached;
