@@ -180,6 +180,7 @@ export class Outbox {
     const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: events } : {}) };
     await coll.insertOne(stored as never);
     if (events.length) await this.flush(coll, doc._id);
+    else await this.committedWithoutEvents();
   }
 
   /**
@@ -194,6 +195,17 @@ export class Outbox {
     const result = await coll.replaceOne({ _id: current._id, [REV_FIELD]: current._rev } as never, stored as never);
     if (result.matchedCount === 0) throw new ConcurrentModificationError(`document ${String(current._id)} changed meanwhile`);
     if (outbox.length) await this.flush(coll, current._id);
+    else await this.committedWithoutEvents();
+  }
+
+  /**
+   * A write without events of its own (part of an operation whose event another document
+   * carries, e.g. connecting a new environment to every project) still changes what readers see:
+   * caches and snapshots must hear of it, here and on other instances.
+   */
+  private async committedWithoutEvents(): Promise<void> {
+    await this.publishRevision();
+    for (const listener of this.listeners) listener(this.lastEventId);
   }
 
   /** Deletes `current`: a tombstone carries the events until they are flushed, then goes. */

@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import { ReadCache } from '../../db/read-cache.js';
 
 export interface EnvironmentDocument extends StoredDocument {
   _id: string;
@@ -19,9 +20,11 @@ const INITIAL: Array<Pick<EnvironmentDocument, 'name' | 'type' | 'sortOrder'>> =
 
 export class EnvironmentStore {
   readonly collection: Collection<EnvironmentDocument>;
+  private readonly cache: ReadCache;
 
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<EnvironmentDocument>('environments');
+    this.cache = new ReadCache(outbox);
   }
 
   async init(): Promise<void> {
@@ -37,11 +40,11 @@ export class EnvironmentStore {
   }
 
   async get(name: string): Promise<EnvironmentDocument | null> {
-    return await this.collection.findOne({ _id: name, ...LIVE });
+    return (await this.list()).find((env) => env.name === name) ?? null;
   }
 
-  /** Ordered by sortOrder, then creation (SPEC §1.4). */
+  /** Ordered by sortOrder, then creation (SPEC §1.4). Cached per revision (read by most admin calls). */
   async list(): Promise<EnvironmentDocument[]> {
-    return await this.collection.find({ ...LIVE }).sort({ sortOrder: 1, createdAt: 1, _id: 1 }).toArray();
+    return await this.cache.get('all', () => this.collection.find({ ...LIVE }).sort({ sortOrder: 1, createdAt: 1, _id: 1 }).toArray());
   }
 }

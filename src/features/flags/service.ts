@@ -104,8 +104,11 @@ export class FlagService {
   }
 
   private async view(flag: FlagData, created = false): Promise<Record<string, unknown>> {
-    const envs = await this.projectEnvironments(await this.projects.get(flag.project));
-    const children = await this.store.children(flag.name);
+    // Concurrently: under load each sequential round trip also waits its turn on the event loop.
+    const [envs, children] = await Promise.all([
+      this.projects.get(flag.project).then((project) => this.projectEnvironments(project)),
+      this.store.children(flag.name),
+    ]);
     return created ? flagCreatedFullView(flag, envs, children) : flagView(flag, envs, children);
   }
 

@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import { ReadCache } from '../../db/read-cache.js';
 
 export interface ProjectDocument extends StoredDocument {
   _id: string;
@@ -15,9 +16,11 @@ export interface ProjectDocument extends StoredDocument {
 
 export class ProjectStore {
   readonly collection: Collection<ProjectDocument>;
+  private readonly cache: ReadCache;
 
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<ProjectDocument>('projects');
+    this.cache = new ReadCache(outbox);
   }
 
   /** Project `default` (name `Default`), connected to both initial environments (SPEC §7). */
@@ -36,8 +39,9 @@ export class ProjectStore {
     });
   }
 
+  /** Cached per revision: nearly every admin call reads its project. */
   async get(id: string): Promise<ProjectDocument | null> {
-    return await this.collection.findOne({ _id: id, ...LIVE });
+    return await this.cache.get(`id:${id}`, () => this.collection.findOne({ _id: id, ...LIVE }));
   }
 
   async list(): Promise<ProjectDocument[]> {
