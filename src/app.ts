@@ -108,14 +108,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(projectRoutes, { service: services.projects });
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
 
-  const snapshots = new SnapshotCache(
-    storeSnapshotSource(new FlagStore(app.database.outbox), stores.segments),
-    app.database.outbox,
-    config.REVISION_POLL_MS,
-    (err) => app.log.warn({ err }, 'revision poll failed'),
-  );
-  snapshots.start();
-  app.addHook('onClose', async () => snapshots.stop());
+  const snapshots = new SnapshotCache(storeSnapshotSource(new FlagStore(app.database.outbox), stores.segments), app.database.outbox);
+  app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));
+  app.addHook('onClose', async () => app.database.outbox.stopWatching());
   const playground = new PlaygroundService(app.workerPool, snapshots, {
     evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
     streamThreshold: config.PLAYGROUND_STREAM_THRESHOLD,

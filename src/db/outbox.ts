@@ -298,6 +298,37 @@ export class Outbox {
     }
   }
 
+  private watchTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * Watches for other instances' writes: polls the revision token every `pollMs` (one `_id`
+   * read: on FerretDB anything else scans a collection; change streams need a replica set, which
+   * FerretDB and a standalone mongod do not offer) and tells every `onCommitted` listener when it
+   * changed. Caches therefore never read the token on a request's path.
+   */
+  watchRevisions(pollMs: number, onError: (err: unknown) => void): void {
+    let seen: string | null | undefined;
+    const poll = async () => {
+      try {
+        const token = await this.revisionToken();
+        if (seen !== undefined && token !== seen) for (const listener of this.listeners) listener(this.lastEventId);
+        seen = token;
+      } catch (err) {
+        onError(err);
+      } finally {
+        this.watchTimer = setTimeout(poll, pollMs);
+        this.watchTimer.unref();
+      }
+    };
+    this.watchTimer = setTimeout(poll, 0);
+    this.watchTimer.unref();
+  }
+
+  stopWatching(): void {
+    clearTimeout(this.watchTimer);
+    this.watchTimer = undefined;
+  }
+
   /** The token of the latest published revision (see publishRevision). */
   async revisionToken(): Promise<string | null> {
     const meta = await this.meta.findOne({ _id: EVENTS_META }, { projection: { token: 1 } });

@@ -3,36 +3,24 @@ import type { Outbox } from './outbox.js';
 /**
  * Results of reads kept until the data may have changed: cleared by every commit of this process
  * (before the write is acknowledged, so a caller always reads its own writes) and when another
- * instance publishes a new revision token (checked at most every `pollMs`, one `_id` read).
+ * instance's write is noticed (Outbox.watchRevisions, within REVISION_POLL_MS).
  *
- * For small, read-mostly collections (projects, environments, strategy types) that nearly every
- * admin request consults: on FerretDB each such read is a round trip and, for lists, a scan.
+ * For what nearly every admin request consults (projects, environments) and for flag views: on
+ * FerretDB each read is a round trip and, for lists, a scan, and under playground load those
+ * round trips wait for CPU. Never for read-modify-write: mutations read fresh documents.
  * Cached values are shared: callers must not mutate them.
  */
 export class ReadCache {
   private readonly values = new Map<string, Promise<unknown>>();
-  private checkedAt = 0;
-  private lastToken: string | null | undefined;
 
-  constructor(
-    private readonly outbox: Outbox,
-    private readonly pollMs = 250,
-  ) {
+  constructor(outbox: Outbox, private readonly maxEntries = 5000) {
     outbox.onCommitted(() => this.values.clear());
   }
 
   async get<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const now = Date.now();
-    if (now - this.checkedAt >= this.pollMs) {
-      this.checkedAt = now;
-      const token = await this.outbox.revisionToken();
-      if (token !== this.lastToken) {
-        this.lastToken = token;
-        this.values.clear();
-      }
-    }
     let value = this.values.get(key) as Promise<T> | undefined;
     if (!value) {
+      if (this.values.size >= this.maxEntries) this.values.clear();
       value = load();
       this.values.set(key, value);
       // A failed read is not kept.

@@ -34,14 +34,7 @@ export class EventStore {
   private generation = 0;
   private readonly inFlight = new Map<string, Promise<unknown>>();
   private readonly results = new Map<string, unknown>();
-  private tokenCheckedAt = 0;
-  private lastToken: string | null | undefined;
-
-  constructor(
-    private readonly outbox: Outbox,
-    /** How stale another instance's writes may be here; the playground polls at the same pace. */
-    private readonly revisionPollMs = 250,
-  ) {
+  constructor(outbox: Outbox) {
     this.collection = outbox.events;
     outbox.onCommitted(() => this.bump());
   }
@@ -51,28 +44,15 @@ export class EventStore {
     this.results.clear();
   }
 
-  /** Notices other instances' writes by the published revision token (one `_id` read, at most once per poll interval). */
-  private async checkRevision(): Promise<void> {
-    const now = Date.now();
-    if (now - this.tokenCheckedAt < this.revisionPollMs) return;
-    this.tokenCheckedAt = now;
-    const token = await this.outbox.revisionToken();
-    if (token !== this.lastToken) {
-      this.lastToken = token;
-      this.bump();
-    }
-  }
-
   /**
    * Reads are shared while running (single flight) and their results kept until the log changes.
    * Why: on FerretDB every filtered read is a scan of the whole log (it never uses secondary
    * indexes or pushes sorts down), so repeating a search is the expensive case; the log is
    * append-only, so a result stays exact until the next event. This process's own commits clear
    * the cache before they are acknowledged (a search never misses an event this instance wrote);
-   * another instance's events are seen within `revisionPollMs`.
+   * another instance's events are seen within REVISION_POLL_MS (Outbox.watchRevisions).
    */
   private async shared<T>(key: string, read: () => Promise<T>): Promise<T> {
-    await this.checkRevision();
     const k = `${this.generation}|${key}`;
     if (this.results.has(k)) return this.results.get(k) as T;
     let pending = this.inFlight.get(k) as Promise<T> | undefined;

@@ -1,6 +1,7 @@
 import {
   buildEvents, retrying, withoutBookkeeping, type AuditUser, type Outbox,
 } from '../../db/outbox.js';
+import { ReadCache } from '../../db/read-cache.js';
 import { exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { EnvironmentStore } from '../environments/store.js';
@@ -49,7 +50,11 @@ export class FlagService {
     private readonly tags: TagService,
     private segments: SegmentSource,
     private readonly outbox: Outbox,
-  ) {}
+  ) {
+    this.views = new ReadCache(outbox);
+  }
+
+  private readonly views: ReadCache;
 
   /** Swaps how segments are looked up (the segments feature provides its store). */
   useSegments(source: SegmentSource): void {
@@ -98,9 +103,12 @@ export class FlagService {
     };
   }
 
+  /** Served per revision from memory (see ReadCache): a flag's view changes only with a write. */
   async get(projectId: string, featureName: string): Promise<Record<string, unknown>> {
-    const flag = await this.requireFlag(projectId, featureName, { archived: false });
-    return await this.view(flag);
+    return await this.views.get(`${projectId}\u0000${featureName}`, async () => {
+      const flag = await this.requireFlag(projectId, featureName, { archived: false });
+      return await this.view(flag);
+    });
   }
 
   private async view(flag: FlagData, created = false): Promise<Record<string, unknown>> {

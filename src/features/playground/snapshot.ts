@@ -18,49 +18,20 @@ export interface CurrentSnapshot {
  * The evaluation snapshot, rebuilt from MongoDB once per revision.
  *
  * A revision changes when (a) this instance commits a write (outbox listener: read-your-writes,
- * since the write's response goes out after its flush) or (b) another instance does, noticed by
- * polling the revision token every REVISION_POLL_MS (one `_id` read: on FerretDB anything else
- * scans a collection; change streams need a replica set, which FerretDB and a standalone mongod
- * do not offer). Every change carries an event, and every flush of events publishes a new token.
+ * since the write's response goes out after its flush) or (b) another instance does, noticed
+ * within REVISION_POLL_MS by the outbox's revision watcher (Outbox.watchRevisions).
  */
 export class SnapshotCache {
   private current: CurrentSnapshot | undefined;
   private dirty = true;
   private revision = 0;
   private building: Promise<CurrentSnapshot> | undefined;
-  private lastSeenToken: string | null | undefined;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly source: SnapshotSource,
-    private readonly outbox: Outbox,
-    private readonly pollMs: number,
-    private readonly onError: (err: unknown) => void,
+    outbox: Outbox,
   ) {
     outbox.onCommitted(() => this.invalidate());
-  }
-
-  start(): void {
-    const poll = async () => {
-      try {
-        const token = await this.outbox.revisionToken();
-        if (token !== this.lastSeenToken) {
-          this.lastSeenToken = token;
-          this.invalidate();
-        }
-      } catch (err) {
-        this.onError(err);
-      } finally {
-        this.timer = setTimeout(poll, this.pollMs);
-        this.timer.unref();
-      }
-    };
-    this.timer = setTimeout(poll, this.pollMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
   }
 
   invalidate(): void {
