@@ -14,7 +14,6 @@ import playgroundRoutes from './features/playground/routes.js';
 import { PlaygroundService } from './features/playground/service.js';
 import { SnapshotCache } from './features/playground/snapshot.js';
 import { storeSnapshotSource } from './features/playground/source.js';
-import { FlagStore } from './features/flags/store.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
 import eventRoutes from './features/events/routes.js';
@@ -35,8 +34,6 @@ function addLenientDateTime(ajv: any): any {
   ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
   return ajv;
 }
-
-export type VaneApp = FastifyInstance;
 
 export interface BuildOptions {
   /** pino options or false; tests pass false to keep output readable. */
@@ -108,7 +105,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(projectRoutes, { service: services.projects });
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
 
-  const snapshots = new SnapshotCache(storeSnapshotSource(new FlagStore(app.database.outbox), stores.segments), app.database.outbox);
+  const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), app.database.outbox);
   app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));
   app.addHook('onClose', async () => app.database.outbox.stopWatching());
   const playground = new PlaygroundService(app.workerPool, snapshots, {
