@@ -202,7 +202,10 @@ t.test('event search', async (t) => {
     t.same(await ids(app, 'query=someone'), [], 'not matched against createdBy');
     t.same(await ids(app, 'query=old%20title'), [12], 'preData');
     t.same(await ids(app, `query=${encodeURIComponent('"name":"beta"')}`), [9], 'compact JSON text');
-    t.same(await ids(app, `query=${encodeURIComponent('50%')}`), [10, 63], '"50% off" and {"n":50}');
+    // The fresh instance's events (ids 1–5) carry creation timestamps whose digits may contain
+    // "50" (e.g. created at 07:50): only this file's own events are asserted on for a digit query.
+    const ownEvents = (found: number[]) => found.filter((id) => id > 5);
+    t.same(ownEvents(await ids(app, `query=${encodeURIComponent('50%')}`)), [10, 63], '"50% off" and {"n":50}');
     t.same(await ids(app, `query=${encodeURIComponent('50\\% off')}`), [10], 'escaped % is literal');
     t.same(await ids(app, `query=${encodeURIComponent('5\\%')}`), [], '"5%" does not occur literally');
     t.same(await ids(app, `query=${encodeURIComponent('"a_b"')}`), [11]);
