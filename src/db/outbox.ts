@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document } from 'mongodb';
+import { isDuplicateKey } from './keys.js';
 import { KeyedLock } from './keyed-lock.js';
 
 /**
@@ -269,7 +270,7 @@ export class Outbox {
         this.lastEventId = Math.max(this.lastEventId, id);
         return;
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKey(err)) throw err;
         // Either this key is stored already (a repeated flush), or the id is taken: try the next.
         if (await this.events.findOne({ _id: key }, { projection: { _id: 1 } })) return;
         this.nextEventId = id + 1;
@@ -293,7 +294,7 @@ export class Outbox {
     try {
       await this.meta.updateOne({ _id: EVENTS_META }, update, { upsert: true });
     } catch (err) {
-      if ((err as { code?: number }).code !== 11000) throw err;
+      if (!isDuplicateKey(err)) throw err;
       await this.meta.updateOne({ _id: EVENTS_META }, update);
     }
   }

@@ -2,6 +2,7 @@ import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { badRequest, invalidOperation, validationError } from '../../errors.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import { generateSecret, hashSecret, maskSecret, type ApiTokenDocument, type ApiTokenStore, type TokenType } from './store.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export const SYSTEM_USER: AuditUser = { name: 'unleash_system_user', id: -1337 };
 export const ADMIN_TOKEN_USER_ID = -42;
@@ -55,7 +56,7 @@ export class ApiTokenService {
           { type: 'api-token-created', data, project: '*', environment: '*' },
         ]));
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKey(err)) throw err;
       }
     }
   }

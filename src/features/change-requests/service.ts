@@ -8,6 +8,7 @@ import type { SnapshotChanges } from '../../evaluation/index.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import type { FlagService } from '../flags/service.js';
 import type { FlagData } from '../flags/store.js';
+import { ADMIN_TOKEN_USER_ID } from '../api-tokens/service.js';
 import { ADMIN_TOKEN_USER_NAME, gravatarUrl } from '../flags/views.js';
 import type { ProjectStore } from '../projects/store.js';
 import type { SegmentService } from '../segments/service.js';
@@ -64,7 +65,7 @@ export function parseId(text: string): number {
 }
 
 function userOf(audit: AuditUser): ChangeRequestUser {
-  const username = audit.id === -42 ? ADMIN_TOKEN_USER_NAME : audit.name;
+  const username = audit.id === ADMIN_TOKEN_USER_ID ? ADMIN_TOKEN_USER_NAME : audit.name;
   return { id: audit.id, username, imageUrl: gravatarUrl(username) };
 }
 

@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
-import { isDuplicateKey } from '../segments/store.js';
+import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
 
 export const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Cancelled', 'Rejected'] as const;
 export type ChangeRequestState = (typeof STATES)[number];
@@ -113,8 +113,7 @@ export class ChangeRequestStore {
    */
   async insertNew(build: (id: number) => { doc: ChangeRequestDocument; events: PendingEvent[] }): Promise<ChangeRequestDocument | null> {
     for (let attempt = 0; ; attempt++) {
-      const last = await this.collection.find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).next();
-      const { doc, events } = build((last?._id ?? 0) + 1);
+      const { doc, events } = build(await nextIntegerId(this.collection as never));
       try {
         await this.outbox.insert(this.collection, doc, events);
         return doc;

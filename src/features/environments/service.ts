@@ -5,6 +5,7 @@ import type { FlagStore } from '../flags/store.js';
 import { emptyEnvironment } from '../flags/views.js';
 import type { ProjectStore } from '../projects/store.js';
 import type { EnvironmentDocument, EnvironmentStore } from './store.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface CreateEnvironmentInput {
   name: string;
@@ -71,7 +72,7 @@ export class EnvironmentService {
     try {
       await this.outbox.insert(this.store.collection, doc, buildEvents(audit, [{ type: 'environment-created', data, environment: doc.name }]));
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw nameExists(`Environment with name ${input.name} already exists`);
+      if (isDuplicateKey(err)) throw nameExists(`Environment with name ${input.name} already exists`);
       throw err;
     }
     for (const project of await this.projects.list()) await this.connectProject(project.id, doc.name);

@@ -1,7 +1,9 @@
 import {
   buildEvents, retrying, withoutBookkeeping, type AuditUser, type Outbox,
 } from '../../db/outbox.js';
+import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
+import { ADMIN_TOKEN_USER_ID } from '../api-tokens/service.js';
 import { exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { EnvironmentStore } from '../environments/store.js';
@@ -30,11 +32,6 @@ export interface CreateFlagInput {
   tags?: Array<{ type: string; value: string; color?: string | null }>;
 }
 
-const ADMIN_TOKEN_USER_ID = -42;
-
-function duplicateKey(err: unknown): boolean {
-  return (err as { code?: number }).code === 11000;
-}
 
 /**
  * Flag rules with plain inputs (projectId, featureName, environment, payload, audit). Every
@@ -207,7 +204,7 @@ export class FlagService {
     try {
       await this.store.insertPending(flag, events);
     } catch (err) {
-      if (!duplicateKey(err)) throw err;
+      if (!isDuplicateKey(err)) throw err;
       const winner = await this.store.get(name);
       throw winner ? this.nameTaken(winner) : nameExists('A flag with that name already exists');
     }

@@ -4,6 +4,7 @@ import type { EnvironmentStore } from '../environments/store.js';
 import type { FlagStore } from '../flags/store.js';
 import { isUrlFriendly } from '../flags/rules.js';
 import type { ProjectDocument, ProjectStore } from './store.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface CreateProjectInput {
   id: string;
@@ -58,7 +59,7 @@ export class ProjectService {
     try {
       await this.outbox.insert(this.store.collection, doc, buildEvents(audit, [{ type: 'project-created', project: doc.id, data }]));
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw nameExists(`A project with id ${input.id} already exists`);
+      if (isDuplicateKey(err)) throw nameExists(`A project with id ${input.id} already exists`);
       throw err;
     }
     return projectView(doc, 0);

@@ -1,6 +1,7 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
 import { ReadCache } from '../../db/read-cache.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface ProjectDocument extends StoredDocument {
   _id: string;
@@ -34,8 +35,8 @@ export class ProjectStore {
         },
       },
       { upsert: true },
-    ).catch((err: { code?: number }) => {
-      if (err.code !== 11000) throw err;
+    ).catch((err: unknown) => {
+      if (!isDuplicateKey(err)) throw err;
     });
   }
 

@@ -3,7 +3,8 @@ import { exceedsLimit, nameExists, notFound, schemaValidationError, validationEr
 import type { ConstraintConfig } from '../../evaluation/types.js';
 import { assertSegmentValuesLimit, normaliseConstraints } from '../constraints/index.js';
 import type { ProjectStore } from '../projects/store.js';
-import { isDuplicateKey, toSegment, type Segment, type SegmentDocument, type SegmentStore } from './store.js';
+import { isDuplicateKey } from '../../db/keys.js';
+import { toSegment, type Segment, type SegmentDocument, type SegmentStore } from './store.js';
 
 /** Unleash's default resource limit for segments. */
 export const SEGMENT_LIMIT = 300;

@@ -2,6 +2,7 @@ import type { Collection } from 'mongodb';
 import { LIVE, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
 import type { ConstraintConfig, SegmentConfig } from '../../evaluation/types.js';
 import { EnvironmentStore } from '../environments/store.js';
+import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
 
 export interface Segment {
   id: number;
@@ -40,11 +41,6 @@ interface SegmentIdDocument extends StoredDocument {
   _id: number;
 }
 
-/** Duplicate keys: 11000 on inserts; FerretDB's SQLite backend reports replace conflicts as code 1. */
-export function isDuplicateKey(err: unknown): boolean {
-  const e = err as { code?: number; message?: string };
-  return e?.code === 11000 || (typeof e?.message === 'string' && e.message.includes('UNIQUE constraint failed'));
-}
 
 export class SegmentStore {
   readonly collection: Collection<SegmentDocument>;
@@ -98,8 +94,7 @@ export class SegmentStore {
    */
   async allocateId(): Promise<number> {
     for (let attempt = 0; ; attempt++) {
-      const last = await this.ids.find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).next();
-      const id = (last?._id ?? 0) + 1;
+      const id = await nextIntegerId(this.ids);
       try {
         await this.ids.insertOne({ _id: id, allocatedAt: new Date() });
         return id;

@@ -2,6 +2,7 @@ import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { nameExists, notFound, schemaValidationError } from '../../errors.js';
 import { isUrlFriendly } from '../flags/rules.js';
 import type { StrategyParameter, StrategyTypeDocument, StrategyTypeStore } from './store.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface CreateStrategyTypeInput {
   name: string;
@@ -53,7 +54,7 @@ export class StrategyTypeService {
     try {
       await this.outbox.insert(this.store.collection, doc, buildEvents(audit, [{ type: 'strategy-created', data }]));
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw nameExists(`Strategy with name ${input.name} already exist!`);
+      if (isDuplicateKey(err)) throw nameExists(`Strategy with name ${input.name} already exist!`);
       throw err;
     }
     return strategyTypeView(doc as unknown as StrategyTypeFields);

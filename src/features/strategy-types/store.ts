@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
 import { buildEvents, withoutBookkeeping, LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface StrategyParameter {
   name: string;
@@ -74,7 +75,7 @@ export class StrategyTypeStore {
       try {
         await this.outbox.insert(this.collection, doc, buildEvents(migration, [{ type: 'strategy-created', data }]));
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err; // another instance seeded it
+        if (!isDuplicateKey(err)) throw err; // another instance seeded it
       }
     }
   }

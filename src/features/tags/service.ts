@@ -2,6 +2,7 @@ import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { nameExists, schemaValidationError, validationError } from '../../errors.js';
 import { isUrlFriendly } from '../flags/rules.js';
 import { tagId, type TagDocument, type TagStore, type TagTypeDocument } from './store.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface TagInput {
   type?: string;
@@ -50,7 +51,7 @@ export class TagService {
     try {
       await this.outbox.insert(this.store.tags, doc, buildEvents(audit, [{ type: 'tag-created', data: { type, value } }]));
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw nameExists(`A tag of type "${type}" with value "${value}" already exists`);
+      if (isDuplicateKey(err)) throw nameExists(`A tag of type "${type}" with value "${value}" already exists`);
       throw err;
     }
     return { type, value };
@@ -71,7 +72,7 @@ export class TagService {
       try {
         await this.outbox.insert(this.store.tags, doc, buildEvents(audit, [{ type: 'tag-created', data: { type: tag.type, value: tag.value } }], { at }));
       } catch (err) {
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKey(err)) throw err;
       }
     }
   }
@@ -95,7 +96,7 @@ export class TagService {
     try {
       await this.outbox.insert(this.store.types, doc, buildEvents(audit, [{ type: 'tag-type-created', data: view }]));
     } catch (err) {
-      if ((err as { code?: number }).code === 11000) throw nameExists('There already exists a tag-type with the name ' + name);
+      if (isDuplicateKey(err)) throw nameExists('There already exists a tag-type with the name ' + name);
       throw err;
     }
     return view;

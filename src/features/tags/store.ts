@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface TagTypeDocument extends StoredDocument {
   _id: string;
@@ -32,8 +33,8 @@ export class TagStore {
       { _id: 'simple' },
       { $setOnInsert: { name: 'simple', description: 'Used to simplify filtering of features', icon: '#', createdAt: new Date(), _rev: 1 } },
       { upsert: true },
-    ).catch((err: { code?: number }) => {
-      if (err.code !== 11000) throw err;
+    ).catch((err: unknown) => {
+      if (!isDuplicateKey(err)) throw err;
     });
   }
 

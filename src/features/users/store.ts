@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
 
 export interface UserDocument extends StoredDocument {
   /** The user id: sequential integers from 1, allocated through the unique `_id` and retried. */
@@ -27,7 +28,6 @@ export class UserExistsError extends Error {
   override name = 'UserExistsError';
 }
 
-const DUPLICATE_KEY = 11000;
 const MAX_ATTEMPTS = 50;
 
 export function usernameKey(username: string | null, id: number): string {
@@ -79,8 +79,7 @@ export class UserStore {
     return await this.outbox.exclusive('users:insert', async () => {
       for (let attempt = 0; ; attempt++) {
         if (this.nextId === undefined) {
-          const last = await this.collection.find({}, { projection: { _id: 1 } }).sort({ _id: -1 }).limit(1).next();
-          this.nextId = (last?._id ?? 0) + 1;
+          this.nextId = await nextIntegerId(this.collection as never);
         }
         const user = build(this.nextId);
         try {
@@ -88,7 +87,7 @@ export class UserStore {
           this.nextId = user._id + 1;
           return user;
         } catch (err) {
-          if ((err as { code?: number }).code !== DUPLICATE_KEY || attempt >= MAX_ATTEMPTS) throw err;
+          if (!isDuplicateKey(err) || attempt >= MAX_ATTEMPTS) throw err;
           if (await this.exists(user.email, user.username)) throw new UserExistsError('User already exists');
           this.nextId = undefined;
         }
