@@ -4,7 +4,7 @@ import { schemaValidationError, validationError } from '../../errors.js';
 import { auditOf } from '../../plugins/auth.js';
 import { formatValidationErrors } from '../../plugins/errors.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
-import { requestBudget, sendResult } from '../playground/routes.js';
+import { answerWithinBudget } from '../playground/routes.js';
 import { AdvancedPlaygroundResponse, ChangeRequestPlaygroundBody } from '../playground/schemas.js';
 import type { PlaygroundService } from '../playground/service.js';
 import {
@@ -121,21 +121,16 @@ const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestSer
       response: { 200: AdvancedPlaygroundResponse, ...errorResponses(400, 401, 403, 404, 415, 500, 503) },
     },
   }, async (request, reply) => {
-    const budget = requestBudget(request, reply, timeoutMs);
-    try {
+    return await answerWithinBudget(request, reply, timeoutMs, async (signal) => {
       const { cr, changes, changesKey } = await service.preview(request.params.id);
       const context = (request.body as { context: Record<string, unknown> }).context;
       const input = { environments: [cr.environment], projects: [cr.project], context };
-      const result = await playground.advanced({
+      return await playground.advanced({
         ...input,
         inputJson: JSON.stringify(input),
         ...(changes ? { changes, changesKey } : {}),
-      }, budget.signal);
-      return sendResult(reply, result, budget);
-    } catch (err) {
-      budget.done();
-      throw err;
-    }
+      }, signal);
+    });
   });
 };
 

@@ -11,7 +11,7 @@ import type { PlaygroundService } from './service.js';
  * The request's time budget: aborted when it runs out or when the client goes away, so a worker
  * never keeps computing an answer nobody will read (an aborted running task's thread is replaced).
  */
-export function requestBudget(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): { signal: AbortSignal; done(): void } {
+function requestBudget(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): { signal: AbortSignal; done(): void } {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('time budget exceeded')), timeoutMs);
   const onClose = () => {
@@ -30,8 +30,24 @@ export function requestBudget(request: FastifyRequest, reply: FastifyReply, time
 /** Responses arrive from the workers as finished JSON bytes and are sent as they are. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** Sends worker output as-is; a streamed answer keeps its budget until the last byte is out. */
-export function sendResult(reply: FastifyReply, result: Buffer | Readable, budget: { done(): void }): FastifyReply {
+/**
+ * Runs one evaluation under the request's budget and sends the workers' output as-is; a streamed
+ * answer keeps its budget until the last byte is out.
+ */
+export async function answerWithinBudget(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  timeoutMs: number,
+  evaluate: (signal: AbortSignal) => Promise<Buffer | Readable>,
+): Promise<FastifyReply> {
+  const budget = requestBudget(request, reply, timeoutMs);
+  let result: Buffer | Readable;
+  try {
+    result = await evaluate(budget.signal);
+  } catch (err) {
+    budget.done();
+    throw err;
+  }
   if (Buffer.isBuffer(result)) budget.done();
   else result.once('close', () => budget.done());
   return reply.type(JSON_TYPE).send(result as never);
@@ -47,14 +63,8 @@ const playgroundRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundService; 
       response: { 200: DeprecatedPlaygroundResponse, ...errorResponses(400, 401, 403, 415, 500, 503) },
     },
   }, async (request, reply) => {
-    const budget = requestBudget(request, reply, timeoutMs);
-    try {
-      const body = request.body as { environment: string; projects?: string[] | '*'; context: Record<string, unknown> };
-      const bytes = await service.deprecated(body, JSON.stringify(request.body), budget.signal);
-      return reply.type(JSON_TYPE).send(bytes as never);
-    } finally {
-      budget.done();
-    }
+    const body = request.body as { environment: string; projects?: string[] | '*'; context: Record<string, unknown> };
+    return await answerWithinBudget(request, reply, timeoutMs, (signal) => service.deprecated(body, JSON.stringify(request.body), signal));
   });
 
   app.post('/api/admin/playground/advanced', {
@@ -65,18 +75,13 @@ const playgroundRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundService; 
       response: { 200: AdvancedPlaygroundResponse, ...errorResponses(400, 401, 403, 415, 500, 503) },
     },
   }, async (request, reply) => {
-    const budget = requestBudget(request, reply, timeoutMs);
     const body = request.body as { environments: string[]; projects?: string[] | '*'; context: Record<string, unknown> };
-    const result = await service.advanced({
+    return await answerWithinBudget(request, reply, timeoutMs, (signal) => service.advanced({
       environments: body.environments,
       projects: body.projects,
       context: body.context,
       inputJson: JSON.stringify(request.body),
-    }, budget.signal).catch((err: unknown) => {
-      budget.done();
-      throw err;
-    });
-    return sendResult(reply, result, budget);
+    }, signal));
   });
 };
 
