@@ -5,7 +5,8 @@ import type { Outbox } from './outbox.js';
  * (before the write is acknowledged, so a caller always reads its own writes) and when another
  * instance's write is noticed (Outbox.watchRevisions, within REVISION_POLL_MS).
  *
- * For what nearly every admin request consults (projects, environments) and for flag views: on
+ * For what nearly every admin request consults (projects, environments), flag views and event
+ * searches (single flight included: concurrent identical reads share one promise): on
  * FerretDB each read is a round trip and, for lists, a scan, and under playground load those
  * round trips wait for CPU. Never for read-modify-write: mutations read fresh documents.
  * Cached values are shared: callers must not mutate them.

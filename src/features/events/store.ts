@@ -1,5 +1,6 @@
 import type { Collection, Filter, IndexDescription } from 'mongodb';
 import type { EventDocument, Outbox } from '../../db/outbox.js';
+import { ReadCache } from '../../db/read-cache.js';
 import type { StoredEvent } from './presenter.js';
 
 /**
@@ -30,20 +31,6 @@ const CACHE_ENTRIES = 500;
 
 export class EventStore {
   readonly collection: Collection<EventDocument>;
-  /** Bumped whenever the log may have changed: reads from before must not be served after. */
-  private generation = 0;
-  private readonly inFlight = new Map<string, Promise<unknown>>();
-  private readonly results = new Map<string, unknown>();
-  constructor(outbox: Outbox) {
-    this.collection = outbox.events;
-    outbox.onCommitted(() => this.bump());
-  }
-
-  private bump(): void {
-    this.generation++;
-    this.results.clear();
-  }
-
   /**
    * Reads are shared while running (single flight) and their results kept until the log changes.
    * Why: on FerretDB every filtered read is a scan of the whole log (it never uses secondary
@@ -52,24 +39,15 @@ export class EventStore {
    * the cache before they are acknowledged (a search never misses an event this instance wrote);
    * another instance's events are seen within REVISION_POLL_MS (Outbox.watchRevisions).
    */
+  private readonly results: ReadCache;
+
+  constructor(outbox: Outbox) {
+    this.collection = outbox.events;
+    this.results = new ReadCache(outbox, CACHE_ENTRIES);
+  }
+
   private async shared<T>(key: string, read: () => Promise<T>): Promise<T> {
-    const k = `${this.generation}|${key}`;
-    if (this.results.has(k)) return this.results.get(k) as T;
-    let pending = this.inFlight.get(k) as Promise<T> | undefined;
-    if (!pending) {
-      const generation = this.generation;
-      pending = read()
-        .then((value) => {
-          if (generation === this.generation) {
-            if (this.results.size >= CACHE_ENTRIES) this.results.clear();
-            this.results.set(k, value);
-          }
-          return value;
-        })
-        .finally(() => this.inFlight.delete(k));
-      this.inFlight.set(k, pending);
-    }
-    return await pending;
+    return await this.results.get(key, read);
   }
 
   /**
