@@ -131,7 +131,8 @@ export function withoutBookkeeping<T extends Document>(doc: T): Omit<T, '_outbox
 
 export const LIVE = { [DELETED_FIELD]: { $ne: true } } as const;
 
-type Listener = (lastEventId: number) => void;
+/** Told that state may have changed (a commit here, or another instance's revision). */
+type Listener = () => void;
 
 const EVENTS_META = 'events';
 
@@ -165,6 +166,10 @@ export class Outbox {
     const coll = this.db.collection<T>(name);
     this.collections.set(name, coll as unknown as Collection<StoredDocument>);
     return coll;
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
   }
 
   onCommitted(listener: Listener): () => void {
@@ -206,7 +211,7 @@ export class Outbox {
    */
   private async committedWithoutEvents(): Promise<void> {
     await this.publishRevision();
-    for (const listener of this.listeners) listener(this.lastEventId);
+    this.notify();
   }
 
   /** Deletes `current`: a tombstone carries the events until they are flushed, then goes. */
@@ -247,7 +252,7 @@ export class Outbox {
         await c.updateOne({ _id: id, [REV_FIELD]: doc._rev } as never, { $unset: { [OUTBOX_FIELD]: '' } });
       }
     });
-    for (const listener of this.listeners) listener(this.lastEventId);
+    this.notify();
   }
 
   /**
@@ -312,7 +317,7 @@ export class Outbox {
     const poll = async () => {
       try {
         const token = await this.revisionToken();
-        if (seen !== undefined && token !== seen) for (const listener of this.listeners) listener(this.lastEventId);
+        if (seen !== undefined && token !== seen) this.notify();
         seen = token;
       } catch (err) {
         onError(err);

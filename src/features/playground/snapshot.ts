@@ -11,7 +11,6 @@ export interface CurrentSnapshot {
   ref: SnapshotRef;
   /** Compiled on the main thread too, once per revision: flag order and counts for the limit. */
   compiled: CompiledSnapshot;
-  raw: Snapshot;
 }
 
 /**
@@ -61,7 +60,7 @@ export class SnapshotCache {
       const buffer = new SharedArrayBuffer(bytes.length);
       new Uint8Array(buffer).set(bytes);
       this.revision++;
-      this.current = { ref: { revision: this.revision, buffer }, compiled: compile(raw), raw };
+      this.current = { ref: { revision: this.revision, buffer }, compiled: compile(raw) };
       return this.current;
     } catch (err) {
       this.dirty = true;
