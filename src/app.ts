@@ -87,7 +87,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(docs);
   await app.register(workerPool, options.pool ?? {});
 
-  const stores = createStores(app.database.outbox, app.apiTokens);
+  const stores = createStores(app.database.outbox, app.apiTokens, app.database.db, app.log);
   const services = createServices(stores, config);
   app.decorate('stores', stores);
   app.decorate('services', services);
@@ -107,7 +107,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), app.database.outbox);
   app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));
-  app.addHook('onClose', async () => app.database.outbox.stopWatching());
+  app.addHook('onClose', async () => {
+    app.database.outbox.stopWatching();
+    stores.eventLog.stop();
+    await stores.eventLog.settled();
+  });
   const playground = new PlaygroundService(app.workerPool, snapshots, {
     evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
     streamThreshold: config.PLAYGROUND_STREAM_THRESHOLD,

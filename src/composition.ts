@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import type { Db } from 'mongodb';
 import type { Outbox } from './db/outbox.js';
 import { ApiTokenService } from './features/api-tokens/service.js';
 import { ApiTokenStore } from './features/api-tokens/store.js';
@@ -9,6 +10,7 @@ import { TagStore } from './features/tags/store.js';
 import { SegmentService } from './features/segments/service.js';
 import { SegmentStore } from './features/segments/store.js';
 import { EventSearchService } from './features/events/service.js';
+import { EventLogMirror, type MirrorLogger } from './features/events/log-mirror.js';
 import { EventStore } from './features/events/store.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
@@ -37,6 +39,7 @@ export interface Stores {
   apiTokens: ApiTokenStore;
   segments: SegmentStore;
   events: EventStore;
+  eventLog: EventLogMirror;
   users: UserStore;
   inviteLinks: InviteLinkStore;
   flags: FlagStore;
@@ -57,7 +60,7 @@ export interface Services {
   changeRequests: ChangeRequestService;
 }
 
-export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
+export function createStores(outbox: Outbox, apiTokens: ApiTokenStore, db: Db, log: MirrorLogger): Stores {
   return {
     outbox,
     strategyTypes: new StrategyTypeStore(outbox),
@@ -67,6 +70,7 @@ export function createStores(outbox: Outbox, apiTokens: ApiTokenStore): Stores {
     apiTokens,
     segments: new SegmentStore(outbox),
     events: new EventStore(outbox),
+    eventLog: new EventLogMirror(outbox, db, log),
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
     flags: new FlagStore(outbox),
@@ -84,7 +88,7 @@ export function createServices(stores: Stores, config: Config): Services {
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments,
-    events: new EventSearchService(stores.events, config.baseUrl),
+    events: new EventSearchService(stores.events, config.baseUrl, stores.eventLog),
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
@@ -103,6 +107,9 @@ export function createServices(stores: Stores, config: Config): Services {
  * The order fixes the ids of the initial events: strategy types (1–4), then the admin token (5).
  */
 export async function initialiseState(stores: Stores, services: Services, config: Config): Promise<void> {
+  // First: it must hear of every event appended from here on, and tell a fresh log (nothing to
+  // backfill) from one written before it existed.
+  await stores.eventLog.start();
   await stores.strategyTypes.init();
   await stores.environments.init();
   await stores.projects.init();

@@ -1,7 +1,10 @@
 import type { Filter } from 'mongodb';
-import type { EventDocument } from '../../db/outbox.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { searchTextOf, type EventDocument } from '../../db/outbox.js';
 import { ApiError, schemaValidationError, serviceUnavailable } from '../../errors.js';
-import { presentEvent, type PresentedEvent } from './presenter.js';
+import type { SearchCriteria, SearchPage } from './log-index.js';
+import type { EventLogMirror } from './log-mirror.js';
+import { presentEvent, type PresentedEvent, type StoredEvent } from './presenter.js';
 import type { EventStore } from './store.js';
 
 export interface EventSearchQuery {
@@ -115,12 +118,46 @@ function isTimeout(err: unknown): boolean {
   return e?.code === 50 || e?.codeName === 'MaxTimeMSExpired' || /exceeded time limit|operation exceeded/i.test(e?.message ?? '');
 }
 
+function timeBudgetExceeded(budgetMs: number): ApiError {
+  return serviceUnavailable(
+    `The event search took longer than ${budgetMs} ms and was stopped. Narrow it with type, feature, project, createdBy or from/to filters and try again.`,
+    1,
+  );
+}
+
+/** How often (candidates) a confirming scan looks at the clock, and how long it runs between yields. */
+const CLOCK_EVERY = 1024;
+const SLICE_MS = 10;
+
 export class EventSearchService {
   constructor(
     private readonly store: EventStore,
     private readonly baseUrl: string,
+    private readonly mirror: EventLogMirror | null = null,
     private readonly timeBudgetMs = SEARCH_TIME_BUDGET_MS,
   ) {}
+
+  /** The search as index criteria (the same conditions as buildFilter) and the free-text query. */
+  buildCriteria(q: EventSearchQuery, allProjects: boolean): { criteria: SearchCriteria; like: RegExp | null } {
+    const criteria: SearchCriteria = {};
+    const strings: Array<[keyof EventSearchQuery, 'features' | 'projects' | 'types' | 'environments']> = [
+      ['feature', 'features'], ['project', 'projects'], ['type', 'types'], ['environment', 'environments'],
+    ];
+    for (const [param, field] of strings) {
+      const pieces = filterPieces(q[param]);
+      if (pieces) criteria[field] = pieces;
+    }
+    const users = filterPieces(q.createdBy);
+    if (users) criteria.userIds = numericPieces(users);
+    const ids = filterPieces(q.id);
+    if (ids) criteria.ids = numericPieces(ids).filter((n) => Number.isInteger(n) && n > 0);
+    const groups = filterPieces(q.groupId);
+    if (groups) criteria.groupIds = groups;
+    if (q.from !== undefined) criteria.from = parseDay(q.from, 'from').getTime();
+    if (q.to !== undefined) criteria.before = parseDay(q.to, 'to').getTime() + DAY_MS;
+    if (!allProjects) criteria.projectRequired = true;
+    return { criteria, like: q.query ? new RegExp(likePattern(q.query)) : null };
+  }
 
   /**
    * The MongoDB filter of a search (all conditions AND-ed; SPEC §4.2). Every condition is on its
@@ -160,6 +197,74 @@ export class EventSearchService {
    * to a project (SPEC §4.2). Admin tokens see everything.
    */
   async search(q: EventSearchQuery, options: { allProjects?: boolean } = {}): Promise<EventSearchResult> {
+    if (this.mirror?.isReady()) return await this.searchMirror(q, options.allProjects !== false);
+    return await this.searchDatabase(q, options);
+  }
+
+  /**
+   * From this instance's copy of the log (log-mirror.ts): the index answers the filters; a group
+   * id (matched by hash) or a free-text query is confirmed against each candidate event, with the
+   * time budget checked as it goes and the event loop yielded to every SLICE_MS.
+   */
+  private async searchMirror(q: EventSearchQuery, allProjects: boolean): Promise<EventSearchResult> {
+    const mirror = this.mirror!;
+    const { criteria, like } = this.buildCriteria(q, allProjects);
+    const offset = pageOffset(q.offset);
+    const limit = pageLimit(q.limit);
+    const page = like || criteria.groupIds
+      ? await this.confirmedPage(criteria, like, offset, limit)
+      : mirror.index.search(criteria, offset, limit);
+    const events = page.ids.map((id) => presentEvent(this.storedEvent(id), this.baseUrl));
+    return { events, total: page.total };
+  }
+
+  private storedEvent(id: number): StoredEvent {
+    const json = this.mirror!.json(id);
+    if (json === undefined) throw new Error(`event ${id} is indexed but its body is missing`);
+    return JSON.parse(json) as StoredEvent;
+  }
+
+  private async confirmedPage(criteria: SearchCriteria, like: RegExp | null, offset: number, limit: number): Promise<SearchPage> {
+    const mirror = this.mirror!;
+    const started = performance.now();
+    let sliceStarted = started;
+    const candidates: number[] = [];
+    mirror.index.scan(criteria, (id) => {
+      candidates.push(id);
+      return true;
+    });
+    const groups = criteria.groupIds ? new Set(criteria.groupIds) : null;
+    const ids: number[] = [];
+    let total = 0;
+    for (let i = 0; i < candidates.length; i++) {
+      if (i % CLOCK_EVERY === CLOCK_EVERY - 1) {
+        const now = performance.now();
+        if (now - started > this.timeBudgetMs) throw timeBudgetExceeded(this.timeBudgetMs);
+        if (now - sliceStarted > SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStarted = performance.now();
+        }
+      }
+      const id = candidates[i]!;
+      const json = mirror.json(id);
+      if (json === undefined) continue;
+      // The whole event's text contains each of data, tags and preData verbatim: no match there,
+      // no match in any of them (and most events are ruled out without parsing).
+      if (like && !like.test(json.toLowerCase())) continue;
+      const event = JSON.parse(json) as StoredEvent;
+      if (groups && !groups.has(event.groupId as string)) continue;
+      if (like) {
+        const text = searchTextOf(event);
+        if (text === '' || !like.test(text)) continue;
+      }
+      if (total >= offset && ids.length < limit) ids.push(id);
+      total++;
+    }
+    return { ids, total };
+  }
+
+  /** Straight from the database: while the mirror is still reading a log it must backfill. */
+  private async searchDatabase(q: EventSearchQuery, options: { allProjects?: boolean }): Promise<EventSearchResult> {
     const filter = this.buildFilter(q);
     if (options.allProjects === false && !('project' in filter)) (filter as Record<string, unknown>).project = { $ne: null };
     const offset = pageOffset(q.offset);
@@ -169,12 +274,7 @@ export class EventSearchService {
       return { events: page.events.map((e) => presentEvent(e, this.baseUrl)), total: page.total };
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (isTimeout(err)) {
-        throw serviceUnavailable(
-          `The event search took longer than ${this.timeBudgetMs} ms and was stopped. Narrow it with type, feature, project, createdBy or from/to filters and try again.`,
-          1,
-        );
-      }
+      if (isTimeout(err)) throw timeBudgetExceeded(this.timeBudgetMs);
       throw err;
     }
   }

@@ -1,0 +1,205 @@
+/**
+ * Sealed blocks of the event log: BLOCK_SIZE consecutive ids in one document, holding the index
+ * columns (binary, for loading the search index without parsing events) and the events themselves
+ * (their JSON, deflated together). Pure encoding and decoding; the mirror reads and writes them.
+ *
+ * Why blocks: every instance keeps the whole log searchable (log-index.ts) and its events readable
+ * (EventBodies). Loading that from a million event documents means decoding a million documents;
+ * from blocks it is one read of ~4 000 documents, about a seventh of the bytes. And FerretDB reads
+ * any single document by scanning its collection, so the blocks collection, not `events`, is what
+ * an instance that fell behind reads.
+ *
+ * Size: 256 events per block keeps one block's inflated text near 150 KB, so a page whose events
+ * are spread over 50 blocks inflates 50 × ~0.3 ms; larger blocks compress a little better and
+ * inflate proportionally slower.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { Binary } from 'mongodb';
+import type { IndexedEvent } from './log-index.js';
+
+export const BLOCK_SIZE = 256;
+
+/** Block n holds ids n·256+1 … n·256+256. */
+export function blockOf(id: number): number {
+  return Math.floor((id - 1) / BLOCK_SIZE);
+}
+
+export function firstIdOf(block: number): number {
+  return block * BLOCK_SIZE + 1;
+}
+
+export interface BlockDocument {
+  _id: string;
+  block: number;
+  /** Per slot: createdAt, user id (NaN = null), type, project, flag, environment codes, group hash, present. */
+  columns: Binary;
+  /** The codes' strings: code c is strings[c - 1]; 0 is null. */
+  strings: string[];
+  /** The events' JSON (UTF-8), concatenated in id order and deflated. */
+  bodies: Binary;
+  /** Byte offsets of each slot's JSON in the inflated text (BLOCK_SIZE + 1 entries). */
+  offsets: Binary;
+}
+
+export function blockKey(block: number): string {
+  return `b${block}`;
+}
+
+/** One slot of a block: an event, or null for an id that will never hold one (a void slot). */
+export interface BlockEntry {
+  event: IndexedEvent;
+  json: string;
+}
+
+const COLUMN_BYTES = 8 + 8 + 4 * 6;
+
+export function encodeBlock(block: number, entries: Array<BlockEntry | null>, groupHashOf: (e: IndexedEvent) => number): BlockDocument {
+  if (entries.length !== BLOCK_SIZE) throw new Error(`a block holds ${BLOCK_SIZE} slots, got ${entries.length}`);
+  const strings: string[] = [];
+  const codes = new Map<string, number>();
+  const code = (value: string | null): number => {
+    if (value === null) return 0;
+    let c = codes.get(value);
+    if (c === undefined) {
+      strings.push(value);
+      c = strings.length;
+      codes.set(value, c);
+    }
+    return c;
+  };
+  const columns = Buffer.alloc(COLUMN_BYTES * BLOCK_SIZE);
+  const offsets = new Uint32Array(BLOCK_SIZE + 1);
+  const texts: Buffer[] = [];
+  let length = 0;
+  entries.forEach((entry, slot) => {
+    offsets[slot] = length;
+    const base = slot * COLUMN_BYTES;
+    if (!entry) {
+      columns.writeDoubleLE(Number.NaN, base + 8);
+      return;
+    }
+    const e = entry.event;
+    columns.writeDoubleLE(e.at, base);
+    columns.writeDoubleLE(e.createdByUserId ?? Number.NaN, base + 8);
+    columns.writeUInt32LE(code(e.type), base + 16);
+    columns.writeUInt32LE(code(e.project), base + 20);
+    columns.writeUInt32LE(code(e.featureName), base + 24);
+    columns.writeUInt32LE(code(e.environment), base + 28);
+    columns.writeUInt32LE(groupHashOf(e), base + 32);
+    columns.writeUInt32LE(1, base + 36);
+    const text = Buffer.from(entry.json, 'utf8');
+    texts.push(text);
+    length += text.length;
+  });
+  offsets[BLOCK_SIZE] = length;
+  return {
+    _id: blockKey(block),
+    block,
+    columns: new Binary(columns),
+    strings,
+    bodies: new Binary(deflateRawSync(Buffer.concat(texts, length))),
+    offsets: new Binary(Buffer.from(offsets.buffer)),
+  };
+}
+
+function bytesOf(binary: Binary | Uint8Array): Buffer {
+  const raw = binary instanceof Binary ? binary.buffer : binary;
+  // A copy: the driver's view may keep a whole network batch alive.
+  return Buffer.from(raw);
+}
+
+/** The indexed events of a block (void slots left out). */
+export function decodeBlockIndex(doc: BlockDocument): IndexedEvent[] {
+  const columns = bytesOf(doc.columns);
+  const value = (c: number): string | null => (c === 0 ? null : doc.strings[c - 1]!);
+  const events: IndexedEvent[] = [];
+  const first = firstIdOf(doc.block);
+  for (let slot = 0; slot < BLOCK_SIZE; slot++) {
+    const base = slot * COLUMN_BYTES;
+    if (columns.readUInt32LE(base + 36) !== 1) continue;
+    const user = columns.readDoubleLE(base + 8);
+    events.push({
+      id: first + slot,
+      at: columns.readDoubleLE(base),
+      createdByUserId: Number.isNaN(user) ? null : user,
+      type: value(columns.readUInt32LE(base + 16))!,
+      project: value(columns.readUInt32LE(base + 20)),
+      featureName: value(columns.readUInt32LE(base + 24)),
+      environment: value(columns.readUInt32LE(base + 28)),
+      groupHash: columns.readUInt32LE(base + 32),
+    });
+  }
+  return events;
+}
+
+export interface SealedBodies {
+  deflated: Buffer;
+  offsets: Uint32Array;
+}
+
+export function sealedBodiesOf(doc: BlockDocument): SealedBodies {
+  const offsets = bytesOf(doc.offsets);
+  return {
+    deflated: bytesOf(doc.bodies),
+    offsets: new Uint32Array(offsets.buffer, offsets.byteOffset, offsets.byteLength / 4),
+  };
+}
+
+/**
+ * The events' JSON: loose (not yet sealed, as received) or sealed (deflated per block, inflated
+ * on demand into a small LRU of recently read blocks).
+ */
+export class EventBodies {
+  private readonly loose = new Map<number, string>();
+  private readonly sealed = new Map<number, SealedBodies>();
+  private readonly inflated = new Map<number, Buffer>();
+
+  constructor(private readonly inflatedBlocks = 64) {}
+
+  addLoose(id: number, json: string): void {
+    if (!this.sealed.has(blockOf(id))) this.loose.set(id, json);
+  }
+
+  dropLoose(id: number): void {
+    this.loose.delete(id);
+  }
+
+  isSealed(block: number): boolean {
+    return this.sealed.has(block);
+  }
+
+  /** Keeps a sealed block's bodies; the loose copies of its events are dropped. */
+  seal(block: number, bodies: SealedBodies): void {
+    this.sealed.set(block, bodies);
+    const first = firstIdOf(block);
+    for (let id = first; id < first + BLOCK_SIZE; id++) this.loose.delete(id);
+  }
+
+  json(id: number): string | undefined {
+    const loose = this.loose.get(id);
+    if (loose !== undefined) return loose;
+    const block = blockOf(id);
+    const bodies = this.sealed.get(block);
+    if (!bodies) return undefined;
+    let text = this.inflated.get(block);
+    if (text) {
+      this.inflated.delete(block);
+    } else {
+      text = inflateRawSync(bodies.deflated);
+      if (this.inflated.size >= this.inflatedBlocks) this.inflated.delete(this.inflated.keys().next().value!);
+    }
+    this.inflated.set(block, text);
+    const slot = id - firstIdOf(block);
+    const start = bodies.offsets[slot]!;
+    const end = bodies.offsets[slot + 1]!;
+    return start === end ? undefined : text.toString('utf8', start, end);
+  }
+
+  /** Bytes held: deflated blocks plus loose JSON (UTF-16 estimate). */
+  get bytes(): number {
+    let total = 0;
+    for (const b of this.sealed.values()) total += b.deflated.length + b.offsets.byteLength;
+    for (const json of this.loose.values()) total += json.length * 2;
+    return total;
+  }
+}

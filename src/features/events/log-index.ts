@@ -1,0 +1,303 @@
+/**
+ * The event log's search index: every event's filterable fields in columns (typed arrays indexed
+ * by event id), plus the ids in response order. Pure (no I/O); the mirror (log-mirror.ts) fills it.
+ *
+ * Why in memory: the search must answer any AND-combination of filters with an exact `total` in
+ * milliseconds at a million events. A database index can serve one equality filter's page, but
+ * counting 200 000 matches or intersecting two filters still touches every match; a column scan
+ * touches 30 bytes per event (1 M events: about 2 ms) whatever the combination. On FerretDB, which
+ * uses no secondary index, the database cannot serve even one filter without reading the whole log.
+ *
+ * Memory: about 45 bytes per event (1 M events: ≈ 45 MB), plus one dictionary entry per distinct
+ * type, project, flag and environment. Group ids are kept as 32-bit hashes (a UUID string per event
+ * would cost more than everything else together); a group filter is therefore a candidate filter
+ * that the caller confirms against the event itself (see `SearchPlan.confirm`).
+ */
+
+export interface IndexedEvent {
+  id: number;
+  /** createdAt in epoch milliseconds. */
+  at: number;
+  type: string;
+  project: string | null;
+  featureName: string | null;
+  environment: string | null;
+  createdByUserId: number | null;
+  groupId?: string | null;
+  /** The group's hash when the id itself is not at hand (decoded from a sealed block). */
+  groupHash?: number;
+}
+
+/** What to match: every present list means "equals any of these"; all conditions AND-ed. */
+export interface SearchCriteria {
+  types?: string[];
+  projects?: string[];
+  features?: string[];
+  environments?: string[];
+  userIds?: number[];
+  ids?: number[];
+  groupIds?: string[];
+  /** Only events that belong to a project (callers that are not root admins). */
+  projectRequired?: boolean;
+  /** createdAt ≥ from (epoch ms). */
+  from?: number;
+  /** createdAt < before (epoch ms). */
+  before?: number;
+}
+
+export interface SearchPage {
+  /** Ids of the requested page, newest first. */
+  ids: number[];
+  total: number;
+}
+
+/** FNV-1a, 32 bits; never 0 (0 marks "no group"). */
+export function groupHash(groupId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < groupId.length; i++) {
+    h ^= groupId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) || 1;
+}
+
+/** Codes for one string column: 0 is null; codes are never reused. */
+class Dictionary {
+  private readonly codes = new Map<string, number>();
+
+  code(value: string | null): number {
+    if (value === null) return 0;
+    let code = this.codes.get(value);
+    if (code === undefined) {
+      code = this.codes.size + 1;
+      this.codes.set(value, code);
+    }
+    return code;
+  }
+
+  /** The code of a value already seen, else undefined (the value matches no event). */
+  find(value: string): number | undefined {
+    return this.codes.get(value);
+  }
+
+  get size(): number {
+    return this.codes.size + 1;
+  }
+}
+
+function grow<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(array: T, minLength: number): T {
+  if (array.length >= minLength) return array;
+  let length = Math.max(array.length * 2, 1024);
+  while (length < minLength) length *= 2;
+  const next = new (array.constructor as new (n: number) => T)(length);
+  next.set(array);
+  return next;
+}
+
+/** A column test: `allowed[code]` for dictionary columns. */
+type CodeTest = Uint8Array | null;
+
+export class EventLogIndex {
+  private present = new Uint8Array(0);
+  private at = new Float64Array(0);
+  private type = new Uint32Array(0);
+  private project = new Uint32Array(0);
+  private feature = new Uint32Array(0);
+  private environment = new Uint32Array(0);
+  private user = new Float64Array(0);
+  private group = new Uint32Array(0);
+  /** Ids ordered by (createdAt, id) ascending; the search walks it backwards (newest first). */
+  private order = new Int32Array(0);
+  private count = 0;
+
+  private readonly types = new Dictionary();
+  private readonly projects = new Dictionary();
+  private readonly features = new Dictionary();
+  private readonly environments = new Dictionary();
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(id: number): boolean {
+    return id > 0 && id < this.present.length && this.present[id] === 1;
+  }
+
+  /** Adds an event; false when its id is indexed already (events are immutable). */
+  add(event: IndexedEvent): boolean {
+    const { id } = event;
+    if (!Number.isInteger(id) || id <= 0 || id > 0x7fffffff) throw new RangeError(`event id ${id} out of range`);
+    if (this.has(id)) return false;
+    this.ensureCapacity(id + 1);
+    this.present[id] = 1;
+    this.at[id] = event.at;
+    this.type[id] = this.types.code(event.type);
+    this.project[id] = this.projects.code(event.project);
+    this.feature[id] = this.features.code(event.featureName);
+    this.environment[id] = this.environments.code(event.environment);
+    this.user[id] = event.createdByUserId ?? Number.NaN;
+    this.group[id] = event.groupHash ?? (event.groupId ? groupHash(event.groupId) : 0);
+    this.insertInOrder(id);
+    return true;
+  }
+
+  private ensureCapacity(length: number): void {
+    this.present = grow(this.present, length);
+    this.at = grow(this.at, length);
+    this.type = grow(this.type, length);
+    this.project = grow(this.project, length);
+    this.feature = grow(this.feature, length);
+    this.environment = grow(this.environment, length);
+    this.user = grow(this.user, length);
+    this.group = grow(this.group, length);
+  }
+
+  /** (at, id) of `a` sorts before that of `b`. */
+  private before(a: number, b: number): boolean {
+    const atA = this.at[a]!;
+    const atB = this.at[b]!;
+    return atA < atB || (atA === atB && a < b);
+  }
+
+  /**
+   * Events arrive nearly in order (ids are given out at flush time, createdAt a moment earlier),
+   * so the new id is almost always appended; a late one is placed by binary search and the tail
+   * shifted (a memmove of the few newer ids).
+   */
+  private insertInOrder(id: number): void {
+    this.order = grow(this.order, this.count + 1);
+    const order = this.order;
+    let position = this.count;
+    if (position > 0 && this.before(id, order[position - 1]!)) {
+      let lo = 0;
+      let hi = position - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.before(id, order[mid]!)) hi = mid;
+        else lo = mid + 1;
+      }
+      position = lo;
+      order.copyWithin(position + 1, position, this.count);
+    }
+    order[position] = id;
+    this.count++;
+  }
+
+  /** Takes an event out (only for a claim that turned out void; rare, so a linear shift is fine). */
+  remove(id: number): boolean {
+    if (!this.has(id)) return false;
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.before(this.order[mid]!, id)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.order.copyWithin(lo, lo + 1, this.count);
+    this.count--;
+    this.present[id] = 0;
+    return true;
+  }
+
+  /** First position in `order` whose createdAt is ≥ `time`. */
+  private lowerBound(time: number): number {
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.at[this.order[mid]!]! < time) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private codeTest(dictionary: Dictionary, values: string[] | undefined): CodeTest | 'none' {
+    if (!values) return null;
+    const allowed = new Uint8Array(dictionary.size);
+    let any = false;
+    for (const value of values) {
+      const code = dictionary.find(value);
+      if (code !== undefined) {
+        allowed[code] = 1;
+        any = true;
+      }
+    }
+    return any ? allowed : 'none';
+  }
+
+  /**
+   * The matching ids newest first: `visit(id)` for each until it returns false. Group ids match
+   * by hash: callers that filter on groups confirm each visited event (collisions are possible).
+   */
+  scan(criteria: SearchCriteria, visit: (id: number) => boolean): void {
+    const types = this.codeTest(this.types, criteria.types);
+    const projects = this.codeTest(this.projects, criteria.projects);
+    const features = this.codeTest(this.features, criteria.features);
+    const environments = this.codeTest(this.environments, criteria.environments);
+    if (types === 'none' || projects === 'none' || features === 'none' || environments === 'none') return;
+    const users = criteria.userIds ? new Set(criteria.userIds) : null;
+    if (users && users.size === 0) return;
+    const groups = criteria.groupIds ? new Set(criteria.groupIds.map(groupHash)) : null;
+    if (groups && groups.size === 0) return;
+    const projectRequired = criteria.projectRequired === true;
+    const first = criteria.from === undefined ? 0 : this.lowerBound(criteria.from);
+    const end = criteria.before === undefined ? this.count : this.lowerBound(criteria.before);
+
+    if (criteria.ids) {
+      // A few ids: test them directly instead of walking the log.
+      const ids = [...new Set(criteria.ids)].filter((id) => this.has(id)).sort((a, b) => (this.before(a, b) ? 1 : -1));
+      for (const id of ids) {
+        const at = this.at[id]!;
+        if (criteria.from !== undefined && at < criteria.from) continue;
+        if (criteria.before !== undefined && at >= criteria.before) continue;
+        if (this.matches(id, types, projects, features, environments, users, groups, projectRequired) && !visit(id)) return;
+      }
+      return;
+    }
+
+    const order = this.order;
+    for (let position = end - 1; position >= first; position--) {
+      const id = order[position]!;
+      if (this.matches(id, types, projects, features, environments, users, groups, projectRequired) && !visit(id)) return;
+    }
+  }
+
+  private matches(
+    id: number, types: CodeTest, projects: CodeTest, features: CodeTest, environments: CodeTest,
+    users: Set<number> | null, groups: Set<number> | null, projectRequired: boolean,
+  ): boolean {
+    if (types !== null && types[this.type[id]!] !== 1) return false;
+    if (features !== null && features[this.feature[id]!] !== 1) return false;
+    if (projects !== null && projects[this.project[id]!] !== 1) return false;
+    if (projectRequired && this.project[id] === 0) return false;
+    if (environments !== null && environments[this.environment[id]!] !== 1) return false;
+    if (users !== null && !users.has(this.user[id]!)) return false;
+    if (groups !== null && !groups.has(this.group[id]!)) return false;
+    return true;
+  }
+
+  /** One page (newest first) and the number of matches, for criteria without group ids. */
+  search(criteria: SearchCriteria, offset: number, limit: number): SearchPage {
+    if (criteria.groupIds) throw new Error('group ids match by hash: scan and confirm instead');
+    if (this.unfiltered(criteria)) {
+      // Only a date range (or nothing): the page is a slice of the order, the total a subtraction.
+      const first = criteria.from === undefined ? 0 : this.lowerBound(criteria.from);
+      const end = criteria.before === undefined ? this.count : this.lowerBound(criteria.before);
+      const ids: number[] = [];
+      for (let position = end - 1 - offset; position >= first && ids.length < limit; position--) ids.push(this.order[position]!);
+      return { ids, total: Math.max(0, end - first) };
+    }
+    const ids: number[] = [];
+    let total = 0;
+    this.scan(criteria, (id) => {
+      if (total >= offset && ids.length < limit) ids.push(id);
+      total++;
+      return true;
+    });
+    return { ids, total };
+  }
+
+  private unfiltered(c: SearchCriteria): boolean {
+    return !c.types && !c.projects && !c.features && !c.environments && !c.userIds && !c.ids && !c.groupIds && !c.projectRequired;
+  }
+}
