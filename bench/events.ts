@@ -4,11 +4,13 @@
  * 1. Seeds EVENTS (default 1,000,000) events straight into a throwaway database — batched
  *    insertMany, a realistic mix over the past year: 30 event types weighted like a busy
  *    instance, 25 projects, 3,000 flags, 60 users, transactional groups for flag operations.
- * 2. Starts Vane in-process on that database (`app.listen` on a free loopback port), which
- *    creates the search indexes (timed: on an existing log this is the index build).
+ *    (as an older Vane left it: no blocks, so the first start backfills them — timed).
+ * 2. Starts Vane in-process on that database (`app.listen` on a free loopback port), waits for the
+ *    log mirror's backfill, closes it and starts a second instance (timed: the normal start).
  * 3. Measures GET /api/admin/search/events with autocannon, each filter alone and combined with a
- *    one-month date range, then `type=IS:feature-strategy-add&limit=50` at 8 connections on a
- *    small log (SMALL_EVENTS, default 10,000), and prints a Markdown table.
+ *    one-month date range, every request with a different value (rotating through types, flags,
+ *    projects, users, months, offsets), then `type=IS:feature-strategy-add&limit=50` at 8
+ *    connections on a small log (SMALL_EVENTS, default 10,000), and prints a Markdown table.
  *
  * Settings (environment): EVENTS, SMALL_EVENTS, MONGODB_URL (default: the embedded server, started
  * here), DURATION (seconds per scenario, default 5), CONNECTIONS (default 4), BATCH (insertMany
@@ -114,6 +116,13 @@ function makeEvent(id: number, createdAt: Date): EventDocument {
   return { _id: randomUUID(), id, ...base, searchText: searchTextOf(base) };
 }
 
+/** Group ids seen while seeding (every 97th), for the groupId scenario. */
+const groupIds: string[] = [];
+
+/**
+ * Seeds a log as an older Vane (or an import) would have left it: documents in `events` and the
+ * newest id in `meta`, no blocks — so the first start also measures the one-time backfill.
+ */
 async function seed(url: string, dbName: string, count: number): Promise<{ seconds: number; sample: EventDocument }> {
   const client = new MongoClient(url);
   await client.connect();
@@ -127,11 +136,13 @@ async function seed(url: string, dbName: string, count: number): Promise<{ secon
       docs.push(makeEvent(id, new Date(Math.floor(START + (id - 1) * step))));
     }
     sample ??= docs.find((d) => d.type === 'feature-strategy-update' && d.groupId);
+    for (const d of docs) if (d.groupId && d.id % 97 === 0) groupIds.push(d.groupId);
     await events.insertMany(docs, { ordered: false });
     if (first === 1 || (first - 1) % (BATCH * 20) === 0) {
       process.stderr.write(`  seeded ${first - 1 + docs.length}/${count} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     }
   }
+  await client.db(dbName).collection<{ _id: string; lastId: number }>('meta').updateOne({ _id: 'events' }, { $set: { lastId: count } }, { upsert: true });
   await client.close();
   return { seconds: (Date.now() - started) / 1000, sample: sample! };
 }
@@ -153,22 +164,25 @@ interface Row {
 }
 
 /**
- * One scenario. A fast endpoint runs for DURATION seconds; a slow one (first answer over 500 ms)
- * runs a fixed number of requests instead (3 per connection), since autocannon only counts
- * responses that arrive inside its duration.
+ * One scenario: `pathFor(i)` gives the i-th request's path, so a scenario can rotate through many
+ * filter values (every request a different search: nothing is answered from a warm cache of the
+ * same query). A slow endpoint (first answer over 500 ms) runs a fixed number of requests instead
+ * (3 per connection), since autocannon only counts responses that arrive inside its duration.
  */
-async function measure(base: string, log: string, scenario: string, path: string, connections: number): Promise<Row> {
+async function measure(base: string, log: string, scenario: string, pathFor: (i: number) => string, connections: number): Promise<Row> {
   const started = Date.now();
-  const first = await fetch(`${base}${path}`, { headers: { authorization: ADMIN_TOKEN } });
+  const first = await fetch(`${base}${pathFor(0)}`, { headers: { authorization: ADMIN_TOKEN } });
   const body = (await first.json()) as { total?: number; message?: string };
   const slow = Date.now() - started > 500;
+  let counter = 1;
   const result = await autocannon({
-    url: `${base}${path}`,
+    url: base,
     headers: { authorization: ADMIN_TOKEN },
     connections,
+    requests: [{ method: 'GET', setupRequest: (request: { path: string }) => ({ ...request, path: pathFor(counter++) }) }],
     ...(slow ? { amount: connections * 3 } : { duration: DURATION }),
     timeout: 120,
-  });
+  } as autocannon.Options);
   const rps = slow ? (result.requests.total / (result.duration || 1)) : result.requests.average;
   const row: Row = {
     log, scenario, connections,
@@ -210,40 +224,50 @@ async function main(): Promise<void> {
       const big = await seed(url, bigDb, EVENTS);
       notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
       const first = await startApp(url, bigDb);
-      notes.push(`first app start on the seeded log (builds the search indexes): ${first.startSeconds.toFixed(1)} s`);
+      notes.push(`first app start on the seeded log: listening after ${first.startSeconds.toFixed(1)} s (searches use the database until the backfill is done)`);
+      const backfillStarted = Date.now();
+      await first.app.stores.eventLog.whenReady();
+      await first.app.stores.eventLog.settled();
+      notes.push(`one-time backfill (read every event from \`events\`, seal blocks of 256 into \`event_blocks\`): ${((Date.now() - backfillStarted) / 1000).toFixed(1)} s more`);
       await first.app.close();
       const { app, base, startSeconds } = await startApp(url, bigDb);
-      notes.push(`second app start (indexes exist): ${startSeconds.toFixed(1)} s`);
+      const mirror = app.stores.eventLog;
+      notes.push(`second app start (loads the sealed blocks and the tail; search ready): ${startSeconds.toFixed(1)} s, ${mirror.index.size.toLocaleString('en')} events indexed`);
+      const memory = process.memoryUsage();
+      notes.push(`memory after the second start: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB, deflated event JSON ${(mirror.bodies.bytes / 2 ** 20).toFixed(0)} MiB (both apps ran in this process)`);
       const s = big.sample;
-      const month = new Date(NOW - 60 * DAY).toISOString().slice(0, 7);
-      const range = `from=IS:${month}-01&to=IS:${month}-28`;
-      const scenarios: Array<[string, string]> = [
-        ['no filter', ''],
-        ['type', `type=IS:feature-strategy-update`],
-        ['type IS_ANY_OF', `type=IS_ANY_OF:feature-created,feature-archived`],
-        ['feature', `feature=IS:${encodeURIComponent(s.featureName!)}`],
-        ['project', `project=IS:${s.project}`],
-        ['createdBy', `createdBy=IS:${s.createdByUserId}`],
-        ['environment', `environment=IS:production`],
-        ['id', `id=IS:${s.id}`],
-        ['groupId', `groupId=IS:${s.groupId}`],
-        ['query', `query=${encodeURIComponent('rollout 7')}`],
-        ['offset 10000', `offset=10000`],
+      const rotate = <T>(items: readonly T[], i: number): T => items[i % items.length]!;
+      const months = Array.from({ length: 11 }, (_, i) => new Date(START + (i + 1) * 31 * DAY).toISOString().slice(0, 7));
+      const range = (i: number) => `from=IS:${rotate(months, i)}-01&to=IS:${rotate(months, i)}-28`;
+      const typeNames = TYPES.map(([type]) => type);
+      const scenarios: Array<[string, (i: number) => string, boolean]> = [
+        ['no filter', () => '', false],
+        ['type', (i) => `type=IS:${rotate(typeNames, i)}`, true],
+        ['type IS_ANY_OF', (i) => `type=IS_ANY_OF:${rotate(typeNames, i)},${rotate(typeNames, i + 7)}`, true],
+        ['feature', (i) => `feature=IS:${encodeURIComponent(rotate(FLAGS, i * 7).name)}`, true],
+        ['project', (i) => `project=IS:${rotate(PROJECTS, i)}`, true],
+        ['createdBy', (i) => `createdBy=IS:${i % 8 === 0 ? -42 : rotate(USERS, i).id}`, true],
+        ['environment', (i) => `environment=IS:${rotate(ENVIRONMENTS, i)}`, true],
+        ['type + project + createdBy', (i) => `type=IS:${rotate(typeNames, i)}&project=IS:${rotate(PROJECTS, i)}&createdBy=IS:${rotate(USERS, i).id}`, true],
+        ['id', (i) => `id=IS:${1 + ((i * 7919) % EVENTS)}`, false],
+        ['groupId', (i) => `groupId=IS:${rotate(groupIds.length ? groupIds : [s.groupId!], i)}`, false],
+        ['offset ≤ 10 000', (i) => `offset=${(i * 997) % 10_000}`, false],
+        ['limit=1000', (i) => `limit=1000&offset=${(i * 997) % 10_000}`, false],
+        ['query (free text, bounded)', (i) => `query=${encodeURIComponent(`rollout ${1 + (i % 9)}`)}`, false],
       ];
-      for (const [name, qs] of scenarios) {
-        rows.push(await measure(base, 'big', name, `/api/admin/search/events?${qs}`, CONNECTIONS));
-        if (name !== 'no filter' && name !== 'id' && name !== 'groupId' && name !== 'offset 10000') {
-          rows.push(await measure(base, 'big', `${name} + month`, `/api/admin/search/events?${qs}&${range}`, CONNECTIONS));
-        }
+      for (const [name, qs, withMonth] of scenarios) {
+        rows.push(await measure(base, 'big', name, (i) => `/api/admin/search/events?${qs(i)}`, CONNECTIONS));
+        if (withMonth) rows.push(await measure(base, 'big', `${name} + month`, (i) => `/api/admin/search/events?${qs(i)}&${range(i)}`, CONNECTIONS));
       }
-      rows.push(await measure(base, 'big', 'month only', `/api/admin/search/events?${range}`, CONNECTIONS));
+      rows.push(await measure(base, 'big', 'month only', (i) => `/api/admin/search/events?${range(i)}`, CONNECTIONS));
       await app.close();
     }
 
     process.stderr.write(`seeding ${SMALL_EVENTS} events into ${smallDb}\n`);
     await seed(url, smallDb, SMALL_EVENTS);
     const small = await startApp(url, smallDb);
-    rows.push(await measure(small.base, 'small', 'type=IS:feature-strategy-add&limit=50', '/api/admin/search/events?type=IS:feature-strategy-add&limit=50', 8));
+    await small.app.stores.eventLog.whenReady();
+    rows.push(await measure(small.base, 'small', 'type=IS:feature-strategy-add&limit=50', () => '/api/admin/search/events?type=IS:feature-strategy-add&limit=50', 8));
     await small.app.close();
   } finally {
     if (env.KEEP !== '1') {

@@ -344,8 +344,9 @@ export class Outbox {
         const earlier = await this.tail.findOne({ key: event.key });
         if (earlier) return earlier;
         this.nextEventId = id + 1;
-        if (attempt === 1000) {
-          // The hint is far behind (e.g. the meta document was lost): jump past the tail.
+        if (attempt >= 2) {
+          // The hint is behind (racing instances can lose a `$max` on FerretDB): the tail always
+          // holds the newest claims, so its highest id is the log's; jump past it.
           const last = await this.tail.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
           this.nextEventId = Math.max(id, last?.id ?? 0) + 1;
         }

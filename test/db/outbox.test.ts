@@ -2,7 +2,8 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
-import { testConfig, dropDatabase, JSON_ADMIN } from '../helpers/app.js';
+import { buildEvents, storedEventJson, tailKey, type PendingEvent } from '../../src/db/outbox.js';
+import { testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
 
 const crashScript = fileURLToPath(new URL('../fixtures/crash-between-writes.js', import.meta.url));
 
@@ -55,4 +56,57 @@ t.test('concurrent writers get distinct, gap-free event ids', async (t) => {
   const ids = (await a.database.db.collection('events').find({}).sort({ id: 1 }).toArray()).map((e) => e.id);
   t.same(ids, Array.from({ length: ids.length }, (_, i) => i + 1));
   t.equal(ids.length, 25);
+});
+
+/**
+ * The windows inside one append (src/db/outbox.ts appendEvent): a flush repeated after a crash
+ * must neither lose the event nor store it twice, whatever step the crash interrupted.
+ */
+t.test('a repeated flush after a crash at any step of an append stores the event once', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const app = await buildApp(config, { logger: false });
+  t.teardown(() => app.close());
+  const { outbox } = app.database;
+  const db = app.database.db;
+  const coll = outbox.collection<{ _id: string; _outbox?: PendingEvent[] }>('crash_windows');
+  const pending = (name: string) => buildEvents({ name: 'crash-test', id: -42 }, [{ type: 'tag-created', data: { value: name } }])[0]!;
+  const stuck = async (name: string) => {
+    const event = pending(name);
+    await coll.insertOne({ _id: name, _outbox: [event] });
+    return event;
+  };
+  const storedCopies = async (key: string) => await db.collection('events').countDocuments({ _id: key as never });
+
+  // 1. Died after claiming id 6, before storing the event.
+  const one = await stuck('claimed-only');
+  await outbox.tail.insertOne({ _id: tailKey(6), id: 6, key: one.key, body: storedEventJson(6, one) });
+  await outbox.flush(coll, 'claimed-only');
+  t.equal(await storedCopies(one.key), 1);
+  t.equal((await db.collection('events').findOne({ _id: one.key as never }))!.id, 6, 'stored under its claimed id');
+
+  // 2. Died after storing the event (id 7), before clearing the pending copy.
+  const two = await stuck('stored');
+  await outbox.tail.insertOne({ _id: tailKey(7), id: 7, key: two.key, body: storedEventJson(7, two) });
+  await db.collection('events').insertOne({ _id: two.key as never, id: 7, ...two, searchText: '' });
+  await outbox.flush(coll, 'stored');
+  t.equal(await storedCopies(two.key), 1, 'not stored twice');
+  t.notOk((await coll.findOne({ _id: 'stored' }))!._outbox, 'the pending copy is cleared');
+
+  // 3. Stored as id 8 long ago; its claim has left the tail since: the new claim (9) becomes void.
+  const three = await stuck('claim-pruned');
+  await db.collection('events').insertOne({ _id: three.key as never, id: 8, ...three, searchText: '' });
+  await outbox.tail.insertOne({ _id: tailKey(8), id: 8, key: 'someone-else', body: storedEventJson(8, three) });
+  await outbox.tail.deleteOne({ _id: tailKey(8) });
+  await db.collection('meta').updateOne({ _id: 'events' as never }, { $max: { lastId: 8 } });
+  await outbox.flush(coll, 'claim-pruned');
+  t.equal(await storedCopies(three.key), 1, 'not stored twice');
+  const voided = await outbox.tail.findOne({ _id: tailKey(9) });
+  t.ok(voided?.void, 'the claim it made instead is a void slot');
+
+  const res = await app.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: 'after' } });
+  t.equal(res.statusCode, 201);
+  const newest = (await app.inject({ url: '/api/admin/search/events?limit=4', headers: ADMIN })).json().events;
+  t.equal(newest[0].id, 10, 'the next event takes the id after the void slot');
+  t.equal((await app.inject({ url: '/api/admin/search/events?id=IS:9', headers: ADMIN })).json().total, 0, 'the void slot holds no event');
 });

@@ -5,7 +5,7 @@ export type EventSeed = Partial<EventDocument> & { id: number; type: string; cre
 
 /**
  * Writes events as an instance of Vane writes them (a claim with the event's JSON in `event_tail`,
- * the document in `events`), then has the app's log mirror read them, as it would another
+ * the document in `events`, the newest id in `meta`), then has the app's log mirror read them, as it would another
  * instance's. Defaults: an admin-token event with no data.
  */
 export async function seedLog(app: FastifyInstance, events: EventSeed[]): Promise<void> {
@@ -21,5 +21,7 @@ export async function seedLog(app: FastifyInstance, events: EventSeed[]): Promis
   }));
   await app.database.db.collection<TailEntry>('event_tail').insertMany(tail);
   await app.database.db.collection<EventDocument>('events').insertMany(docs);
+  const lastId = Math.max(...events.map((e) => e.id));
+  await app.database.db.collection<{ _id: string; lastId: number }>('meta').updateOne({ _id: 'events' }, { $max: { lastId } });
   await app.stores.eventLog.sync();
 }
