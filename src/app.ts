@@ -90,6 +90,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const stores = createStores(app.database.outbox, app.apiTokens, app.database.db, app.log);
   const services = createServices(stores, config);
   app.decorate('stores', stores);
+  stores.eventLog.registerMetrics(app.metrics);
   app.decorate('services', services);
   await initialiseState(stores, services, config);
 

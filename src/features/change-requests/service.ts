@@ -477,8 +477,14 @@ export class ChangeRequestService {
     return { cr, changes, changesKey };
   }
 
-  /** `_id` look-ups one by one: FerretDB scans the whole log for `$in`. */
+  /**
+   * A claim in the (small) event tail means the event was appended; only a key whose claim has
+   * left the tail is looked for in `events` (on FerretDB a scan of the log; resumes are rare).
+   */
   private async anyEventStored(keys: Set<string>): Promise<boolean> {
+    for (const key of keys) {
+      if (await this.outbox.tail.findOne({ key }, { projection: { _id: 1 } })) return true;
+    }
     for (const key of keys) {
       if (await this.outbox.events.findOne({ _id: key }, { projection: { _id: 1 } })) return true;
     }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { Gauge, type Registry } from 'prom-client';
 import { isDuplicateKey } from '../../db/keys.js';
 import { tailKey, type Outbox, type TailEntry } from '../../db/outbox.js';
 import {
@@ -28,6 +29,7 @@ import { EventLogIndex, groupHash, type IndexedEvent } from './log-index.js';
 /** Tail documents of this many sealed blocks are kept (ids recently claimed stay findable by key). */
 const TAIL_KEPT_BLOCKS = 4;
 const META_ID = 'event-log';
+const SYNC_RETRY_MS = 1000;
 
 interface LogMetaDocument {
   _id: string;
@@ -111,6 +113,23 @@ export class EventLogMirror {
     this.stopped = true;
   }
 
+  /** Gauges read at scrape time: how much of the log this instance holds, and in how many bytes. */
+  registerMetrics(registry: Registry): void {
+    const mirror = this;
+    new Gauge({
+      name: 'vane_event_log_events', help: 'Events in this instance\'s search index', registers: [registry],
+      collect() { this.set(mirror.index.size); },
+    });
+    new Gauge({
+      name: 'vane_event_log_ready', help: '1 when event searches are answered from the in-memory copy, 0 while it is backfilled', registers: [registry],
+      collect() { this.set(mirror.ready ? 1 : 0); },
+    });
+    new Gauge({
+      name: 'vane_event_log_body_bytes', help: 'Event JSON held in memory (deflated sealed segments plus unsealed events)', registers: [registry],
+      collect() { this.set(mirror.bodies.bytes); },
+    });
+  }
+
   private becomeReady(): void {
     this.ready = true;
     for (const resolve of this.readyWaiters.splice(0)) resolve();
@@ -154,7 +173,13 @@ export class EventLogMirror {
     this.syncQueued = true;
     this.schedule(async () => {
       this.syncQueued = false;
-      await this.syncTail();
+      try {
+        await this.syncTail();
+      } catch (err) {
+        // No further revision may come to prompt another try (the database was away): retry.
+        if (!this.stopped) setTimeout(() => this.requestSync(), SYNC_RETRY_MS).unref();
+        throw err;
+      }
       await this.sealComplete();
     });
   }
@@ -254,6 +279,10 @@ export class EventLogMirror {
     let read = 0;
     const cursor = this.outbox.events.find({}, { projection: { searchText: 0 }, batchSize: 2000 });
     for await (const doc of cursor) {
+      if (this.stopped) {
+        await cursor.close();
+        return;
+      }
       const { _id: key, id, ...rest } = doc;
       if (typeof id !== 'number') continue;
       highest = Math.max(highest, id);

@@ -59,6 +59,10 @@ t.test('complete blocks are sealed into event_blocks, the tail is pruned, a rest
   t.teardown(() => b.close());
   t.ok(b.stores.eventLog.isReady(), 'ready at start: nothing to backfill');
   t.same(await answers(b), expected, 'a new instance loads blocks and tail and answers the same');
+  const metrics = (await b.inject({ url: '/internal-backstage/prometheus', headers: ADMIN })).body;
+  t.match(metrics, /^vane_event_log_events 1305$/m, 'metrics: events held');
+  t.match(metrics, /^vane_event_log_ready 1$/m, 'metrics: answering from memory');
+  t.match(metrics, /^vane_event_log_body_bytes [1-9]\d*$/m, 'metrics: bytes held');
 });
 
 t.test('an instance that fell behind reads the sealed blocks it missed', async (t) => {
