@@ -304,9 +304,30 @@ export class EventLogIndex {
       }
       return;
     }
+    if (conditionCount === 0) {
+      for (let position = end - 1; position >= first; position--) {
+        const id = order[position]!;
+        if (matches(id) && !visit(id)) return;
+      }
+      return;
+    }
+    // Several conditions: the most selective one (the largest dictionary: flags before users,
+    // projects, types) runs the one-filter loop; the few rows it keeps are tested for the rest.
+    // (A per-row loop over all conditions was ~10× slower than one condition at 1 M events.)
+    let lead = 0;
+    for (let k = 1; k < conditionCount; k++) if (tables[k]!.length > tables[lead]!.length) lead = k;
+    const column = columns[lead]!;
+    const table = tables[lead]!;
+    columns.splice(lead, 1);
+    tables.splice(lead, 1);
+    const rest = conditionCount - 1;
     for (let position = end - 1; position >= first; position--) {
       const id = order[position]!;
-      if (matches(id) && !visit(id)) return;
+      if (table[column[id]!] !== 1) continue;
+      let ok = true;
+      for (let k = 0; k < rest && ok; k++) ok = tables[k]![columns[k]![id]!] === 1;
+      if (ok && hashes !== null) ok = oneHash !== 0 ? group[id] === oneHash : hashes.includes(group[id]!);
+      if (ok && !visit(id)) return;
     }
   }
 
