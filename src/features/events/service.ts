@@ -159,7 +159,7 @@ export class EventSearchService {
     return json;
   }
 
-  /** The search as index criteria (the same conditions as buildFilter) and the free-text query. */
+  /** The search as index criteria and the free-text query: the one reading of the parameters. */
   buildCriteria(q: EventSearchQuery, allProjects: boolean): { criteria: SearchCriteria; like: RegExp | null } {
     const criteria: SearchCriteria = {};
     const strings: Array<[keyof EventSearchQuery, 'features' | 'projects' | 'types' | 'environments']> = [
@@ -182,32 +182,29 @@ export class EventSearchService {
   }
 
   /**
-   * The MongoDB filter of a search (all conditions AND-ed; SPEC §4.2). Every condition is on its
+   * The MongoDB filter of a search (all conditions AND-ed; SPEC §4.2): the criteria the index
+   * uses, rendered field by field, so both paths read the query one way. Every condition is on its
    * own field, so the filter is one flat object: the shape every server plans best.
    */
-  buildFilter(q: EventSearchQuery): Filter<EventDocument> {
+  buildFilter(q: EventSearchQuery, allProjects = true): Filter<EventDocument> {
+    const { criteria } = this.buildCriteria(q, allProjects);
     const filter: Record<string, unknown> = {};
-    const equals = (field: keyof EventDocument, values: unknown[]) => {
-      filter[field] = values.length === 1 ? values[0] : { $in: values };
+    const equals = (field: keyof EventDocument, values: unknown[] | undefined) => {
+      if (values) filter[field] = values.length === 1 ? values[0] : { $in: values };
     };
-    const strings: Array<[keyof EventSearchQuery, keyof EventDocument]> = [
-      ['feature', 'featureName'], ['project', 'project'], ['type', 'type'], ['environment', 'environment'],
-    ];
-    for (const [param, field] of strings) {
-      const pieces = filterPieces(q[param]);
-      if (pieces) equals(field, pieces);
-    }
-    for (const [param, field] of [['createdBy', 'createdByUserId'], ['id', 'id']] as const) {
-      const pieces = filterPieces(q[param]);
-      if (pieces) equals(field, numericPieces(pieces));
-    }
+    equals('featureName', criteria.features);
+    equals('project', criteria.projects);
+    equals('type', criteria.types);
+    equals('environment', criteria.environments);
+    equals('createdByUserId', criteria.userIds);
+    equals('id', criteria.ids);
     // Our group ids are strings (UUIDs), so pieces compare as strings: a numeric piece still
     // matches nothing, and the id of a transaction can actually be looked up.
-    const groups = filterPieces(q.groupId);
-    if (groups) equals('groupId', groups);
+    equals('groupId', criteria.groupIds);
+    if (criteria.projectRequired && !criteria.projects) filter.project = { $ne: null };
     const range: { $gte?: Date; $lt?: Date } = {};
-    if (q.from !== undefined) range.$gte = parseDay(q.from, 'from');
-    if (q.to !== undefined) range.$lt = new Date(parseDay(q.to, 'to').getTime() + DAY_MS);
+    if (criteria.from !== undefined) range.$gte = new Date(criteria.from);
+    if (criteria.before !== undefined) range.$lt = new Date(criteria.before);
     if (range.$gte || range.$lt) filter.createdAt = range;
     // `$ne: ''`: an event without data, preData and tags has no text to match, even for `%`.
     if (q.query) filter.searchText = { $regex: likePattern(q.query), $ne: '' };
@@ -305,8 +302,7 @@ export class EventSearchService {
 
   /** Straight from the database: while the mirror is still reading a log it must backfill. */
   private async searchDatabase(q: EventSearchQuery, options: { allProjects?: boolean }): Promise<EventSearchResult> {
-    const filter = this.buildFilter(q);
-    if (options.allProjects === false && !('project' in filter)) (filter as Record<string, unknown>).project = { $ne: null };
+    const filter = this.buildFilter(q, options.allProjects !== false);
     const offset = pageOffset(q.offset);
     const limit = pageLimit(q.limit);
     try {
