@@ -173,7 +173,8 @@ export class Outbox {
   private readonly collections = new Map<string, Collection<StoredDocument>>();
   private readonly listeners = new Set<Listener>();
   private readonly appendedListeners = new Set<(entry: TailEntry) => void>();
-  private nextEventId: number | undefined;
+  /** The next id to try; refreshed from the `meta` hint at every flush (refreshIdHint). */
+  private nextEventId = 1;
   lastEventId = 0;
 
   private readonly meta: Collection<MetaDocument>;
@@ -288,7 +289,7 @@ export class Outbox {
    */
   private async refreshIdHint(): Promise<void> {
     const meta = await this.meta.findOne({ _id: EVENTS_META }, { projection: { lastId: 1 } });
-    this.nextEventId = Math.max(this.nextEventId ?? 0, (meta?.lastId ?? 0) + 1);
+    this.nextEventId = Math.max(this.nextEventId, (meta?.lastId ?? 0) + 1);
   }
 
   /**
@@ -331,8 +332,7 @@ export class Outbox {
   /** Claims the next free id for the event, or returns its earlier claim. */
   private async claimId(event: PendingEvent): Promise<TailEntry> {
     for (let attempt = 0; ; attempt++) {
-      if (this.nextEventId === undefined) await this.refreshIdHint();
-      const id = this.nextEventId!;
+      const id = this.nextEventId;
       const entry: TailEntry = { _id: tailKey(id), id, key: event.key, body: storedEventJson(id, event) };
       try {
         await this.tail.insertOne(entry);

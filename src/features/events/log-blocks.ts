@@ -17,7 +17,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Binary } from 'mongodb';
-import type { IndexedEvent } from './log-index.js';
+import { groupHashOf, type IndexedEvent } from './log-index.js';
 
 export const BLOCK_SIZE = 256;
 export const SEGMENT_SIZE = 32;
@@ -59,7 +59,7 @@ export interface BlockEntry {
 
 const COLUMN_BYTES = 8 + 8 + 4 * 6;
 
-export function encodeBlock(block: number, entries: Array<BlockEntry | null>, groupHashOf: (e: IndexedEvent) => number): BlockDocument {
+export function encodeBlock(block: number, entries: Array<BlockEntry | null>): BlockDocument {
   if (entries.length !== BLOCK_SIZE) throw new Error(`a block holds ${BLOCK_SIZE} slots, got ${entries.length}`);
   const strings: string[] = [];
   const codes = new Map<string, number>();
@@ -187,10 +187,6 @@ export class EventBodies {
 
   dropLoose(id: number): void {
     this.loose.delete(id);
-  }
-
-  isSealed(block: number): boolean {
-    return this.sealed.has(block);
   }
 
   /** Keeps a sealed block's bodies; the loose copies of its events are dropped. */

@@ -61,6 +61,11 @@ export function groupHash(groupId: string): number {
   return (h >>> 0) || 1;
 }
 
+/** An event's group hash: the one it carries (decoded from a block) or its group id's; 0 for none. */
+export function groupHashOf(event: IndexedEvent): number {
+  return event.groupHash ?? (event.groupId ? groupHash(event.groupId) : 0);
+}
+
 /** Codes for one column's values: 0 is null; codes are never reused. */
 class Dictionary<V extends string | number = string> {
   private readonly codes = new Map<V, number>();
@@ -137,7 +142,7 @@ export class EventLogIndex {
     this.feature[id] = this.features.code(event.featureName);
     this.environment[id] = this.environments.code(event.environment);
     this.user[id] = this.users.code(event.createdByUserId);
-    this.group[id] = event.groupHash ?? (event.groupId ? groupHash(event.groupId) : 0);
+    this.group[id] = groupHashOf(event);
     this.insertInOrder(id);
     return true;
   }

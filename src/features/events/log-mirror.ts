@@ -6,7 +6,7 @@ import {
   BLOCK_SIZE, blockKey, blockOf, decodeBlockIndex, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf,
   type BlockDocument, type BlockEntry,
 } from './log-blocks.js';
-import { EventLogIndex, groupHash, type IndexedEvent } from './log-index.js';
+import { EventLogIndex, type IndexedEvent } from './log-index.js';
 
 /**
  * This instance's copy of the event log, kept for the search: the index (log-index.ts) and every
@@ -197,8 +197,11 @@ export class EventLogMirror {
     while (this.sealedBlocks.has(this.sealedThrough + 1)) this.sealedThrough++;
   }
 
-  /** Takes one claimed id: its event into the index and the bodies, its slot towards sealing. */
-  private accept(entry: TailEntry): void {
+  /**
+   * Takes one claimed id: its event into the index and the bodies, its slot towards sealing.
+   * `event` when the caller has the indexed fields at hand (else they are parsed from the JSON).
+   */
+  private accept(entry: TailEntry, event?: IndexedEvent): void {
     const block = blockOf(entry.id);
     if (this.sealedBlocks.has(block)) return;
     let slots = this.pending.get(block);
@@ -216,9 +219,9 @@ export class EventLogMirror {
       return;
     }
     if (slots.has(slot)) return;
-    const event = indexedEvent(entry.id, entry.body);
-    slots.set(slot, { event, json: entry.body });
-    this.index.add(event);
+    const indexed = event ?? indexedEvent(entry.id, entry.body);
+    slots.set(slot, { event: indexed, json: entry.body });
+    this.index.add(indexed);
     this.bodies.addLoose(entry.id, entry.body);
   }
 
@@ -249,7 +252,7 @@ export class EventLogMirror {
     for (const block of complete) {
       const slots = this.pending.get(block)!;
       const entries = Array.from({ length: BLOCK_SIZE }, (_, slot) => slots.get(slot) ?? null);
-      const doc = encodeBlock(block, entries, (e) => (e.groupId ? groupHash(e.groupId) : 0));
+      const doc = encodeBlock(block, entries);
       try {
         await this.blocks.insertOne(doc);
       } catch (err) {
@@ -287,7 +290,13 @@ export class EventLogMirror {
       if (typeof id !== 'number') continue;
       highest = Math.max(highest, id);
       read++;
-      if (!this.index.has(id)) this.accept({ _id: tailKey(id), id, key, body: JSON.stringify({ id, ...rest }) });
+      if (!this.index.has(id)) {
+        const event: IndexedEvent = {
+          id, at: rest.createdAt.getTime(), type: rest.type, project: rest.project ?? null, featureName: rest.featureName ?? null,
+          environment: rest.environment ?? null, createdByUserId: rest.createdByUserId ?? null, groupId: rest.groupId ?? null,
+        };
+        this.accept({ _id: tailKey(id), id, key, body: JSON.stringify({ id, ...rest }) }, event);
+      }
       if (read % 50_000 === 0) this.log.info({ read, seconds: (Date.now() - started) / 1000 }, 'event log mirror: backfill progress');
       if (this.pending.size > 8) await this.sealComplete();
     }
