@@ -18,6 +18,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Binary } from 'mongodb';
 import { groupHashOf, type IndexedEvent } from './log-index.js';
+import { Lru } from './lru.js';
 
 export const BLOCK_SIZE = 256;
 export const SEGMENT_SIZE = 32;
@@ -177,9 +178,11 @@ export function sealedBodiesOf(doc: BlockDocument): SealedBodies {
 export class EventBodies {
   private readonly loose = new Map<number, string>();
   private readonly sealed = new Map<number, SealedBodies>();
-  private readonly inflated = new Map<number, Buffer>();
+  private readonly inflated: Lru<number, Buffer>;
 
-  constructor(private readonly inflatedSegments = 512) {}
+  constructor(inflatedSegments = 512) {
+    this.inflated = new Lru(inflatedSegments);
+  }
 
   addLoose(id: number, json: string): void {
     if (!this.sealed.has(blockOf(id))) this.loose.set(id, json);
@@ -206,14 +209,8 @@ export class EventBodies {
     if (!bodies) return undefined;
     const segment = Math.floor((id - firstIdOf(block)) / SEGMENT_SIZE);
     const key = block * SEGMENTS + segment;
-    let text = this.inflated.get(key);
-    if (text) {
-      this.inflated.delete(key);
-    } else {
-      text = inflateRawSync(bodies.deflated.subarray(bodies.segments[segment]!, bodies.segments[segment + 1]!));
-      if (this.inflated.size >= this.inflatedSegments) this.inflated.delete(this.inflated.keys().next().value!);
-    }
-    this.inflated.set(key, text);
+    const text = this.inflated.getOrCreate(key, () =>
+      inflateRawSync(bodies.deflated.subarray(bodies.segments[segment]!, bodies.segments[segment + 1]!)));
     return { key, text };
   }
 

@@ -4,6 +4,7 @@ import { searchTextOf, type EventDocument } from '../../db/outbox.js';
 import { ApiError, schemaValidationError, serviceUnavailable } from '../../errors.js';
 import type { SearchCriteria, SearchPage } from './log-index.js';
 import type { EventLogMirror } from './log-mirror.js';
+import { Lru } from './lru.js';
 import { presentEvent, type PresentedEvent, type StoredEvent } from './presenter.js';
 import type { EventStore } from './store.js';
 
@@ -144,19 +145,11 @@ export class EventSearchService {
     private readonly timeBudgetMs = SEARCH_TIME_BUDGET_MS,
   ) {}
 
-  private readonly presented = new Map<number, string>();
+  private readonly presented = new Lru<number, string>(PRESENTED_CACHE);
 
   /** The event as the response carries it (presentEvent's key order is the schema's). */
   private presentedJson(id: number): string {
-    let json = this.presented.get(id);
-    if (json !== undefined) {
-      this.presented.delete(id);
-    } else {
-      json = JSON.stringify(presentEvent(this.storedEvent(id), this.baseUrl));
-      if (this.presented.size >= PRESENTED_CACHE) this.presented.delete(this.presented.keys().next().value!);
-    }
-    this.presented.set(id, json);
-    return json;
+    return this.presented.getOrCreate(id, () => JSON.stringify(presentEvent(this.storedEvent(id), this.baseUrl)));
   }
 
   /** The search as index criteria and the free-text query: the one reading of the parameters. */
