@@ -8,7 +8,10 @@
  * touches 30 bytes per event (1 M events: about 2 ms) whatever the combination. On FerretDB, which
  * uses no secondary index, the database cannot serve even one filter without reading the whole log.
  *
- * Memory: about 45 bytes per event (1 M events: ≈ 45 MB), plus one dictionary entry per distinct
+ * A flag filter, the rarest common one (a flag holds a few hundred of a million events), reads the
+ * flag's own list of events instead of scanning: at 1 M events 0.05 ms instead of 2 ms.
+ *
+ * Memory: about 49 bytes per event (1 M events: ≈ 49 MB), plus one dictionary entry per distinct
  * type, project, flag and environment. Group ids are kept as 32-bit hashes (a UUID string per event
  * would cost more than everything else together); a group filter is therefore a candidate filter
  * that the caller confirms against the event itself (see `SearchPlan.confirm`).
@@ -90,13 +93,86 @@ class Dictionary<V extends string | number = string> {
   }
 }
 
-function grow<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(array: T, minLength: number): T {
+function grow<T extends Float64Array | Uint32Array | Int32Array | Uint8Array>(array: T, minLength: number, initial = 1024): T {
   if (array.length >= minLength) return array;
-  let length = Math.max(array.length * 2, 1024);
+  let length = Math.max(array.length * 2, initial);
   while (length < minLength) length *= 2;
   const next = new (array.constructor as new (n: number) => T)(length);
   next.set(array);
   return next;
+}
+
+/** (at, id) of `a` sorts before that of `b`. */
+function sortsBefore(at: Float64Array, a: number, b: number): boolean {
+  const atA = at[a]!;
+  const atB = at[b]!;
+  return atA < atB || (atA === atB && a < b);
+}
+
+/**
+ * Ids in (createdAt, id) order, in a growable array: the whole log's response order, and each
+ * flag's own events. `at` is the index's createdAt column (passed in: it is reallocated as it grows).
+ */
+class OrderedIds {
+  ids = new Int32Array(0);
+  length = 0;
+
+  constructor(private readonly initialCapacity: number) {}
+
+  /**
+   * Events arrive nearly in order (ids are given out at flush time, createdAt a moment earlier),
+   * so the new id is almost always appended; a late one is placed by binary search and the tail
+   * shifted (a memmove of the few newer ids).
+   */
+  insert(id: number, at: Float64Array): void {
+    this.ids = grow(this.ids, this.length + 1, this.initialCapacity);
+    const ids = this.ids;
+    let position = this.length;
+    if (position > 0 && sortsBefore(at, id, ids[position - 1]!)) {
+      let lo = 0;
+      let hi = position - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (sortsBefore(at, id, ids[mid]!)) hi = mid;
+        else lo = mid + 1;
+      }
+      position = lo;
+      ids.copyWithin(position + 1, position, this.length);
+    }
+    ids[position] = id;
+    this.length++;
+  }
+
+  /** Takes an id out (rare: a claim that turned out void), so a linear shift is fine. */
+  remove(id: number, at: Float64Array): void {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sortsBefore(at, this.ids[mid]!, id)) lo = mid + 1;
+      else hi = mid;
+    }
+    if (this.ids[lo] !== id) return;
+    this.ids.copyWithin(lo, lo + 1, this.length);
+    this.length--;
+  }
+
+  /** First position whose createdAt is ≥ `time`. */
+  lowerBound(time: number, at: Float64Array): number {
+    let lo = 0;
+    let hi = this.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (at[this.ids[mid]!]! < time) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Positions [first, end) of the ids created in [from, before). */
+  range(from: number | undefined, before: number | undefined, at: Float64Array): [number, number] {
+    return [from === undefined ? 0 : this.lowerBound(from, at), before === undefined ? this.length : this.lowerBound(before, at)];
+  }
 }
 
 /** A column test: `allowed[code]` for dictionary columns. */
@@ -112,8 +188,13 @@ export class EventLogIndex {
   private user = new Uint32Array(0);
   private group = new Uint32Array(0);
   /** Ids ordered by (createdAt, id) ascending; the search walks it backwards (newest first). */
-  private order = new Int32Array(0);
-  private count = 0;
+  private readonly order = new OrderedIds(1024);
+  /**
+   * Each flag's events (by flag code), in the same order. A flag holds a few hundred of a million
+   * events: walking its list instead of the whole order is what makes `feature=IS:…` cheap.
+   * (Flags only: every other column has few values, each matching a large share of the log.)
+   */
+  private readonly flagEvents: OrderedIds[] = [];
 
   private readonly types = new Dictionary();
   private readonly projects = new Dictionary();
@@ -122,7 +203,7 @@ export class EventLogIndex {
   private readonly users = new Dictionary<number>();
 
   get size(): number {
-    return this.count;
+    return this.order.length;
   }
 
   has(id: number): boolean {
@@ -143,7 +224,9 @@ export class EventLogIndex {
     this.environment[id] = this.environments.code(event.environment);
     this.user[id] = this.users.code(event.createdByUserId);
     this.group[id] = groupHashOf(event);
-    this.insertInOrder(id);
+    this.order.insert(id, this.at);
+    const flag = this.feature[id]!;
+    if (flag !== 0) (this.flagEvents[flag] ??= new OrderedIds(16)).insert(id, this.at);
     return true;
   }
 
@@ -158,63 +241,13 @@ export class EventLogIndex {
     this.group = grow(this.group, length);
   }
 
-  /** (at, id) of `a` sorts before that of `b`. */
-  private before(a: number, b: number): boolean {
-    const atA = this.at[a]!;
-    const atB = this.at[b]!;
-    return atA < atB || (atA === atB && a < b);
-  }
-
-  /**
-   * Events arrive nearly in order (ids are given out at flush time, createdAt a moment earlier),
-   * so the new id is almost always appended; a late one is placed by binary search and the tail
-   * shifted (a memmove of the few newer ids).
-   */
-  private insertInOrder(id: number): void {
-    this.order = grow(this.order, this.count + 1);
-    const order = this.order;
-    let position = this.count;
-    if (position > 0 && this.before(id, order[position - 1]!)) {
-      let lo = 0;
-      let hi = position - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (this.before(id, order[mid]!)) hi = mid;
-        else lo = mid + 1;
-      }
-      position = lo;
-      order.copyWithin(position + 1, position, this.count);
-    }
-    order[position] = id;
-    this.count++;
-  }
-
-  /** Takes an event out (only for a claim that turned out void; rare, so a linear shift is fine). */
+  /** Takes an event out (only for a claim that turned out void). */
   remove(id: number): boolean {
     if (!this.has(id)) return false;
-    let lo = 0;
-    let hi = this.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.before(this.order[mid]!, id)) lo = mid + 1;
-      else hi = mid;
-    }
-    this.order.copyWithin(lo, lo + 1, this.count);
-    this.count--;
+    this.order.remove(id, this.at);
+    this.flagEvents[this.feature[id]!]?.remove(id, this.at);
     this.present[id] = 0;
     return true;
-  }
-
-  /** First position in `order` whose createdAt is ≥ `time`. */
-  private lowerBound(time: number): number {
-    let lo = 0;
-    let hi = this.count;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.at[this.order[mid]!]! < time) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
   }
 
   /** `allowed[code]` for the values asked for; 'none' when no value is known (nothing matches). */
@@ -279,7 +312,8 @@ export class EventLogIndex {
 
     if (criteria.ids) {
       // A few ids: test them directly instead of walking the log.
-      const ids = [...new Set(criteria.ids)].filter((id) => this.has(id)).sort((a, b) => (this.before(a, b) ? 1 : -1));
+      const at = this.at;
+      const ids = [...new Set(criteria.ids)].filter((id) => this.has(id)).sort((a, b) => (sortsBefore(at, a, b) ? 1 : -1));
       for (const id of ids) {
         const at = this.at[id]!;
         if (criteria.from !== undefined && at < criteria.from) continue;
@@ -289,9 +323,9 @@ export class EventLogIndex {
       return;
     }
 
-    const first = criteria.from === undefined ? 0 : this.lowerBound(criteria.from);
-    const end = criteria.before === undefined ? this.count : this.lowerBound(criteria.before);
-    const order = this.order;
+    const [first, end] = this.order.range(criteria.from, criteria.before, this.at);
+    if (criteria.features && this.scanFlagEvents(criteria, end - first, matches, visit)) return;
+    const order = this.order.ids;
     if (conditionCount === 1 && hashes === null) {
       // The most common search, one filter: no inner loop.
       const column = columns[0]!;
@@ -336,15 +370,55 @@ export class EventLogIndex {
     }
   }
 
+  /**
+   * The scan over the flags' own lists, when they hold fewer candidates than the range of the
+   * whole order would cost (one list: walked as is; several: merged by sorting, so they must be
+   * far fewer). False when the caller should scan the order instead.
+   */
+  private scanFlagEvents(criteria: SearchCriteria, rowsInRange: number, matches: (id: number) => boolean, visit: (id: number) => boolean): boolean {
+    const slices: Array<[OrderedIds, number, number]> = [];
+    let candidates = 0;
+    for (const name of new Set(criteria.features)) {
+      const code = this.features.find(name);
+      const list = code === undefined ? undefined : this.flagEvents[code];
+      if (!list) continue;
+      const [first, end] = list.range(criteria.from, criteria.before, this.at);
+      if (end > first) {
+        slices.push([list, first, end]);
+        candidates += end - first;
+      }
+    }
+    if (candidates * (slices.length > 1 ? 16 : 2) > rowsInRange) return false;
+    if (slices.length === 1) {
+      const [list, first, end] = slices[0]!;
+      const ids = list.ids;
+      for (let position = end - 1; position >= first; position--) {
+        const id = ids[position]!;
+        if (matches(id) && !visit(id)) return true;
+      }
+      return true;
+    }
+    const merged = new Int32Array(candidates);
+    let filled = 0;
+    for (const [list, first, end] of slices) {
+      merged.set(list.ids.subarray(first, end), filled);
+      filled += end - first;
+    }
+    const at = this.at;
+    const ids = Array.from(merged).sort((a, b) => (sortsBefore(at, a, b) ? 1 : -1));
+    for (const id of ids) if (matches(id) && !visit(id)) return true;
+    return true;
+  }
+
   /** One page (newest first) and the number of matches, for criteria without group ids. */
   search(criteria: SearchCriteria, offset: number, limit: number): SearchPage {
     if (criteria.groupIds) throw new Error('group ids match by hash: scan and confirm instead');
     if (this.unfiltered(criteria)) {
       // Only a date range (or nothing): the page is a slice of the order, the total a subtraction.
-      const first = criteria.from === undefined ? 0 : this.lowerBound(criteria.from);
-      const end = criteria.before === undefined ? this.count : this.lowerBound(criteria.before);
+      const [first, end] = this.order.range(criteria.from, criteria.before, this.at);
+      const order = this.order.ids;
       const ids: number[] = [];
-      for (let position = end - 1 - offset; position >= first && ids.length < limit; position--) ids.push(this.order[position]!);
+      for (let position = end - 1 - offset; position >= first && ids.length < limit; position--) ids.push(order[position]!);
       return { ids, total: Math.max(0, end - first) };
     }
     const ids: number[] = [];

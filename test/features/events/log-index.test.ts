@@ -64,6 +64,32 @@ t.test('search equals the naive filter for any log (arrival in any order) and an
   t.pass('600 random logs and searches agree with the definition');
 });
 
+t.test('a flag filter over many flags walks the flags\' own lists (one or several) and still equals the definition', async (t) => {
+  const flags = Array.from({ length: 150 }, (_, i) => `f${i}`);
+  const manyFlagsEvent = (id: number) => eventArb(id).chain((e) => few<string | null>([...flags, null]).map((featureName) => ({ ...e, featureName })));
+  const bigLogArb = fc.integer({ min: 300, max: 600 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => manyFlagsEvent(i + 1))))
+    .chain((events) => fc.shuffledSubarray(events, { minLength: events.length, maxLength: events.length }));
+  const flagCriteriaArb = fc.tuple(criteriaArb, fc.subarray([...flags.slice(0, 6), 'unknown'], { minLength: 1 }))
+    .map(([criteria, features]): SearchCriteria => ({ ...criteria, ids: undefined, features }));
+  fc.assert(fc.property(bigLogArb, flagCriteriaArb, fc.nat(20), (events, criteria, offset) => {
+    const index = new EventLogIndex();
+    for (const e of events) index.add(e);
+    const removed = events.filter((e) => e.id % 7 === 0);
+    for (const e of removed) index.remove(e.id);
+    const expected = naive(events.filter((e) => e.id % 7 !== 0), criteria);
+    const scanned: number[] = [];
+    index.scan(criteria, (id) => {
+      scanned.push(id);
+      return true;
+    });
+    if (JSON.stringify(scanned) !== JSON.stringify(expected)) throw new Error(`scan ${JSON.stringify(scanned)} != ${JSON.stringify(expected)}`);
+    if (criteria.groupIds) return;
+    const page = index.search(criteria, offset, 10);
+    if (page.total !== expected.length || JSON.stringify(page.ids) !== JSON.stringify(expected.slice(offset, offset + 10))) throw new Error('page differs');
+  }), { numRuns: 150 });
+  t.pass('150 logs of 300–600 events over 150 flags agree with the definition');
+});
+
 t.test('add, has, remove; events are immutable', async (t) => {
   const index = new EventLogIndex();
   const e = (id: number, at: number): IndexedEvent => ({ id, at, type: 'x', project: null, featureName: null, environment: null, createdByUserId: null });
