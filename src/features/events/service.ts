@@ -250,7 +250,7 @@ export class EventSearchService {
       return true;
     });
     const groups = criteria.groupIds ? new Set(criteria.groupIds) : null;
-    // Whether a sealed segment's text (32 events' JSON, lower-cased) matches the query anywhere:
+    // Whether a sealed segment's text (a few events' JSON, lower-cased) matches the query anywhere:
     // most segments do not, and one test rules out all their events.
     const segmentMatches = new Map<number, boolean>();
     const ids: number[] = [];

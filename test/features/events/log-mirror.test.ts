@@ -6,6 +6,7 @@ import { searchTextOf, type EventDocument } from '../../../src/db/outbox.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { seedLog, type EventSeed } from './helpers.js';
+import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/features/events/log-blocks.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2025, 0, 1);
@@ -63,6 +64,22 @@ t.test('complete blocks are sealed into event_blocks, the tail is pruned, a rest
   t.match(metrics, /^vane_event_log_events 1305$/m, 'metrics: events held');
   t.match(metrics, /^vane_event_log_ready 1$/m, 'metrics: answering from memory');
   t.match(metrics, /^vane_event_log_body_bytes [1-9]\d*$/m, 'metrics: bytes held');
+});
+
+t.test('blocks sealed in the first format (32-event segments, no dictionary) are read next to new ones', async (t) => {
+  const a = await buildTestApp(t);
+  await seedLog(a, Array.from({ length: 600 }, (_, i) => filler(6 + i)));
+  const blocks = a.database.db.collection<BlockDocument>('event_blocks');
+  const first = (await blocks.findOne({ _id: blockKey(0) }))!;
+  const entries = decodeBlockIndex(first).map((event) => ({ event, json: a.stores.eventLog.json(event.id)! }));
+  const legacy = encodeBlock(0, entries, LEGACY_FORMAT);
+  delete legacy.segmentSize;
+  delete legacy.dictionary;
+  await blocks.replaceOne({ _id: blockKey(0) }, legacy);
+
+  const b = await buildApp(a.config, { logger: false });
+  t.teardown(() => b.close());
+  t.same(await answers(b), await fromDatabase(a), 'a new instance reads both formats and answers as the database does');
 });
 
 t.test('an instance that fell behind reads the sealed blocks it missed', async (t) => {
