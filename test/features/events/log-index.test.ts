@@ -90,6 +90,44 @@ t.test('a flag filter over many flags walks the flags\' own lists (one or severa
   t.pass('150 logs of 300–600 events over 150 flags agree with the definition');
 });
 
+t.test('logs larger than a chunk: totals from the counts, pages across chunk boundaries, after removals', async (t) => {
+  // 6 000 events (matches are handed over 1 024 at a time), every value drawn from few choices.
+  for (const seed of [1, 2, 3, 4, 5]) {
+    let state = seed;
+    const next = () => { // mulberry32
+      state = (state + 0x6d2b79f5) | 0;
+      let x = Math.imul(state ^ (state >>> 15), 1 | state);
+      x ^= x + Math.imul(x ^ (x >>> 7), 61 | x);
+      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const pick = <T>(values: T[]): T => values[Math.floor(next() * values.length)]!;
+    const events: IndexedEvent[] = Array.from({ length: 6000 }, (_, i) => ({
+      id: i + 1, at: BASE + Math.floor(next() * 400) * DAY / 20, type: pick(['a', 'b', 'c']), project: pick(['p1', 'p2', null]),
+      featureName: pick(['f1', 'f2', 'f3', null]), environment: pick(['dev', 'prod', null]), createdByUserId: pick([-42, 1, 2, null]),
+    }));
+    const index = new EventLogIndex();
+    for (const e of events) index.add(e);
+    for (let id = 5; id <= 6000; id += 11) index.remove(id);
+    const kept = events.filter((e) => (e.id - 5) % 11 !== 0 || e.id < 5);
+    const searches: SearchCriteria[] = [
+      { types: ['a'] }, { types: ['a', 'c'] }, { features: ['f2'] }, { projectRequired: true }, { environments: ['prod'] },
+      { userIds: [2] }, { types: ['b'], userIds: [1, 2] }, { types: ['a'], from: BASE + 5 * DAY, before: BASE + 15 * DAY },
+    ];
+    for (const criteria of searches) {
+      const expected = naive(kept, criteria);
+      for (const [offset, limit] of [[0, 50], [1000, 50], [1020, 10], [2047, 3], [5000, 1000]] as const) {
+        const page = index.search(criteria, offset, limit);
+        if (page.total !== expected.length) throw new Error(`${JSON.stringify(criteria)}: total ${page.total} != ${expected.length}`);
+        if (JSON.stringify(page.ids) !== JSON.stringify(expected.slice(offset, offset + limit))) throw new Error(`${JSON.stringify(criteria)} at ${offset}: page differs`);
+      }
+      const scanned: number[] = [];
+      index.scan(criteria, (id) => scanned.push(id) < 1500);
+      if (JSON.stringify(scanned) !== JSON.stringify(expected.slice(0, 1500))) throw new Error(`${JSON.stringify(criteria)}: scan differs`);
+    }
+  }
+  t.pass('5 logs × 8 searches × 5 pages agree with the definition');
+});
+
 t.test('add, has, remove; events are immutable', async (t) => {
   const index = new EventLogIndex();
   const e = (id: number, at: number): IndexedEvent => ({ id, at, type: 'x', project: null, featureName: null, environment: null, createdByUserId: null });
