@@ -14,7 +14,10 @@
  *
  * Settings (environment): EVENTS, SMALL_EVENTS, MONGODB_URL (default: the embedded server, started
  * here), DURATION (seconds per scenario, default 5), CONNECTIONS (default 4), BATCH (insertMany
- * size, default 1000), ONLY=small runs only the small-log scenario, KEEP=1 keeps the databases. Nothing else reads the environment.
+ * size, default 1000), ONLY=small runs only the small-log scenario, KEEP=1 keeps the databases (and
+ * prints their names), REUSE=<database> measures a big log kept by an earlier run (no seeding, no
+ * backfill; with MONGODB_URL, since the embedded server's data goes with it), SCENARIOS=<regex>
+ * runs only the scenarios whose names match. Nothing else reads the environment.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -214,28 +217,41 @@ async function main(): Promise<void> {
     url = embedded.url;
   }
   const suffix = randomBytes(4).toString('hex');
-  const bigDb = `vane_bench_events_${suffix}`;
+  const bigDb = env.REUSE ?? `vane_bench_events_${suffix}`;
   const smallDb = `vane_bench_events_small_${suffix}`;
   const rows: Row[] = [];
   const notes: string[] = [];
   try {
     if (env.ONLY !== 'small') {
-      process.stderr.write(`seeding ${EVENTS} events into ${bigDb}\n`);
-      const big = await seed(url, bigDb, EVENTS);
-      notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
-      const first = await startApp(url, bigDb);
-      notes.push(`first app start on the seeded log: listening after ${first.startSeconds.toFixed(1)} s (searches use the database until the backfill is done)`);
-      const backfillStarted = Date.now();
-      await first.app.stores.eventLog.whenReady();
-      await first.app.stores.eventLog.settled();
-      notes.push(`one-time backfill (read every event from \`events\`, seal blocks of 256 into \`event_blocks\`): ${((Date.now() - backfillStarted) / 1000).toFixed(1)} s more`);
-      await first.app.close();
+      let sample: Pick<EventDocument, 'groupId'>;
+      if (env.REUSE) {
+        const client = await new MongoClient(url).connect();
+        const found = await client.db(bigDb).collection<EventDocument>('events')
+          .find({ groupId: { $type: 'string' } }, { projection: { groupId: 1 } }).limit(100).toArray();
+        await client.close();
+        if (found.length === 0) throw new Error(`REUSE=${bigDb}: no seeded events there`);
+        groupIds.push(...found.map((d) => d.groupId!));
+        sample = found[0]!;
+        notes.push(`reused the log in ${bigDb} (seeded and backfilled by an earlier run)`);
+      } else {
+        process.stderr.write(`seeding ${EVENTS} events into ${bigDb}\n`);
+        const big = await seed(url, bigDb, EVENTS);
+        sample = big.sample;
+        notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
+        const first = await startApp(url, bigDb);
+        notes.push(`first app start on the seeded log: listening after ${first.startSeconds.toFixed(1)} s (searches use the database until the backfill is done)`);
+        const backfillStarted = Date.now();
+        await first.app.stores.eventLog.whenReady();
+        await first.app.stores.eventLog.settled();
+        notes.push(`one-time backfill (read every event from \`events\`, seal blocks of 256 into \`event_blocks\`): ${((Date.now() - backfillStarted) / 1000).toFixed(1)} s more`);
+        await first.app.close();
+      }
       const { app, base, startSeconds } = await startApp(url, bigDb);
       const mirror = app.stores.eventLog;
       notes.push(`second app start (loads the sealed blocks and the tail; search ready): ${startSeconds.toFixed(1)} s, ${mirror.index.size.toLocaleString('en')} events indexed`);
       const memory = process.memoryUsage();
       notes.push(`memory after the second start: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB, deflated event JSON ${(mirror.bodies.bytes / 2 ** 20).toFixed(0)} MiB (both apps ran in this process)`);
-      const s = big.sample;
+      const s = sample;
       const rotate = <T>(items: readonly T[], i: number): T => items[i % items.length]!;
       const months = Array.from({ length: 11 }, (_, i) => new Date(START + (i + 1) * 31 * DAY).toISOString().slice(0, 7));
       const range = (i: number) => `from=IS:${rotate(months, i)}-01&to=IS:${rotate(months, i)}-28`;
@@ -255,11 +271,12 @@ async function main(): Promise<void> {
         ['limit=1000', (i) => `limit=1000&offset=${(i * 997) % 10_000}`, false],
         ['query (free text, bounded)', (i) => `query=${encodeURIComponent(`rollout ${1 + (i % 9)}`)}`, false],
       ];
+      const selected = (name: string) => !env.SCENARIOS || new RegExp(env.SCENARIOS).test(name);
       for (const [name, qs, withMonth] of scenarios) {
-        rows.push(await measure(base, 'big', name, (i) => `/api/admin/search/events?${qs(i)}`, CONNECTIONS));
-        if (withMonth) rows.push(await measure(base, 'big', `${name} + month`, (i) => `/api/admin/search/events?${qs(i)}&${range(i)}`, CONNECTIONS));
+        if (selected(name)) rows.push(await measure(base, 'big', name, (i) => `/api/admin/search/events?${qs(i)}`, CONNECTIONS));
+        if (withMonth && selected(`${name} + month`)) rows.push(await measure(base, 'big', `${name} + month`, (i) => `/api/admin/search/events?${qs(i)}&${range(i)}`, CONNECTIONS));
       }
-      rows.push(await measure(base, 'big', 'month only', (i) => `/api/admin/search/events?${range(i)}`, CONNECTIONS));
+      if (selected('month only')) rows.push(await measure(base, 'big', 'month only', (i) => `/api/admin/search/events?${range(i)}`, CONNECTIONS));
       await app.close();
     }
 
@@ -270,10 +287,12 @@ async function main(): Promise<void> {
     rows.push(await measure(small.base, 'small', 'type=IS:feature-strategy-add&limit=50', () => '/api/admin/search/events?type=IS:feature-strategy-add&limit=50', 8));
     await small.app.close();
   } finally {
-    if (env.KEEP !== '1') {
+    if (env.KEEP === '1') {
+      process.stderr.write(`kept: ${env.ONLY === 'small' ? '' : `${bigDb} `}${smallDb}\n`);
+    } else {
       const client = new MongoClient(url);
       await client.connect();
-      await client.db(bigDb).dropDatabase().catch(() => undefined);
+      if (!env.REUSE) await client.db(bigDb).dropDatabase().catch(() => undefined);
       await client.db(smallDb).dropDatabase().catch(() => undefined);
       await client.close();
     }

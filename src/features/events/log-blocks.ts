@@ -65,6 +65,11 @@ export interface BlockDocument {
   dictionary?: number;
 }
 
+/** Room for a segment's last event when sizing the inflate output (event JSON is ~0.4–2 KB). */
+const LAST_EVENT_ROOM = 2048;
+/** zlib's smallest output chunk. */
+const MIN_CHUNK = 64;
+
 export function blockKey(block: number): string {
   return `b${block}`;
 }
@@ -202,14 +207,21 @@ export function sealedBodiesOf(doc: BlockDocument): SealedBodies {
 
 /**
  * The events' JSON: loose (not yet sealed, as received) or sealed (deflated per segment, inflated
- * on demand into a small LRU of recently read segments).
+ * on demand).
+ *
+ * Memory churn decides tail latency here. Inflated segments are cached in a small LRU only: it
+ * serves a page of neighbouring events (one inflate per segment, not per event) and the free-text
+ * scan, while the segments of a page of a rare filter die young. A large cache kept them until a
+ * full collection: at 1 M events, a cache of 1 024 segments (each holding zlib's 16 KiB output
+ * chunk) forced a mark-compact every ~300 ms under cold pages — the p99 of a flag filter. The
+ * output chunk is sized to the segment's text for the same reason.
  */
 export class EventBodies {
   private readonly loose = new Map<number, string>();
   private readonly sealed = new Map<number, SealedBodies>();
   private readonly inflated: Lru<number, Buffer>;
 
-  constructor(inflatedSegments = 1024) {
+  constructor(inflatedSegments = 32) {
     this.inflated = new Lru(inflatedSegments);
   }
 
@@ -240,9 +252,19 @@ export class EventBodies {
     const key = block * BLOCK_SIZE + segment;
     const text = this.inflated.getOrCreate(key, () => inflateRawSync(
       bodies.deflated.subarray(bodies.segments[segment]!, bodies.segments[segment + 1]!),
-      bodies.dictionary ? { dictionary: bodies.dictionary } : {},
+      { chunkSize: this.outputSize(bodies, segment), ...(bodies.dictionary ? { dictionary: bodies.dictionary } : {}) },
     ));
     return { key, text };
+  }
+
+  /**
+   * A segment's inflated size, or near it: where its last event starts plus room for that event.
+   * (Too small costs one more chunk and a copy; too big is memory held while the text lives.)
+   */
+  private outputSize(bodies: SealedBodies, segment: number): number {
+    const last = (segment + 1) * bodies.segmentSize - 1;
+    const end = last + 1 === BLOCK_SIZE ? bodies.offsets[BLOCK_SIZE]! : bodies.offsets[last]! + LAST_EVENT_ROOM;
+    return Math.max(MIN_CHUNK, end);
   }
 
   json(id: number): string | undefined {

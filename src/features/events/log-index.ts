@@ -263,9 +263,15 @@ export class EventLogIndex {
    */
   private readonly flagEvents: OrderedIds[] = [];
   private readonly chunk = new Int32Array(CHUNK);
+  private newest = 0;
 
   get size(): number {
     return this.order.length;
+  }
+
+  /** The highest id ever added. */
+  get newestId(): number {
+    return this.newest;
   }
 
   has(id: number): boolean {
@@ -279,6 +285,7 @@ export class EventLogIndex {
     if (this.has(id)) return false;
     this.ensureCapacity(id + 1);
     this.present[id] = 1;
+    if (id > this.newest) this.newest = id;
     this.at[id] = event.at;
     this.group[id] = groupHashOf(event);
     this.type.set(id, event.type);
