@@ -145,13 +145,16 @@ export class EventSearchService {
     private readonly baseUrl: string,
     private readonly mirror: EventLogMirror | null = null,
     private readonly timeBudgetMs = SEARCH_TIME_BUDGET_MS,
-  ) {}
+    private readonly presentedCache = PRESENTED_CACHE,
+  ) {
+    this.presented = new Lru<number, string>(presentedCache);
+  }
 
-  private readonly presented = new Lru<number, string>(PRESENTED_CACHE);
+  private readonly presented: Lru<number, string>;
 
   /** The event as the response carries it (presentEvent's key order is the schema's). */
   private presentedJson(id: number): string {
-    if (id > this.mirror!.index.newestId - PRESENTED_CACHE) return this.presented.getOrCreate(id, () => this.present(id));
+    if (id > this.mirror!.index.newestId - this.presentedCache) return this.presented.getOrCreate(id, () => this.present(id));
     return this.present(id);
   }
 

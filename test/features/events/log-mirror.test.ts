@@ -55,6 +55,12 @@ t.test('complete blocks are sealed into event_blocks, the tail is pruned, a rest
 
   const expected = await fromDatabase(a);
   t.same(await answers(a), expected, 'the mirror answers as the database does');
+  const smallCache = new EventSearchService(a.stores.events, a.config.baseUrl, a.stores.eventLog, undefined, 10);
+  const twice: string[] = [];
+  for (const round of [1, 2]) {
+    for (const qs of QUERIES) twice.push(JSON.stringify(await smallCache.search(Object.fromEntries(new URLSearchParams(qs)))));
+    t.same(twice.slice((round - 1) * QUERIES.length), expected, `round ${round}: events past the presented cache are presented afresh, the same`);
+  }
 
   const b = await buildApp(a.config, { logger: false });
   t.teardown(() => b.close());
