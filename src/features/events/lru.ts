@@ -7,16 +7,28 @@ export class Lru<K, V> {
 
   constructor(private readonly capacity: number) {}
 
-  /** The value for `key`, made by `make` on a miss. */
-  getOrCreate(key: K, make: () => V): V {
-    let value = this.values.get(key);
+  /** The value for `key` (now the most recently used), or undefined. */
+  get(key: K): V | undefined {
+    const value = this.values.get(key);
     if (value !== undefined) {
       this.values.delete(key);
-    } else {
-      value = make();
-      if (this.values.size >= this.capacity) this.values.delete(this.values.keys().next().value!);
+      this.values.set(key, value);
     }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    if (!this.values.delete(key) && this.values.size >= this.capacity) this.values.delete(this.values.keys().next().value!);
     this.values.set(key, value);
+  }
+
+  /** The value for `key`, made by `make` on a miss. */
+  getOrCreate(key: K, make: () => V): V {
+    let value = this.get(key);
+    if (value === undefined) {
+      value = make();
+      this.set(key, value);
+    }
     return value;
   }
 }
