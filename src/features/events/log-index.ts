@@ -106,7 +106,8 @@ function mergeInOrder(a: Int32Array, b: Int32Array, at: Float64Array): Int32Arra
 
 /**
  * Ids in (createdAt, id) order, in a growable array: the whole log's response order, and each
- * flag's own events. `at` is the index's createdAt column (passed in: it is reallocated as it grows).
+ * listed value's own events. `at` is the index's createdAt column (passed in: it is reallocated as
+ * it grows).
  */
 class OrderedIds {
   ids = new Int32Array(0);
@@ -121,25 +122,25 @@ class OrderedIds {
    */
   insert(id: number, at: Float64Array): void {
     this.ids = grow(this.ids, this.length + 1, this.initialCapacity);
-    const ids = this.ids;
     let position = this.length;
-    if (position > 0 && sortsBefore(at, id, ids[position - 1]!)) {
-      let lo = 0;
-      let hi = position - 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (sortsBefore(at, id, ids[mid]!)) hi = mid;
-        else lo = mid + 1;
-      }
-      position = lo;
-      ids.copyWithin(position + 1, position, this.length);
+    if (position > 0 && sortsBefore(at, id, this.ids[position - 1]!)) {
+      position = this.positionOf(id, at);
+      this.ids.copyWithin(position + 1, position, this.length);
     }
-    ids[position] = id;
+    this.ids[position] = id;
     this.length++;
   }
 
   /** Takes an id out (rare: a claim that turned out void), so a linear shift is fine. */
   remove(id: number, at: Float64Array): void {
+    const position = this.positionOf(id, at);
+    if (this.ids[position] !== id) return;
+    this.ids.copyWithin(position, position + 1, this.length);
+    this.length--;
+  }
+
+  /** Where `id` is, or would go: the first position whose id does not sort before it. */
+  private positionOf(id: number, at: Float64Array): number {
     let lo = 0;
     let hi = this.length;
     while (lo < hi) {
@@ -147,9 +148,7 @@ class OrderedIds {
       if (sortsBefore(at, this.ids[mid]!, id)) lo = mid + 1;
       else hi = mid;
     }
-    if (this.ids[lo] !== id) return;
-    this.ids.copyWithin(lo, lo + 1, this.length);
-    this.length--;
+    return lo;
   }
 
   /** First position whose createdAt is ≥ `time`. */
@@ -261,7 +260,10 @@ interface Plan {
   source: Int32Array;
   first: number;
   end: number;
-  /** The number of matches when the counts already tell it (one condition over the whole log). */
+  /**
+   * The number of matches when it is known without walking: the lists' length in range (the listed
+   * condition alone), or the counts (one condition over the whole log).
+   */
   knownTotal?: number;
 }
 
@@ -282,6 +284,7 @@ export class EventLogIndex {
   private readonly feature = new CodedColumn(true);
   private readonly environment = new CodedColumn(false);
   private readonly user = new CodedColumn<number>(true);
+  private readonly coded: ReadonlyArray<CodedColumn<string> | CodedColumn<number>> = [this.type, this.project, this.feature, this.environment, this.user];
   /** Ids ordered by (createdAt, id) ascending; the search walks it backwards (newest first). */
   private readonly order = new OrderedIds(1024);
   private readonly chunk = new Int32Array(CHUNK);
@@ -323,14 +326,14 @@ export class EventLogIndex {
     this.present = grow(this.present, length);
     this.at = grow(this.at, length);
     this.group = grow(this.group, length);
-    for (const column of [this.type, this.project, this.feature, this.environment, this.user]) column.ensureCapacity(length);
+    for (const column of this.coded) column.ensureCapacity(length);
   }
 
   /** Takes an event out (only for a claim that turned out void). */
   remove(id: number): boolean {
     if (!this.has(id)) return false;
     this.order.remove(id, this.at);
-    for (const column of [this.type, this.project, this.feature, this.environment, this.user]) column.unset(id, this.at);
+    for (const column of this.coded) column.unset(id, this.at);
     this.present[id] = 0;
     return true;
   }
