@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { Gauge, type Registry } from 'prom-client';
 import { isDuplicateKey } from '../../db/keys.js';
-import { tailKey, type Outbox, type TailEntry } from '../../db/outbox.js';
+import { storedEventJson, tailKey, type Outbox, type TailEntry } from '../../db/outbox.js';
 import {
   BLOCK_SIZE, blockKey, blockOf, decodeBlockIndex, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf,
   type BlockDocument, type BlockEntry,
@@ -42,15 +42,17 @@ export interface MirrorLogger {
   warn(obj: object, msg?: string): void;
 }
 
-/** The indexed fields of an event's JSON. */
-function indexedEvent(id: number, json: string): IndexedEvent {
-  const e = JSON.parse(json) as {
-    type: string; createdAt: string; project: string | null; featureName: string | null; environment: string | null;
-    createdByUserId: number | null; groupId?: string;
-  };
+/** The fields of a stored event the index keeps (from its JSON, or from its `events` document). */
+interface StoredFields {
+  type: string; createdAt: string | Date; project?: string | null; featureName?: string | null; environment?: string | null;
+  createdByUserId?: number | null; groupId?: string | null;
+}
+
+function indexedEvent(id: number, e: StoredFields): IndexedEvent {
   return {
-    id, at: Date.parse(e.createdAt), type: e.type, project: e.project ?? null, featureName: e.featureName ?? null,
-    environment: e.environment ?? null, createdByUserId: e.createdByUserId ?? null, groupId: e.groupId ?? null,
+    id, at: typeof e.createdAt === 'string' ? Date.parse(e.createdAt) : e.createdAt.getTime(), type: e.type,
+    project: e.project ?? null, featureName: e.featureName ?? null, environment: e.environment ?? null,
+    createdByUserId: e.createdByUserId ?? null, groupId: e.groupId ?? null,
   };
 }
 
@@ -219,7 +221,7 @@ export class EventLogMirror {
       return;
     }
     if (slots.has(slot)) return;
-    const indexed = event ?? indexedEvent(entry.id, entry.body);
+    const indexed = event ?? indexedEvent(entry.id, JSON.parse(entry.body) as StoredFields);
     slots.set(slot, { event: indexed, json: entry.body });
     this.index.add(indexed);
     this.bodies.addLoose(entry.id, entry.body);
@@ -291,11 +293,7 @@ export class EventLogMirror {
       highest = Math.max(highest, id);
       read++;
       if (!this.index.has(id)) {
-        const event: IndexedEvent = {
-          id, at: rest.createdAt.getTime(), type: rest.type, project: rest.project ?? null, featureName: rest.featureName ?? null,
-          environment: rest.environment ?? null, createdByUserId: rest.createdByUserId ?? null, groupId: rest.groupId ?? null,
-        };
-        this.accept({ _id: tailKey(id), id, key, body: JSON.stringify({ id, ...rest }) }, event);
+        this.accept({ _id: tailKey(id), id, key, body: storedEventJson(id, { key, ...rest }) }, indexedEvent(id, rest));
       }
       if (read % 50_000 === 0) this.log.info({ read, seconds: (Date.now() - started) / 1000 }, 'event log mirror: backfill progress');
       if (this.pending.size > 8) await this.sealComplete();

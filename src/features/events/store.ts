@@ -46,10 +46,6 @@ export class EventStore {
     this.results = new ReadCache(outbox, CACHE_ENTRIES);
   }
 
-  private async shared<T>(key: string, read: () => Promise<T>): Promise<T> {
-    return await this.results.get(key, read);
-  }
-
   /**
    * Idempotent: creating an index that exists with the same definition is a no-op. One command per
    * index: FerretDB 1.24 panics on a createIndexes that mixes existing and new indexes.
@@ -68,14 +64,14 @@ export class EventStore {
     const unfiltered = Object.keys(filter).length === 0;
     const key = JSON.stringify(filter);
     const [events, total] = await Promise.all([
-      this.shared(`page|${offset}|${limit}|${key}`, () =>
+      this.results.get(`page|${offset}|${limit}|${key}`, () =>
         this.collection
           .find(filter, { projection: PROJECTION, maxTimeMS })
           .sort({ createdAt: -1, id: -1 })
           .skip(offset)
           .limit(limit)
           .toArray() as unknown as Promise<StoredEvent[]>),
-      this.shared(`count|${key}`, () =>
+      this.results.get(`count|${key}`, () =>
         unfiltered ? this.countAll(maxTimeMS) : this.collection.countDocuments(filter, { maxTimeMS })),
     ]);
     return { events, total };
