@@ -381,12 +381,14 @@ function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): Strat
     segments.push(evaluation);
     if (!evaluation.result) segmentsPass = false;
   }
-  if (strategy.disabled) {
-    return { strategy, enabled: 'unknown', status: EvaluationStatus.Unevaluated, variant: null, constraintResults, segments };
-  }
+  // The implementation check comes before the disabled one, as in Unleash's playground: a disabled
+  // custom strategy is `incomplete` like an enabled one (SPEC §3.8).
   if (strategy.kind === StrategyKind.Unimplemented) {
     const enabled = constraintsPass && segmentsPass ? 'unknown' : false;
     return { strategy, enabled, status: EvaluationStatus.Incomplete, variant: null, constraintResults, segments };
+  }
+  if (strategy.disabled) {
+    return { strategy, enabled: 'unknown', status: EvaluationStatus.Unevaluated, variant: null, constraintResults, segments };
   }
   const enabled = constraintsPass && segmentsPass && activationHolds(strategy, reader);
   const variant = strategy.variants === null ? null : selectVariant(strategy.variants, reader);
