@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document } from 'mongodb';
 import { isDuplicateKey } from './keys.js';
 import { KeyedLock } from './keyed-lock.js';
+import { ConfigState } from './state.js';
 
 /**
  * How a change and its event are kept together (no change without its event, no event without
@@ -179,6 +180,9 @@ export class Outbox {
 
   private readonly meta: Collection<MetaDocument>;
 
+  /** The configuration state every write of this process is applied to (src/db/state.ts). */
+  readonly state = new ConfigState();
+
   /**
    * The newest events, one document per id (see appendEvent): where ids are claimed and where
    * other instances find events they have not seen. Kept small: the event log's mirror moves
@@ -218,10 +222,22 @@ export class Outbox {
   }
 
   async insert<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {
-    const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: events } : {}) };
-    await coll.insertOne(stored as never);
+    await this.insertPending(coll, doc, events);
     if (events.length) await this.flush(coll, doc._id);
     else await this.committedWithoutEvents();
+  }
+
+  /** Inserts `doc` with its events without flushing them (the caller flushes, see FlagService.create). */
+  async insertPending<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {
+    const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: events } : {}) };
+    await coll.insertOne(stored as never);
+    this.state.mirrorOf(coll.collectionName)?.written(doc._id, stored);
+  }
+
+  /** A conditional write found the document changed: the state re-reads it before the caller retries. */
+  private async conflict(coll: Collection<StoredDocument>, id: unknown): Promise<never> {
+    await this.state.mirrorOf(coll.collectionName)?.refresh(id);
+    throw new ConcurrentModificationError(`document ${String(id)} changed meanwhile`);
   }
 
   /**
@@ -234,7 +250,9 @@ export class Outbox {
     const stored = { ...next, [REV_FIELD]: rev + 1, ...(outbox.length ? { [OUTBOX_FIELD]: outbox } : {}) };
     delete (stored as StoredDocument)._id;
     const result = await coll.replaceOne({ _id: current._id, [REV_FIELD]: current._rev } as never, stored as never);
-    if (result.matchedCount === 0) throw new ConcurrentModificationError(`document ${String(current._id)} changed meanwhile`);
+    const generic = coll as unknown as Collection<StoredDocument>;
+    if (result.matchedCount === 0) await this.conflict(generic, current._id);
+    this.state.mirrorOf(coll.collectionName)?.written(current._id, { ...stored, _id: current._id });
     if (outbox.length) await this.flush(coll, current._id);
     else await this.committedWithoutEvents();
   }
@@ -257,7 +275,8 @@ export class Outbox {
       { _id: current._id, [REV_FIELD]: current._rev } as never,
       { [REV_FIELD]: rev + 1, [DELETED_FIELD]: true, [OUTBOX_FIELD]: outbox } as never,
     );
-    if (result.matchedCount === 0) throw new ConcurrentModificationError(`document ${String(current._id)} changed meanwhile`);
+    if (result.matchedCount === 0) await this.conflict(coll as unknown as Collection<StoredDocument>, current._id);
+    this.state.mirrorOf(coll.collectionName)?.written(current._id, null);
     await this.flush(coll, current._id);
   }
 
@@ -278,6 +297,7 @@ export class Outbox {
         await c.deleteOne({ _id: id, [REV_FIELD]: doc._rev } as never);
       } else if (pending.length) {
         await c.updateOne({ _id: id, [REV_FIELD]: doc._rev } as never, { $unset: { [OUTBOX_FIELD]: '' } });
+        this.state.mirrorOf(c.collectionName)?.flushed(id, doc._rev);
       }
     });
     this.notify(false);
@@ -393,7 +413,11 @@ export class Outbox {
     const poll = async () => {
       try {
         const token = await this.revisionToken();
-        if (seen !== undefined && token !== seen) this.notify(true);
+        if (seen !== undefined && token !== seen) {
+          // The state first, then the listeners: a cache cleared by the notice refills from the new state.
+          if (this.state.isLoaded) await this.state.load();
+          this.notify(true);
+        }
         seen = token;
       } catch (err) {
         onError(err);
@@ -435,13 +459,18 @@ export class Outbox {
   }
 }
 
-/** Retries a read-modify-write when a concurrent writer changed the document first. */
+/**
+ * Retries a read-modify-write when a concurrent writer changed the document first, backing off
+ * 5, 10, 20, 40 ms (with jitter) so writers racing on one document from several instances spread
+ * out instead of colliding again. The last failure reaches the client as a 409 (src/errors.ts).
+ */
 export async function retrying<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let i = 0; ; i++) {
     try {
       return await fn();
     } catch (err) {
       if (!(err instanceof ConcurrentModificationError) || i >= attempts - 1) throw err;
+      await new Promise((r) => setTimeout(r, 5 * 2 ** i * (0.5 + Math.random())));
     }
   }
 }
