@@ -61,6 +61,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     heartbeatFrequencyMS: 1000,
     maxPoolSize: 50,
     ignoreUndefined: true,
+    monitorCommands: process.env.VANE_MONITOR_COMMANDS === "1",
   });
   let available = false;
   let connectedOnce = false;
