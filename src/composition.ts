@@ -121,6 +121,8 @@ export async function initialiseState(
   await stores.segments.init();
   // The configuration state (src/db/state.ts) once the initial documents exist: reads and writes
   // from here on consult it.
+  // Other instances' revisions first: what they write while the state loads is re-read after.
+  await stores.outbox.markRevisionsSeen();
   await stores.outbox.state.load(progress);
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await stores.events.init();

@@ -77,7 +77,9 @@ export class CollectionMirror<T extends StoredDocument> {
 
   /** Re-reads one document (after a conditional write found it changed by another instance). */
   async refresh(id: unknown): Promise<T | undefined> {
-    const doc = (await this.collection.findOne({ _id: id, _deleted: { $ne: true } } as never)) as T | null;
+    // By `_id` alone: any other condition makes FerretDB scan the collection.
+    const found = (await this.collection.findOne({ _id: id } as never)) as T | null;
+    const doc = found && !found._deleted ? found : null;
     this.written(id, doc);
     return doc ?? undefined;
   }
