@@ -129,6 +129,8 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
   });
 
   app.addHook('onClose', async () => {
+    outbox.stopWatching();
+    await outbox.settle().catch((err: unknown) => app.log.warn({ err }, 'clearing flushed events failed; the next start repairs it'));
     await client.close(true);
     await embedded?.stop();
   });
