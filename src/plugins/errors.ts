@@ -1,10 +1,11 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ApiError, contentType, malformedJson, payloadTooLarge, routeNotFound, schemaValidationError, serviceUnavailable,
+  ApiError, conflict, contentType, malformedJson, payloadTooLarge, routeNotFound, schemaValidationError, serviceUnavailable,
   unknownError, validationError, type ErrorDetail,
 } from '../errors.js';
 import { isDatabaseUnavailable } from './database.js';
+import { ConcurrentModificationError } from '../db/outbox.js';
 
 /** JSON bodies up to 500 kB, as Unleash accepts (SPEC §1.2). */
 export const BODY_LIMIT = 500 * 1024;
@@ -140,6 +141,11 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, payloadTooLarge(BODY_LIMIT));
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, contentType(request.headers['content-type']));
     if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return sendError(reply, malformedJson('Unexpected end of JSON input'));
+    if (error instanceof ConcurrentModificationError) {
+      // Retried with back-off already (db/outbox.ts retrying): another writer keeps winning.
+      request.log.warn({ err: error }, 'write lost to concurrent writers after retries');
+      return sendError(reply, conflict('The resource was changed by another request meanwhile. Read it again and retry.'));
+    }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
       return sendError(reply, serviceUnavailable());
