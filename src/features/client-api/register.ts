@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Stores } from '../../composition.js';
+import { toSegmentConfig } from '../segments/store.js';
+import clientApiRoutes from './routes.js';
+import { ClientFeaturesService } from './service.js';
+import { SdkStateCache } from './state.js';
+
+/**
+ * Wires the SDK-facing API (client API, frontend API, metrics) in one call, so app.ts changes by
+ * one line.
+ */
+export async function registerSdkApi(app: FastifyInstance, stores: Stores, config: Config): Promise<void> {
+  const states = new SdkStateCache({
+    flags: () => stores.flags.snapshotSource(),
+    segments: async () => (await stores.segments.list()).map(toSegmentConfig),
+  }, stores.outbox);
+  void config;
+  const clientFeatures = new ClientFeaturesService(states);
+  app.decorate('sdkStates', states);
+  await app.register(clientApiRoutes, { service: clientFeatures });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sdkStates: SdkStateCache;
+  }
+}
