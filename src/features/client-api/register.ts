@@ -5,6 +5,9 @@ import { toSegmentConfig } from '../segments/store.js';
 import clientApiRoutes from './routes.js';
 import { ClientFeaturesService } from './service.js';
 import { SdkStateCache } from './state.js';
+import clientMetricsRoutes from '../metrics/routes.js';
+import { MetricsService } from '../metrics/service.js';
+import { MetricsStore } from '../metrics/store.js';
 
 /**
  * Wires the SDK-facing API (client API, frontend API, metrics) in one call, so app.ts changes by
@@ -19,10 +22,16 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   const clientFeatures = new ClientFeaturesService(states);
   app.decorate('sdkStates', states);
   await app.register(clientApiRoutes, { service: clientFeatures });
+  const metrics = new MetricsService(new MetricsStore(stores.outbox));
+  metrics.start();
+  app.addHook('onClose', async () => await metrics.stop());
+  app.decorate('clientMetrics', metrics);
+  await app.register(clientMetricsRoutes, { service: metrics });
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     sdkStates: SdkStateCache;
+    clientMetrics: MetricsService;
   }
 }
