@@ -5,6 +5,7 @@ import { toSegmentConfig } from '../segments/store.js';
 import clientApiRoutes from './routes.js';
 import { ClientFeaturesService } from './service.js';
 import { SdkStateCache } from './state.js';
+import frontendApiRoutes from '../frontend-api/routes.js';
 import clientMetricsRoutes from '../metrics/routes.js';
 import { MetricsService } from '../metrics/service.js';
 import { MetricsStore } from '../metrics/store.js';
@@ -18,7 +19,6 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
     flags: () => stores.flags.snapshotSource(),
     segments: async () => (await stores.segments.list()).map(toSegmentConfig),
   }, stores.outbox);
-  void config;
   const clientFeatures = new ClientFeaturesService(states);
   app.decorate('sdkStates', states);
   await app.register(clientApiRoutes, { service: clientFeatures });
@@ -27,6 +27,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   app.addHook('onClose', async () => await metrics.stop());
   app.decorate('clientMetrics', metrics);
   await app.register(clientMetricsRoutes, { service: metrics });
+  await app.register(frontendApiRoutes, { states, metrics, origins: config.FRONTEND_API_ORIGINS });
 }
 
 declare module 'fastify' {
