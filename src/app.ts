@@ -25,6 +25,7 @@ import environmentRoutes from './features/environments/routes.js';
 import projectRoutes from './features/projects/routes.js';
 import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
+import { registerSdkApi } from './features/client-api/register.js';
 import { ErrorSchema } from './schemas/common.js';
 import { isDateTime } from './schemas/formats.js';
 import ajvFormats from 'ajv-formats';
@@ -123,6 +124,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('playground', playground);
   await app.register(playgroundRoutes, { service: playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
   await app.register(changeRequestRoutes, { service: services.changeRequests, playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+
+  await registerSdkApi(app, stores, config);
 
   // Events left pending by a crash are flushed once every feature has registered its collection.
   const repaired = await app.database.outbox.repair();

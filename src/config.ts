@@ -29,6 +29,8 @@ const EnvSchema = Type.Object({
   PLAYGROUND_MAX_QUEUE: Type.Integer({ minimum: 1, default: 64 }),
   PLAYGROUND_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
   SIGNUP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
+  /** Origins the frontend API answers CORS for: `*` or a comma-separated list. */
+  FRONTEND_API_ORIGINS: Type.String({ minLength: 1, default: '*' }),
 });
 
 export type Config = Static<typeof EnvSchema> & {

@@ -1,15 +1,30 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox.js';
-import { authenticationRequired, noAccess, unauthorized, wrongTokenType } from '../errors.js';
+import { apiTokenRequired, authenticationRequired, noAccess, unauthorized, wrongTokenType } from '../errors.js';
 import { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID } from '../features/api-tokens/service.js';
 
-export interface Principal {
+export type Principal = AdminPrincipal | SdkPrincipal;
+
+export interface AdminPrincipal {
   kind: 'admin-token';
   tokenName: string;
   audit: AuditUser;
 }
+
+/** A client (alias backend) or frontend token: what it may read is its projects in one environment. */
+export interface SdkPrincipal {
+  kind: 'client-token' | 'frontend-token';
+  tokenName: string;
+  /** `['*']` for every project. */
+  projects: string[];
+  environment: string;
+  audit: AuditUser;
+}
+
+/** Which token type a route family takes (Unleash 8 is strict: any other type is a 403). */
+export type TokenFamily = 'admin' | 'client' | 'frontend';
 
 /** Route-level permission (SPEC §2.2), declared as `config: { permission: 'ADMIN' }`. */
 declare module 'fastify' {
@@ -17,13 +32,15 @@ declare module 'fastify' {
     permission?: string;
     /** Routes outside /api that need no credential (health, docs, invite join flow). */
     public?: boolean;
+    /** The token type the route takes; admin when absent. */
+    tokenFamily?: TokenFamily;
   }
   interface FastifyRequest {
     principal?: Principal;
   }
   interface FastifyInstance {
     apiTokens: ApiTokenStore;
-    authenticate(request: FastifyRequest): Promise<Principal>;
+    authenticate(request: FastifyRequest, family?: TokenFamily): Promise<Principal>;
   }
 }
 
@@ -34,19 +51,24 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
   app.decorate('apiTokens', tokens);
   app.decorateRequest('principal', undefined);
 
-  app.decorate('authenticate', async (request: FastifyRequest): Promise<Principal> => {
+  app.decorate('authenticate', async (request: FastifyRequest, family: TokenFamily = 'admin'): Promise<Principal> => {
     const header = request.headers.authorization;
-    if (header === undefined) throw authenticationRequired();
+    // SDK routes answer Unleash's API-token message for a missing and an unknown token alike.
+    if (header === undefined) throw family === 'admin' ? authenticationRequired() : apiTokenRequired();
     const secret = header.replace(BEARER, '').trim();
-    if (!secret) throw unauthorized();
+    if (!secret) throw family === 'admin' ? unauthorized() : apiTokenRequired();
     const token = await tokens.lookup(secret);
-    if (!token) throw unauthorized();
-    if (token.type !== 'admin') throw wrongTokenType();
-    const principal: Principal = {
-      kind: 'admin-token',
-      tokenName: token.tokenName,
-      audit: { name: token.tokenName, id: ADMIN_TOKEN_USER_ID },
-    };
+    if (!token) throw family === 'admin' ? unauthorized() : apiTokenRequired();
+    const audit = { name: token.tokenName, id: ADMIN_TOKEN_USER_ID };
+    let principal: Principal;
+    if (token.type === 'admin') {
+      if (family !== 'admin') throw wrongTokenType();
+      principal = { kind: 'admin-token', tokenName: token.tokenName, audit };
+    } else {
+      const kind = token.type === 'frontend' ? 'frontend-token' : 'client-token';
+      if (family !== (kind === 'frontend-token' ? 'frontend' : 'client')) throw wrongTokenType();
+      principal = { kind, tokenName: token.tokenName, projects: token.projects, environment: token.environment, audit };
+    }
     request.principal = principal;
     return principal;
   });
@@ -56,7 +78,7 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
   app.addHook('preValidation', async (request) => {
     const url = request.routeOptions.url ?? '';
     if (!url.startsWith('/api/')) return;
-    const principal = await app.authenticate(request);
+    const principal = await app.authenticate(request, request.routeOptions.config.tokenFamily);
     const permission = request.routeOptions.config.permission;
     // Admin tokens hold every permission; the check stays here for personal access tokens.
     if (permission && principal.kind !== 'admin-token') throw noAccess([permission]);
