@@ -29,6 +29,8 @@ const EnvSchema = Type.Object({
   PLAYGROUND_MAX_QUEUE: Type.Integer({ minimum: 1, default: 64 }),
   PLAYGROUND_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
   SIGNUP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
+  /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
+  PLAYGROUND_BATCH_LIMIT: Type.Integer({ minimum: 1, default: 10_000_000 }),
 });
 
 export type Config = Static<typeof EnvSchema> & {
@@ -43,6 +45,7 @@ export class ConfigError extends Error {
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT',
+  'PLAYGROUND_BATCH_LIMIT',
 ]);
 
 const validator = Compile(EnvSchema);
