@@ -31,6 +31,8 @@ const EnvSchema = Type.Object({
   SIGNUP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
   /** Origins the frontend API answers CORS for: `*` or a comma-separated list. */
   FRONTEND_API_ORIGINS: Type.String({ minLength: 1, default: '*' }),
+  /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
+  PLAYGROUND_BATCH_LIMIT: Type.Integer({ minimum: 1, default: 10_000_000 }),
 });
 
 export type Config = Static<typeof EnvSchema> & {
@@ -45,6 +47,7 @@ export class ConfigError extends Error {
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT',
+  'PLAYGROUND_BATCH_LIMIT',
 ]);
 
 const validator = Compile(EnvSchema);
