@@ -100,7 +100,8 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vane-bench-impact-'));
-  const child = spawn(process.execPath, [resolve('dist/src/server.js')], {
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child = spawn(process.execPath, [...nodeArgs, resolve('dist/src/server.js')], {
     env: {
       ...process.env, PORT: String(PORT), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: TOKEN,
       MONGODB_DB: `vane_bench_impact_${Date.now()}`, LOG_LEVEL: 'warn', PLAYGROUND_TIMEOUT_MS: '60000',
@@ -113,9 +114,11 @@ async function main(): Promise<void> {
     await seed({ name: 'vane', url: URL_BASE, token: TOKEN });
     const id = await changeRequest();
     const population = { userId: { from: 1, to: USERS }, remoteAddress: ['10.1.2.3'], ...Object.fromEntries(Object.entries(PROPERTIES).map(([k, v]) => [`properties.${k}`, [v]])), appName: ['bench'] };
+    const only = process.env.BENCH_ONLY;
     // Warm-up (threads compile the snapshot, JIT): a small population first.
     await call('POST', `/api/admin/playground/change-request/${id}/impact`, { population: { ...population, userId: { from: 1, to: 2000 } } });
 
+    if (only !== 'batch') {
     const impact = await measured(pid, async () => await call('POST', `/api/admin/playground/change-request/${id}/impact`, { population }));
     const answer = impact.result as { contexts: number; flags: Array<{ name: string; turnedOn: number; turnedOff: number; variantChanged: number }> };
     const logical = 2 * answer.contexts * FLAG_COUNT;
@@ -134,6 +137,7 @@ async function main(): Promise<void> {
     });
     console.log(`impact  NDJSON: ${impactLines.result.lines} changed (context, flag) lines, ${mb(impactLines.result.bytes)}: ` +
       `${impactLines.ms.toFixed(0)} ms; server RSS peak ${mb(impactLines.peakRss)}`);
+    }
 
     const contexts = Array.from({ length: USERS }, (_, i) => ({ appName: 'bench', userId: String(i + 1), remoteAddress: '10.1.2.3', properties: PROPERTIES }));
     const ndjsonBody = contexts.map((c) => JSON.stringify(c)).join('\n') + '\n';
