@@ -125,7 +125,7 @@ async function main(): Promise<void> {
     const affected = answer.flags.length;
     console.log(`impact  ${answer.contexts} contexts, ${affected} flags changed: ${impact.ms.toFixed(0)} ms; ` +
       `${(logical / impact.ms / 1000).toFixed(2)} M evaluations/s counted as 2 × contexts × ${FLAG_COUNT} flags ` +
-      `(${(2 * answer.contexts * affected / impact.ms / 1000).toFixed(2)} M/s of the ${affected} affected flags actually decided); ` +
+      `(${(2 * answer.contexts * affected / impact.ms / 1000).toFixed(2)} M/s counted on the ${affected} changed flags only); ` +
       `server RSS ${mb(impact.startRss)} → peak ${mb(impact.peakRss)}`);
     for (const f of answer.flags) console.log(`        ${f.name}: on ${f.turnedOn}, off ${f.turnedOff}, variant ${f.variantChanged}`);
 
