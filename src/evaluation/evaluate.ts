@@ -94,6 +94,7 @@ export function isEnabled(compiled: CompiledSnapshot, environment: string, flagN
 /**
  * The variant an SDK returns (shared frozen objects): the winning strategy's variant, else the
  * environment's, else the disabled variant (`feature_enabled` telling whether the flag is on).
+ * `context` may be a ContextReader, shared by the calls for one context.
  */
 export function getVariant(
   compiled: CompiledSnapshot,
@@ -103,7 +104,8 @@ export function getVariant(
 ): Readonly<SdkVariant> {
   const flag = compiled.flags.get(flagName);
   if (flag === undefined) return SDK_DISABLED_FLAG_OFF;
-  const reader = new ContextReader(context);
+  // A ContextReader may be passed to share parsed fields across flags (batch playground).
+  const reader = context instanceof ContextReader ? context : new ContextReader(context);
   const env = flag.environment(environment);
   const winner = firstPassingStrategy(env, compiled.segments, reader);
   if (!decideEnabled(compiled, flag, env, environment, reader, winner)) return SDK_DISABLED_FLAG_OFF;

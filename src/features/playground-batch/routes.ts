@@ -75,7 +75,10 @@ async function sendStream(
       await pieces.return(undefined);
     }
   }
-  const stream = Readable.from(body(), { objectMode: false });
+  // Up to 16 MiB of finished pieces may wait for the socket (a few 5 MB task results): with the
+  // default 16 KiB the producer stalled on every piece and the workers sat idle ~20 % of the
+  // time (measured with --cpu-prof on the batch bench). Still bounded whatever the request size.
+  const stream = Readable.from(body(), { objectMode: false, highWaterMark: 16 * 1024 * 1024 });
   stream.once('close', () => budget.done());
   return reply.type(format === 'ndjson' ? NDJSON : JSON_TYPE).send(stream);
 }
