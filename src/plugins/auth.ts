@@ -1,14 +1,25 @@
 import fp from 'fastify-plugin';
+import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox.js';
-import { authenticationRequired, noAccess, unauthorized, wrongTokenType } from '../errors.js';
+import { authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
 import { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID } from '../features/api-tokens/service.js';
+import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
+import type { SessionService } from '../features/sessions/service.js';
+import type { UserDocument } from '../features/users/store.js';
 
-export interface Principal {
-  kind: 'admin-token';
-  tokenName: string;
-  audit: AuditUser;
+export type Principal =
+  | { kind: 'admin-token'; tokenName: string; audit: AuditUser }
+  /** A person signed in through /auth/simple/login, holding the permissions of their root role. */
+  | { kind: 'session'; user: UserDocument; expiresAt: Date; audit: AuditUser };
+
+/** The browser session cookie (HttpOnly, SameSite=Lax; Secure when BASE_URL is https). */
+export const SESSION_COOKIE = 'vane-session';
+
+/** Root admins see everything, events outside projects included: admin tokens and Admin users. */
+export function isRootAdmin(principal: Principal | undefined): boolean {
+  return principal?.kind === 'admin-token' || (principal?.kind === 'session' && principal.user.rootRole === ADMIN_ROLE_ID);
 }
 
 /** Route-level permission (SPEC §2.2), declared as `config: { permission: 'ADMIN' }`. */
@@ -24,8 +35,14 @@ declare module 'fastify' {
   interface FastifyInstance {
     apiTokens: ApiTokenStore;
     authenticate(request: FastifyRequest): Promise<Principal>;
+    /** Set once the services exist (the auth plugin is registered before them). */
+    sessionService?: SessionService;
+    /** Refuses a cookie-authenticated change that does not come from this server's own pages. */
+    checkSameOrigin(request: FastifyRequest): void;
   }
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const BEARER = /^bearer\s+/i;
 
@@ -34,9 +51,37 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
   app.decorate('apiTokens', tokens);
   app.decorateRequest('principal', undefined);
 
+  await app.register(cookie);
+  app.decorate('sessionService', undefined);
+
+  // CSRF defence for cookie-authenticated requests (besides SameSite=Lax): browsers always send
+  // Origin on cross-origin and on non-GET fetches, and cannot forge it. A change is accepted when
+  // Origin (or, for old browsers, Referer) is this server as BASE_URL names it or as the Host
+  // header reaches it. API-token requests carry no ambient credential and are not checked.
+  const baseOrigin = new URL(app.config.baseUrl).origin;
+  app.decorate('checkSameOrigin', (request: FastifyRequest) => {
+    const origin = request.headers.origin ?? originOf(request.headers.referer);
+    const own = `${request.protocol}://${request.headers.host ?? ''}`;
+    if (!origin || (origin !== baseOrigin && origin !== own)) throw crossSiteRequest(origin ?? '');
+  });
+
+  const sessionPrincipal = async (secret: string): Promise<Principal> => {
+    const found = await app.sessionService?.resolve(secret);
+    if (!found) throw sessionExpired();
+    const { user, expiresAt } = found;
+    return { kind: 'session', user, expiresAt, audit: { name: user.username ?? user.email, id: user._id } };
+  };
+
   app.decorate('authenticate', async (request: FastifyRequest): Promise<Principal> => {
     const header = request.headers.authorization;
-    if (header === undefined) throw authenticationRequired();
+    if (header === undefined) {
+      const secret = request.cookies[SESSION_COOKIE];
+      if (!secret) throw authenticationRequired();
+      if (!SAFE_METHODS.has(request.method)) app.checkSameOrigin(request);
+      const principal = await sessionPrincipal(secret);
+      request.principal = principal;
+      return principal;
+    }
     const secret = header.replace(BEARER, '').trim();
     if (!secret) throw unauthorized();
     const token = await tokens.lookup(secret);
@@ -57,11 +102,22 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
     const url = request.routeOptions.url ?? '';
     if (!url.startsWith('/api/')) return;
     const principal = await app.authenticate(request);
-    const permission = request.routeOptions.config.permission;
-    // Admin tokens hold every permission; the check stays here for personal access tokens.
-    if (permission && principal.kind !== 'admin-token') throw noAccess([permission]);
+    // Admin tokens hold every permission; session users those of their root role.
+    if (principal.kind === 'session') {
+      const permission = requiredPermission(request.method, url, request.routeOptions.config.permission);
+      if (permission && !roleHolds(principal.user.rootRole, permission)) throw noAccess([permission]);
+    }
     app.checkContentType(request);
   });
+}
+
+function originOf(referer: string | undefined): string | undefined {
+  if (!referer) return undefined;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The audit identity of the caller, for events. */
