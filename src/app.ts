@@ -26,6 +26,7 @@ import projectRoutes from './features/projects/routes.js';
 import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
 import sessionRoutes from './features/sessions/routes.js';
+import webRoutes from './features/web/routes.js';
 import { ErrorSchema } from './schemas/common.js';
 import { isDateTime } from './schemas/formats.js';
 import ajvFormats from 'ajv-formats';
@@ -114,6 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(projectRoutes, { service: services.projects });
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
+  await app.register(webRoutes, { inviteLinks: services.inviteLinks });
 
   const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), app.database.outbox);
   app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));
