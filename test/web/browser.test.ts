@@ -55,6 +55,9 @@ if (!existsSync(CHROMIUM)) {
     const cr = await api('POST', '/api/admin/projects/default/environments/development/change-requests', {
       feature: 'web-banner', action: 'updateEnabled', payload: { enabled: true },
     });
+    // 50 flags in their own project: × 2 environments × 100 user ids = 10 000 results.
+    await api('POST', '/api/admin/projects', { id: 'stress', name: 'Stress' });
+    for (let i = 0; i < 50; i++) await api('POST', '/api/admin/projects/stress/features', { name: `bulk-${String(i).padStart(2, '0')}` });
     const invite = await api('POST', '/api/admin/invite-link/tokens', { name: 'team', expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString() });
 
     const problems: string[] = [];
@@ -87,11 +90,12 @@ if (!existsSync(CHROMIUM)) {
       await page.getByRole('button', { name: 'Create account and sign in' }).click();
       await page.waitForURL(`${base}/playground`);
       await page.locator('#whoami').waitFor();
+      await page.locator('#query').waitFor(); // every request of the page answered before the next navigation
       t.equal(await page.locator('#whoami').innerText(), 'Vera Viewer (Viewer)');
 
       await t.test('a playground link with a context shows the flags and their states', async (t) => {
         const context = JSON.stringify({ appName: 'web', userId: '1,3' });
-        await page.goto(`${base}/playground?environments=development&projects=*&context=${encodeURIComponent(context)}`);
+        await page.goto(`${base}/playground?environments=development&projects=default&context=${encodeURIComponent(context)}`);
         await page.locator('[data-flag="web-checkout"]').first().waitFor();
         // Flag | Project | Environment | Context | Enabled | Variant
         const rows = await page.locator('.vgrid .r').evaluateAll((els) => els.map((el) => [...el.children].map((c) => c.textContent).join('|')));
@@ -113,6 +117,25 @@ if (!existsSync(CHROMIUM)) {
         await page.getByLabel('Outcome').selectOption('all');
         await page.getByLabel('Filter by flag name').fill('banner');
         t.equal(await page.locator('.vgrid .r').count(), 2, 'filtered by name');
+      });
+
+      await t.test('10 000 results stay usable: only the visible rows are in the page; keys move through all of them', async (t) => {
+        const userIds = Array.from({ length: 100 }, (_, i) => String(i + 1)).join(',');
+        const context = JSON.stringify({ appName: 'web', userId: userIds });
+        await page.goto(`${base}/playground?environments=development,production&projects=stress&context=${encodeURIComponent(context)}`);
+        await page.getByText('Showing 10000 of 10000 results (50 flags).').waitFor();
+        const drawn = await page.locator('.vgrid .r').count();
+        t.ok(drawn > 0 && drawn < 60, `${drawn} rows in the DOM`);
+        await page.locator('.vgrid .body').focus();
+        await page.keyboard.press('End');
+        await page.locator('.vgrid .r[aria-rowindex="10001"]').waitFor();
+        t.equal(await page.locator('.vgrid .r.active').getAttribute('aria-rowindex'), '10001');
+        const lastFlag = await page.locator('.vgrid .r.active').getAttribute('data-flag');
+        await page.keyboard.press('Enter');
+        t.equal(await page.locator('#detail-title').innerText(), lastFlag, 'Enter explains the chosen result');
+        await page.getByLabel('Filter by flag name').fill('bulk-07');
+        await page.getByText('Showing 200 of 10000 results').waitFor();
+        t.pass('filtered within the 10 000');
       });
 
       await t.test('a Viewer cannot create a flag: the page says so, the API answers 403', async (t) => {
@@ -150,6 +173,7 @@ if (!existsSync(CHROMIUM)) {
       await page.getByLabel('Password').fill(ADMIN_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(`${base}/playground`);
+      await page.locator('#query').waitFor();
 
       await page.getByRole('link', { name: 'Invite links' }).click();
       await page.getByRole('cell', { name: 'team', exact: true }).waitFor();
@@ -163,9 +187,18 @@ if (!existsSync(CHROMIUM)) {
       await page.getByRole('link', { name: 'Event log' }).click();
       await page.getByRole('cell', { name: 'public-signup-token-created' }).first().waitFor();
       await page.getByLabel('Type (comma-separated)').fill('feature-created');
+      await page.getByLabel('Project (comma-separated)').fill('default');
       await page.getByRole('button', { name: 'Search' }).click();
       await page.getByText('Events 1–2 of 2').waitFor();
-      t.match(page.url(), /type=feature-created/);
+      t.match(page.url(), /type=feature-created&project=default/);
+      await page.getByLabel('Project (comma-separated)').fill('');
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByText('Events 1–50 of 52').waitFor();
+      await page.getByRole('button', { name: 'Older' }).click();
+      await page.getByText('Events 51–52 of 52').waitFor();
+      t.pass('paging through the log');
+      await page.getByRole('button', { name: 'Newer' }).click();
+      await page.getByText('Events 1–50 of 52').waitFor();
       await shot(page, 'event-log.png');
     });
 
