@@ -111,6 +111,19 @@ if (!existsSync(CHROMIUM)) {
         t.match(await page.locator('#detail').innerText(), /userId IN 1, 2/);
         await shot(page, 'playground.png');
 
+        // Raw JSON mode: the same context as text; an edit there is what runs (and lands in the URL).
+        await page.getByLabel('Edit the context as JSON').check();
+        t.same(JSON.parse(await page.getByLabel('Context (JSON)').inputValue()), { appName: 'web', userId: '1,3' });
+        await page.getByLabel('Context (JSON)').fill('{"appName": "web", "userId": "2", "properties": {"plan": "pro"}}');
+        await page.getByRole('button', { name: 'Evaluate' }).click();
+        await page.getByText('Showing 2 of 2 results').waitFor();
+        t.match(decodeURIComponent(page.url()), /"userId":"2","properties":\{"plan":"pro"\}/);
+        await page.getByLabel('Edit the context as JSON').uncheck();
+        t.equal(await page.getByLabel('Property 1 name').inputValue(), 'plan', 'custom properties back in the fields');
+        await page.goBack();
+        await page.getByText('Showing 4 of 4 results').waitFor();
+        await page.locator('.vgrid .r', { hasText: 'userId=1' }).filter({ hasText: 'web-checkout' }).waitFor();
+
         await page.getByLabel('Outcome').selectOption('enabled');
         t.equal(await page.locator('.vgrid .r').count(), 1, 'filtered by outcome');
         t.match(page.url(), /outcome=enabled/);

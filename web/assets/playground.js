@@ -461,3 +461,6 @@ async function start() {
 }
 
 start();
+
+// Back and forward between evaluations: the address holds the whole query, so run what it says.
+window.addEventListener('popstate', () => location.reload());
