@@ -213,6 +213,11 @@ if (!existsSync(CHROMIUM)) {
       await page.getByRole('button', { name: 'Newer' }).click();
       await page.getByText('Events 1–50 of 52').waitFor();
       await shot(page, 'event-log.png');
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(`${base}/login`);
+      const after = await page.request.get(`${base}/api/admin/user`);
+      t.equal(after.status(), 401, 'signed out: the cookie no longer works');
     });
 
     t.same(problems, [], 'no console errors and no failed requests on any page');

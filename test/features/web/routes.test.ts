@@ -18,6 +18,11 @@ t.test('pages and assets are served by Vane itself, with a strict Content-Securi
   const css = await app.inject({ method: 'GET', url: '/assets/app.css' });
   t.match(css.headers['content-type'], /text\/css/);
   t.equal((await app.inject({ method: 'GET', url: '/assets/../package.json' })).statusCode, 404);
+  const docs = await app.inject({ method: 'GET', url: '/docs/openapi.json' });
+  t.equal(docs.statusCode, 200);
+  const paths = Object.keys(docs.json().paths);
+  t.ok(['/auth/simple/login', '/logout', '/api/admin/user', '/auth/invite/{token}'].every((p) => paths.includes(p)), 'the session routes are documented');
+  t.notOk(paths.includes('/playground'), 'the pages are not API');
   const root = await app.inject({ method: 'GET', url: '/' });
   t.equal(root.statusCode, 302);
   t.equal(root.headers.location, '/playground');
