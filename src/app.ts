@@ -27,6 +27,9 @@ import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
 import sessionRoutes from './features/sessions/routes.js';
 import webRoutes from './features/web/routes.js';
+import { registerSdkApi } from './features/client-api/register.js';
+import playgroundBatchRoutes from './features/playground-batch/routes.js';
+import { PlaygroundBatchService } from './features/playground-batch/service.js';
 import { ErrorSchema } from './schemas/common.js';
 import { isDateTime } from './schemas/formats.js';
 import ajvFormats from 'ajv-formats';
@@ -134,6 +137,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('playground', playground);
   await app.register(playgroundRoutes, { service: playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
   await app.register(changeRequestRoutes, { service: services.changeRequests, playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  const playgroundBatch = new PlaygroundBatchService(app.workerPool, snapshots, services.changeRequests, {
+    evaluationLimit: config.PLAYGROUND_BATCH_LIMIT,
+    maxQueue: config.PLAYGROUND_MAX_QUEUE,
+    threads: app.workerPool.options.maxThreads,
+  });
+  await app.register(playgroundBatchRoutes, { service: playgroundBatch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+
+  await registerSdkApi(app, stores, config);
 
   // Events left pending by a crash are flushed once every feature has registered its collection.
   const repaired = await app.database.outbox.repair();

@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
 import type { Outbox } from './db/outbox.js';
+import type { LoadProgress } from './db/state.js';
 import { ApiTokenService } from './features/api-tokens/service.js';
 import { ApiTokenStore } from './features/api-tokens/store.js';
 import { EnvironmentStore } from './features/environments/store.js';
@@ -112,7 +113,9 @@ export function createServices(stores: Stores, config: Config): Services {
  * Brings a database to the initial state of SPEC §7 (idempotent; safe with several instances).
  * The order fixes the ids of the initial events: strategy types (1–4), then the admin token (5).
  */
-export async function initialiseState(stores: Stores, services: Services, config: Config): Promise<void> {
+export async function initialiseState(
+  stores: Stores, services: Services, config: Config, progress: (p: LoadProgress) => void = () => undefined,
+): Promise<void> {
   // First: it must hear of every event appended from here on, and tell a fresh log (nothing to
   // backfill) from one written before it existed.
   await stores.eventLog.start();
@@ -121,8 +124,13 @@ export async function initialiseState(stores: Stores, services: Services, config
   await stores.projects.init();
   await stores.tags.init();
   await stores.flags.init();
-  await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await stores.segments.init();
+  // The configuration state (src/db/state.ts) once the initial documents exist: reads and writes
+  // from here on consult it.
+  // Other instances' revisions first: what they write while the state loads is re-read after.
+  await stores.outbox.markRevisionsSeen();
+  await stores.outbox.state.load(progress);
+  await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await stores.events.init();
   await stores.users.init();
   await ensureInitialAdmin(services.users, stores.users, config.INIT_ADMIN_USER, config.INIT_ADMIN_PASSWORD);

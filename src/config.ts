@@ -36,6 +36,10 @@ const EnvSchema = Type.Object({
   /** The first admin (username, or an e-mail address), created at start if no user has that name. */
   INIT_ADMIN_USER: Type.String({ default: '' }),
   INIT_ADMIN_PASSWORD: Type.String({ default: '' }),
+  /** Origins the frontend API answers CORS for: `*` or a comma-separated list. */
+  FRONTEND_API_ORIGINS: Type.String({ minLength: 1, default: '*' }),
+  /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
+  PLAYGROUND_BATCH_LIMIT: Type.Integer({ minimum: 1, default: 10_000_000 }),
 });
 
 export type Config = Static<typeof EnvSchema> & {
@@ -50,6 +54,7 @@ export class ConfigError extends Error {
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
+  'PLAYGROUND_BATCH_LIMIT',
 ]);
 
 const validator = Compile(EnvSchema);

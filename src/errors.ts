@@ -73,6 +73,14 @@ export function unauthorized(): ApiError {
   return new ApiError('UnauthorizedError', 401, 'You must log in to use Unleash.');
 }
 
+/** 401 of the SDK routes (client and frontend API), missing or unknown token alike. */
+export function apiTokenRequired(): ApiError {
+  return new ApiError(
+    'UnauthorizedError', 401,
+    'This endpoint requires an API token. Please add an authorization header to your request with a valid token',
+  );
+}
+
 export function wrongTokenType(): ApiError {
   return new ApiError('NoAccessError', 403, 'invalid token: expected a different token type for this endpoint');
 }

@@ -111,6 +111,28 @@ export function getVariant(
   return variant === null ? SDK_DISABLED_FLAG_ON : variant.sdkVariant;
 }
 
+/** One flag decided as an SDK does, with where its variant came from (the frontend API shows them differently). */
+export interface SdkDecision {
+  enabled: boolean;
+  /** The picked variant (null: none, so the "disabled" variant). */
+  variant: CompiledVariant | null;
+  /** True when the variant came from the winning strategy rather than the environment's list. */
+  strategyVariant: boolean;
+}
+
+/** `isEnabled` and `getVariant` in one pass (the frontend API needs both per flag). */
+export function decide(compiled: CompiledSnapshot, environment: string, flag: CompiledFlag, context: unknown): SdkDecision {
+  const reader = new ContextReader(context);
+  const env = flag.environment(environment);
+  const winner = firstPassingStrategy(env, compiled.segments, reader);
+  if (!decideEnabled(compiled, flag, env, environment, reader, winner)) return { enabled: false, variant: null, strategyVariant: false };
+  if (winner !== null && winner.variants !== null) {
+    const variant = selectVariant(winner.variants, reader);
+    if (variant !== null) return { enabled: true, variant, strategyVariant: true };
+  }
+  return { enabled: true, variant: selectVariant(env.variants, reader), strategyVariant: false };
+}
+
 function decideEnabled(
   compiled: CompiledSnapshot,
   flag: CompiledFlag,
@@ -381,12 +403,14 @@ function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): Strat
     segments.push(evaluation);
     if (!evaluation.result) segmentsPass = false;
   }
-  if (strategy.disabled) {
-    return { strategy, enabled: 'unknown', status: EvaluationStatus.Unevaluated, variant: null, constraintResults, segments };
-  }
+  // The implementation check comes before the disabled one, as in Unleash's playground: a disabled
+  // custom strategy is `incomplete` like an enabled one (SPEC §3.8).
   if (strategy.kind === StrategyKind.Unimplemented) {
     const enabled = constraintsPass && segmentsPass ? 'unknown' : false;
     return { strategy, enabled, status: EvaluationStatus.Incomplete, variant: null, constraintResults, segments };
+  }
+  if (strategy.disabled) {
+    return { strategy, enabled: 'unknown', status: EvaluationStatus.Unevaluated, variant: null, constraintResults, segments };
   }
   const enabled = constraintsPass && segmentsPass && activationHolds(strategy, reader);
   const variant = strategy.variants === null ? null : selectVariant(strategy.variants, reader);

@@ -26,6 +26,8 @@ export {
   type CombinationSpace,
 } from './context.js';
 export {
+  decide,
+  type SdkDecision,
   evaluateRange,
   evaluateSelection,
   getVariant,
@@ -51,5 +53,6 @@ export {
   playgroundFlagJson,
   writePlaygroundFeatures,
 } from './serialize.js';
+export type { CompiledVariant } from './variants.js';
 export { JsonChunkWriter } from './json-writer.js';
 export { normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from './hash.js';

@@ -100,9 +100,10 @@ export function compileEnvironmentVariants(definitions: unknown, flagName: strin
 
 /**
  * Strategy variants: group = the `groupId` parameter as is (the literal "undefined" when absent,
- * as SDKs concatenate it), stickiness = the strategy's `stickiness` parameter — SDK behaviour and
- * client specification 16 "inherit stickiness from the strategy"; Unleash's playground takes the
- * first variant's instead (D2).
+ * as SDKs concatenate it); stickiness = the first variant's `stickiness` when set, else the
+ * strategy's `stickiness` parameter (Node SDK 6.x: `variants[0].stickiness || parameters.stickiness`;
+ * Unleash's playground also takes the first variant's; only the fallback to the parameter is D2,
+ * client specification 16), else `default`.
  */
 export function compileStrategyVariants(
   definitions: unknown,
@@ -110,8 +111,10 @@ export function compileStrategyVariants(
 ): CompiledVariantSet {
   const list = Array.isArray(definitions) ? definitions : [];
   const groupId = Object.hasOwn(parameters, 'groupId') ? parameters.groupId : 'undefined';
-  const stickiness = Object.hasOwn(parameters, 'stickiness') && parameters.stickiness !== '' ? parameters.stickiness : 'default';
-  return new CompiledVariantSet(list, 'strategy', groupId, stickiness);
+  const first = list[0];
+  const own = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : '';
+  const inherited = Object.hasOwn(parameters, 'stickiness') && parameters.stickiness !== '' ? parameters.stickiness : 'default';
+  return new CompiledVariantSet(list, 'strategy', groupId, own !== '' ? own : inherited);
 }
 
 /**

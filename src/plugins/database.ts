@@ -61,6 +61,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     heartbeatFrequencyMS: 1000,
     maxPoolSize: 50,
     ignoreUndefined: true,
+    monitorCommands: process.env.VANE_MONITOR_COMMANDS === "1",
   });
   let available = false;
   let connectedOnce = false;
@@ -128,6 +129,8 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
   });
 
   app.addHook('onClose', async () => {
+    outbox.stopWatching();
+    await outbox.settle().catch((err: unknown) => app.log.warn({ err }, 'clearing flushed events failed; the next start repairs it'));
     await client.close(true);
     await embedded?.stop();
   });

@@ -1,13 +1,46 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ApiError, contentType, malformedJson, payloadTooLarge, routeNotFound, schemaValidationError, serviceUnavailable,
-  unknownError, type ErrorDetail,
+  ApiError, conflict, contentType, malformedJson, payloadTooLarge, routeNotFound, schemaValidationError, serviceUnavailable,
+  unknownError, validationError, type ErrorDetail,
 } from '../errors.js';
 import { isDatabaseUnavailable } from './database.js';
+import { ConcurrentModificationError } from '../db/outbox.js';
 
 /** JSON bodies up to 500 kB, as Unleash accepts (SPEC §1.2). */
 export const BODY_LIMIT = 500 * 1024;
+
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. No body of the API needs more than a
+ * handful of levels; the validator, the store and the event log all recurse over bodies, and a
+ * body nested 5 000 levels deep overflowed one of them (500). 64 leaves room for any payload.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * True when `text` nests arrays/objects deeper than `limit`. One pass over the characters, brackets
+ * inside strings skipped; a body shorter than `limit` characters cannot be too deep, so small
+ * bodies (most playground requests) skip the scan.
+ */
+export function jsonTooDeep(text: string, limit = MAX_JSON_DEPTH): boolean {
+  if (text.length <= limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
 
 interface AjvError {
   instancePath: string;
@@ -76,6 +109,10 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
       done(null, undefined);
       return;
     }
+    if (jsonTooDeep(body as string)) {
+      done(validationError(`The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`), undefined);
+      return;
+    }
     try {
       done(null, JSON.parse(body as string));
     } catch (err) {
@@ -104,6 +141,11 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, payloadTooLarge(BODY_LIMIT));
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, contentType(request.headers['content-type']));
     if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return sendError(reply, malformedJson('Unexpected end of JSON input'));
+    if (error instanceof ConcurrentModificationError) {
+      // Retried with back-off already (db/outbox.ts retrying): another writer keeps winning.
+      request.log.warn({ err: error }, 'write lost to concurrent writers after retries');
+      return sendError(reply, conflict('The resource was changed by another request meanwhile. Read it again and retry.'));
+    }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
       return sendError(reply, serviceUnavailable());

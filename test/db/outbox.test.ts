@@ -98,7 +98,9 @@ t.test('a repeated flush after a crash at any step of an append stores the event
   await db.collection('events').insertOne({ _id: three.key as never, id: 8, ...three, searchText: '' });
   await outbox.tail.insertOne({ _id: tailKey(8), id: 8, key: 'someone-else', body: storedEventJson(8, three) });
   await outbox.tail.deleteOne({ _id: tailKey(8) });
-  await db.collection('meta').updateOne({ _id: 'events' as never }, { $max: { lastId: 8 } });
+  // As another instance publishes its newest id (a revision document); the hint is as fresh as the last poll.
+  await db.collection('meta').updateOne({ _id: 'rev:another-instance' as never }, { $set: { seq: 1, at: new Date(), lastId: 8, recent: [] } }, { upsert: true });
+  await outbox.pollRevisions();
   await outbox.flush(coll, 'claim-pruned');
   t.equal(await storedCopies(three.key), 1, 'not stored twice');
   const voided = await outbox.tail.findOne({ _id: tailKey(9) });

@@ -10,6 +10,7 @@ import {
   playgroundFlagJson,
   selectFlags,
   type FlagConfig,
+  type StrategyVariantConfig,
   type VariantConfig,
 } from '../../src/evaluation/index.js';
 import { constraint, ENV, flag, snapshot, strategy } from './fixtures/builders.js';
@@ -193,4 +194,42 @@ t.test('evaluateRange: a slice of the selection, parents outside it still evalua
       t.strictSame(range, whole.slice(start, end), `[${start}, ${end})`);
     }
   }
+});
+
+t.test('strategy variants: the first variant\'s stickiness wins over the strategy\'s parameter [reference 8.2.0]', async (t) => {
+  // Measured on the reference: flexibleRollout (stickiness userId, groupId g) with variants a/b
+  // sticky on `tenant` picks by tenant: tenant t2 → b (bucket 648), t4 → a (236), whatever userId says.
+  const variants: StrategyVariantConfig[] = [
+    { name: 'a', weight: 500, weightType: 'variable', stickiness: 'tenant' },
+    { name: 'b', weight: 500, weightType: 'variable', stickiness: 'tenant' },
+  ];
+  const flags = [flag({ name: 'vs1', strategies: [strategy('flexibleRollout', { parameters: { rollout: '100', stickiness: 'userId', groupId: 'g' }, variants })] })];
+  const b = resultOf(flags, 'vs1', { appName: 'x', userId: 'u2', properties: { tenant: 't2' } })!;
+  t.strictSame(b.variant, { name: 'b', enabled: true, feature_enabled: true });
+  t.strictSame((b.strategies.data[0].result as { variant: unknown }).variant, { name: 'b', enabled: true });
+  const a = resultOf(flags, 'vs1', { appName: 'x', userId: 'u0', properties: { tenant: 't4' } })!;
+  t.strictSame(a.variant, { name: 'a', enabled: true, feature_enabled: true });
+  const sdk = compile(snapshot(flags));
+  t.equal(getVariant(sdk, ENV, 'vs1', { userId: 'u2', properties: { tenant: 't2' } }).name, 'b', 'SDK view: the same pick');
+});
+
+t.test('a disabled strategy of a type without implementation is incomplete, not unevaluated [reference 8.2.0]', async (t) => {
+  const flags = [flag({
+    name: 'dc1',
+    strategies: [
+      strategy('myCustom', { disabled: true, parameters: { p: 'x' }, constraints: [constraint('userId', 'IN', { values: ['u1'] })] }),
+      strategy('applicationHostname', { disabled: true, parameters: { hostNames: 'h' } }),
+      strategy('default', { disabled: true }),
+    ],
+  })];
+  const failing = resultOf(flags, 'dc1', { appName: 'x', userId: 'u2' })!;
+  t.strictSame(failing.strategies.data.map((s) => s.result), [
+    { enabled: false, evaluationStatus: 'incomplete' },
+    { enabled: 'unknown', evaluationStatus: 'incomplete' },
+    { enabled: 'unknown', evaluationStatus: 'unevaluated' },
+  ]);
+  const passing = resultOf(flags, 'dc1', { appName: 'x', userId: 'u1' })!;
+  t.strictSame(passing.strategies.data[0].result, { enabled: 'unknown', evaluationStatus: 'incomplete' });
+  t.equal(passing.strategies.result, 'unknown');
+  t.equal(passing.isEnabled, false);
 });

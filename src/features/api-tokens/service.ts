@@ -99,6 +99,5 @@ export class ApiTokenService {
         { type: 'api-token-deleted', preData: publicToken(token), project: token.projects.join(','), environment: token.environment },
       ]));
     });
-    this.store.evict(hash);
   }
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import type { Outbox, StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 
 export type TokenType = 'admin' | 'client' | 'backend' | 'frontend';
 
@@ -33,57 +34,40 @@ export function maskSecret(secret: string): string {
   return dot < 0 ? '****' : `${secret.slice(0, dot + 1)}${secret.slice(dot + 1, dot + 5)}…`;
 }
 
-interface CacheEntry {
-  token: ApiTokenDocument | null;
-  until: number;
-}
-
 /**
- * Token look-ups are cached: every admin request authenticates, and a database round trip per
- * request would cost more than the rest of a typical admin call. Positive entries live 30 s,
- * negative ones 5 s (so a token created on another instance works within 5 s). A revoke on this
- * instance evicts at once; another instance honours it within 30 s.
+ * Tokens, read from the configuration state (src/db/state.ts): every admin request authenticates,
+ * and a map look-up costs nothing next to a database round trip. A revocation on any instance
+ * reaches every other one with the revision (REVISION_POLL_MS), not after a cache's lifetime.
  */
-const POSITIVE_TTL_MS = 30_000;
-const NEGATIVE_TTL_MS = 5_000;
-const CACHE_LIMIT = 10_000;
-
 export class ApiTokenStore {
   readonly collection: Collection<ApiTokenDocument>;
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly mirror: CollectionMirror<ApiTokenDocument>;
 
-  constructor(private readonly outbox: Outbox) {
+  constructor(outbox: Outbox) {
     this.collection = outbox.collection<ApiTokenDocument>('api_tokens');
+    this.mirror = outbox.state.mirror(this.collection);
+    this.state = outbox.state;
   }
+
+  private readonly state: ConfigState;
 
   async lookup(secret: string): Promise<ApiTokenDocument | null> {
     const hash = hashSecret(secret);
-    const now = Date.now();
-    let entry = this.cache.get(hash);
-    if (!entry || entry.until < now) {
-      const token = await this.collection.findOne({ _id: hash, ...LIVE });
-      entry = { token, until: now + (token ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) };
-      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(hash, entry);
-    }
-    const token = entry.token;
+    const token = this.mirror.get(hash);
     if (!token) return null;
     // The look-up is by hash already; compare the full digest in constant time anyway so no
     // branch depends on how much of a guessed secret was right.
     if (!timingSafeEqual(Buffer.from(token._id, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    if (token.expiresAt && token.expiresAt.getTime() <= now) return null;
+    if (token.expiresAt && token.expiresAt.getTime() <= Date.now()) return null;
     return token;
   }
 
-  evict(hash: string): void {
-    this.cache.delete(hash);
-  }
-
   async get(hash: string): Promise<ApiTokenDocument | null> {
-    return await this.collection.findOne({ _id: hash, ...LIVE });
+    return this.mirror.get(hash) ?? null;
   }
 
   async list(): Promise<ApiTokenDocument[]> {
-    return await this.collection.find({ ...LIVE }).sort({ createdAt: 1 }).toArray();
+    return this.state.derived('api-tokens:list', () =>
+      [...this.mirror.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()));
   }
 }

@@ -30,13 +30,13 @@ const PAYLOAD_WRAPPERS = Object.fromEntries(
 function parseChange(request: FastifyRequest, value: unknown, at: string): ChangeInput {
   const checkShape = request.compileValidationSchema(ChangeBody, 'body');
   if (!checkShape(value)) throw schemaValidationError(formatValidationErrors(checkShape.errors as never, at));
-  const change = value as { feature?: string; action: ChangeAction; payload?: unknown };
+  const change = value as { feature?: string | null; action: ChangeAction; payload?: unknown };
   const payload = change.payload === undefined && change.action === 'archiveFeature' ? {} : change.payload;
   const wrapper = { payload };
   const checkPayload = request.compileValidationSchema(PAYLOAD_WRAPPERS[change.action], 'body');
   if (!checkPayload(wrapper)) throw schemaValidationError(formatValidationErrors(checkPayload.errors as never, at));
   const input: ChangeInput = { action: change.action, payload: wrapper.payload };
-  if (change.feature !== undefined) input.feature = change.feature;
+  if (change.feature !== undefined && change.feature !== null) input.feature = change.feature;
   if (change.action === 'updateSegment' || change.action === 'deleteSegment') input.segment = (wrapper.payload as { id: number }).id;
   return input;
 }

@@ -13,12 +13,13 @@ export const ChangeParams = Type.Object({ projectId: Type.String(), id: Type.Str
 export const PreviewParams = Type.Object({ id: Type.String() });
 
 /**
- * One change: `{feature, action, payload}` for flag changes; segment changes name no feature,
+ * One change: `{feature, action, payload}` for flag changes; segment changes name no feature (absent or null),
  * their payload's `id` is the segment (`{action: "updateSegment", payload: {id, name, constraints, …}}`).
  */
 export const ChangeBody = Type.Object(
   {
-    feature: Type.Optional(Type.String({ minLength: 1 })),
+    // Unleash's UI sends `"feature": null` for segment changes; null and absent mean the same.
+    feature: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
     action: Type.String({ enum: [...FLAG_ACTIONS, ...SEGMENT_ACTIONS] }),
     payload: Type.Optional(Type.Unknown({ description: 'As the corresponding live endpoint takes it (see each action)' })),
   },

@@ -82,9 +82,12 @@ function isJoiDate(value: unknown): boolean {
   return !Number.isNaN(new Date(value).getTime());
 }
 
-/** Strict semver as Unleash checks it: valid, and already clean (no `v`, no `=`, no spaces). */
+/**
+ * Strict semver as Unleash checks it: valid, with no `v`/`=` prefix and no surrounding spaces.
+ * Build metadata is fine (`1.2.3+build.5`, measured on the reference; `semver.clean` would drop it).
+ */
 function isStrictSemver(value: string): boolean {
-  return semver.valid(value) !== null && semver.clean(value) === value;
+  return semver.valid(value) !== null && /^[0-9]/.test(value) && value.trim() === value;
 }
 
 function compilesAsRe2(value: string): boolean {

@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
-import { ReadCache } from '../../db/read-cache.js';
+import type { Outbox, StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface EnvironmentDocument extends StoredDocument {
@@ -21,11 +21,13 @@ const INITIAL: Array<Pick<EnvironmentDocument, 'name' | 'type' | 'sortOrder'>> =
 
 export class EnvironmentStore {
   readonly collection: Collection<EnvironmentDocument>;
-  private readonly cache: ReadCache;
+  private readonly mirror: CollectionMirror<EnvironmentDocument>;
+  private readonly state: ConfigState;
 
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<EnvironmentDocument>('environments');
-    this.cache = new ReadCache(outbox);
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
   }
 
   async init(): Promise<void> {
@@ -41,11 +43,13 @@ export class EnvironmentStore {
   }
 
   async get(name: string): Promise<EnvironmentDocument | null> {
-    return (await this.list()).find((env) => env.name === name) ?? null;
+    return this.mirror.get(name) ?? null;
   }
 
-  /** Ordered by sortOrder, then creation (SPEC §1.4). Cached per revision (read by most admin calls). */
+  /** Ordered by sortOrder, then creation (SPEC §1.4); from the configuration state, sorted once per revision. */
   async list(): Promise<EnvironmentDocument[]> {
-    return await this.cache.get('all', () => this.collection.find({ ...LIVE }).sort({ sortOrder: 1, createdAt: 1, _id: 1 }).toArray());
+    return this.state.derived('environments:list', () =>
+      [...this.mirror.values()].sort((a, b) =>
+        a.sortOrder - b.sortOrder || a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)));
   }
 }

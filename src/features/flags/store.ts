@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
-import { LIVE, OUTBOX_FIELD, REV_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import type { DependencyConfig, FlagConfig, FlagEnvironmentConfig, StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 
 export interface FlagTag {
@@ -97,77 +98,109 @@ export function decodeFlag<T extends FlagData>(doc: T): T {
   return mapEnvironmentKeys(doc, decodeKey);
 }
 
+const byCreation = (a: FlagData, b: FlagData) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
+/**
+ * Flags, read from the configuration state (src/db/state.ts): no read here goes to the database.
+ * Lists and indexes are derived once per revision.
+ */
 export class FlagStore {
   readonly collection: Collection<FlagDocument>;
+  private readonly mirror: CollectionMirror<FlagDocument>;
+  private readonly state: ConfigState;
 
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<FlagDocument>('flags');
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
   }
 
   async init(): Promise<void> {
-    await this.collection.createIndex({ 'dependencies.feature': 1 }, { name: 'dependencies_feature' });
     await this.collection.createIndex({ project: 1 }, { name: 'project' });
-    await this.collection.createIndex({ strategyIds: 1 }, { name: 'strategy_ids' });
   }
 
   /** The flag as stored (with `_rev`), archived or not; null when unknown. */
   async get(name: string): Promise<FlagDocument | null> {
-    const doc = await this.collection.findOne({ _id: name, ...LIVE });
+    return this.getNow(name);
+  }
+
+  getNow(name: string): FlagDocument | null {
+    const doc = this.mirror.get(name);
     return doc ? decodeFlag(doc) : null;
   }
 
+  /** Every flag, decoded, in creation order (derived once per revision). */
+  private ordered(): FlagDocument[] {
+    return this.state.derived('flags:ordered', () => [...this.mirror.values()].map(decodeFlag).sort(byCreation));
+  }
+
   async listByProject(project: string, options: { archived?: boolean } = {}): Promise<FlagDocument[]> {
-    const docs = await this.collection
-      .find({ project, archived: options.archived ?? false, ...LIVE })
-      .sort({ createdAt: 1, _id: 1 })
-      .toArray();
-    return docs.map(decodeFlag);
+    const archived = options.archived ?? false;
+    return this.state.derived(`flags:project:${project}:${archived}`, () =>
+      this.ordered().filter((f) => f.project === project && f.archived === archived));
   }
 
   /** Every flag (archived ones too), for operations that touch all of them. */
   async all(): Promise<FlagDocument[]> {
-    return (await this.collection.find({ ...LIVE }).toArray()).map(decodeFlag);
+    return this.ordered();
+  }
+
+  /** Names of the non-archived flags that depend on each parent (derived once per revision). */
+  private childIndex(): Map<string, string[]> {
+    return this.state.derived('flags:children', () => {
+      const index = new Map<string, string[]>();
+      for (const flag of this.ordered()) {
+        if (flag.archived) continue;
+        for (const d of flag.dependencies ?? []) {
+          const list = index.get(d.feature) ?? [];
+          list.push(flag.name);
+          index.set(d.feature, list);
+        }
+      }
+      return index;
+    });
   }
 
   /** Names of the non-archived flags that depend on `name`. */
   async children(name: string): Promise<string[]> {
-    const docs = await this.collection
-      .find({ 'dependencies.feature': name, archived: false, ...LIVE }, { projection: { _id: 1 } })
-      .sort({ createdAt: 1, _id: 1 })
-      .toArray();
-    return docs.map((d) => d._id);
+    return this.childrenNow(name);
+  }
+
+  childrenNow(name: string): string[] {
+    return this.childIndex().get(name) ?? [];
   }
 
   /** Inserts a new flag with its pending events, without flushing them (the caller flushes). */
   async insertPending(doc: FlagData, events: PendingEvent[]): Promise<void> {
-    await this.collection.insertOne({ ...encodeFlag(doc), [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: events } : {}) } as FlagDocument);
+    await this.outbox.insertPending(this.collection, encodeFlag(doc) as FlagDocument, events);
   }
 
   /** Replaces `current` (as read) by `next`, with its events (see Outbox.replace). */
   async replace(current: FlagDocument, next: FlagData, events: PendingEvent[]): Promise<void> {
-    await this.outbox.replace(this.collection, current, encodeFlag(next) as FlagDocument, events);
+    await this.outbox.replace(this.collection, encodeFlag(current) as FlagDocument, encodeFlag(next) as FlagDocument, events);
   }
 
   async countActive(): Promise<number> {
-    return await this.collection.countDocuments({ archived: false, ...LIVE });
+    return this.state.derived('flags:active', () => this.ordered().filter((f) => !f.archived).length);
   }
 
   async findByStrategyId(id: string): Promise<FlagDocument | null> {
-    const doc = await this.collection.findOne({ strategyIds: id, ...LIVE });
-    return doc ? decodeFlag(doc) : null;
+    const owner = this.state.derived('flags:strategy-owner', () => {
+      const index = new Map<string, FlagDocument>();
+      for (const flag of this.ordered()) for (const sid of flag.strategyIds ?? []) index.set(sid, flag);
+      return index;
+    });
+    return owner.get(id) ?? null;
   }
 
   async projectHasDependencies(project: string): Promise<boolean> {
-    const doc = await this.collection.findOne(
-      { project, archived: false, 'dependencies.0': { $exists: true }, ...LIVE },
-      { projection: { _id: 1 } },
-    );
-    return doc !== null;
+    return (await this.listByProject(project)).some((f) => (f.dependencies ?? []).length > 0);
   }
 
   /** Every non-archived flag, without bookkeeping: what the playground evaluates. */
   async snapshotSource(): Promise<FlagData[]> {
-    const docs = await this.collection.find({ archived: false, ...LIVE }).sort({ createdAt: 1, _id: 1 }).toArray();
-    return docs.map((d) => decodeFlag(withoutBookkeeping(d) as FlagData));
+    return this.state.derived('flags:snapshot', () =>
+      this.ordered().filter((f) => !f.archived).map((d) => withoutBookkeeping(d) as FlagData));
   }
 }

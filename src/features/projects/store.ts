@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
-import { ReadCache } from '../../db/read-cache.js';
+import type { Outbox, StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface ProjectDocument extends StoredDocument {
@@ -17,11 +17,13 @@ export interface ProjectDocument extends StoredDocument {
 
 export class ProjectStore {
   readonly collection: Collection<ProjectDocument>;
-  private readonly cache: ReadCache;
+  private readonly mirror: CollectionMirror<ProjectDocument>;
+  private readonly state: ConfigState;
 
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<ProjectDocument>('projects');
-    this.cache = new ReadCache(outbox);
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
   }
 
   /** Project `default` (name `Default`), connected to both initial environments (SPEC §7). */
@@ -40,12 +42,13 @@ export class ProjectStore {
     });
   }
 
-  /** Cached per revision: nearly every admin call reads its project. */
+  /** From the configuration state: nearly every admin call reads its project. */
   async get(id: string): Promise<ProjectDocument | null> {
-    return await this.cache.get(`id:${id}`, () => this.collection.findOne({ _id: id, ...LIVE }));
+    return this.mirror.get(id) ?? null;
   }
 
   async list(): Promise<ProjectDocument[]> {
-    return await this.collection.find({ ...LIVE }).sort({ createdAt: 1, _id: 1 }).toArray();
+    return this.state.derived('projects:list', () =>
+      [...this.mirror.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)));
   }
 }

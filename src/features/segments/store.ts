@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
-import { LIVE, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import type { ConstraintConfig, SegmentConfig } from '../../evaluation/types.js';
-import { EnvironmentStore } from '../environments/store.js';
 import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
 
 export interface Segment {
@@ -42,19 +42,34 @@ interface SegmentIdDocument extends StoredDocument {
 }
 
 
+/** What segment usage needs of a flag document (environment keys do not matter here). */
+interface FlagUsageView extends StoredDocument {
+  name?: string;
+  project?: string;
+  archived?: boolean;
+  environments?: Record<string, { strategies?: Array<{ segments?: unknown[] }> }>;
+}
+
+const byName = (a: Segment, b: Segment) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
+
+/**
+ * Segments, read from the configuration state (src/db/state.ts); usage is derived from the flags
+ * held there once per revision instead of a scan of the flags collection per request.
+ */
 export class SegmentStore {
   readonly collection: Collection<SegmentDocument>;
   private readonly ids: Collection<SegmentIdDocument>;
+  private readonly mirror: CollectionMirror<SegmentDocument>;
   /** Flags keep their strategies (and so their segment references) inside the flag document. */
-  private readonly flags: Collection<StoredDocument>;
+  private readonly flags: CollectionMirror<FlagUsageView>;
+  private readonly state: ConfigState;
 
-  constructor(
-    private readonly outbox: Outbox,
-    private readonly environments: EnvironmentStore = new EnvironmentStore(outbox),
-  ) {
+  constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<SegmentDocument>('segments');
     this.ids = outbox.collection<SegmentIdDocument>('segment_ids');
-    this.flags = outbox.collection<StoredDocument>('flags');
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
+    this.flags = outbox.state.mirror(outbox.collection<FlagUsageView>('flags'));
   }
 
   async init(): Promise<void> {
@@ -63,28 +78,26 @@ export class SegmentStore {
   }
 
   async get(id: number): Promise<Segment | null> {
-    if (!Number.isSafeInteger(id)) return null;
-    const doc = await this.collection.findOne({ _id: id, ...LIVE });
+    const doc = this.mirror.get(id);
     return doc ? toSegment(doc) : null;
   }
 
   /** The stored document with its revision, for read-modify-write. */
   async getDocument(id: number): Promise<SegmentDocument | null> {
-    return await this.collection.findOne({ _id: id, ...LIVE });
+    return this.mirror.get(id) ?? null;
   }
 
   /** Ordered by name, as Unleash lists them. */
   async list(): Promise<Segment[]> {
-    const docs = await this.collection.find({ ...LIVE }).toArray();
-    return docs.map(toSegment).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+    return this.state.derived('segments:list', () => [...this.mirror.values()].map(toSegment).sort(byName));
   }
 
   async count(): Promise<number> {
-    return await this.collection.countDocuments({ ...LIVE });
+    return this.mirror.size;
   }
 
   async existsByName(name: string): Promise<boolean> {
-    return (await this.collection.findOne({ name, ...LIVE }, { projection: { _id: 1 } })) !== null;
+    return (await this.list()).some((s) => s.name === name);
   }
 
   /**
@@ -118,14 +131,7 @@ export class SegmentStore {
 
   /** True while any strategy of any flag (archived ones included: they can be revived) uses the segment. */
   async isInUse(id: number): Promise<boolean> {
-    const environments = await this.environments.list();
-    if (environments.length === 0) return false;
-    if (environments.some((env) => env.name.includes('.') || env.name.startsWith('$'))) return await this.isInUseByScan(id);
-    const filter = {
-      $or: environments.map((env) => ({ [`environments.${env.name}.strategies.segments`]: id })),
-      ...LIVE,
-    };
-    return (await this.flags.findOne(filter as never, { projection: { _id: 1 } })) !== null;
+    return this.usageIndex().has(id);
   }
 
   /**
@@ -133,51 +139,39 @@ export class SegmentStore {
    * archived (Unleash's usedInFeatures/usedInProjects), `allProjects` includes archived ones.
    */
   async usage(ids: number[]): Promise<Map<number, SegmentUsage>> {
+    const index = this.usageIndex();
     const result = new Map<number, SegmentUsage>();
-    if (ids.length === 0) return result;
-    const wanted = new Set(ids);
-    const environments = await this.environments.list();
-    const dotted = environments.some((env) => env.name.includes('.') || env.name.startsWith('$'));
-    if (environments.length === 0) return result;
-    const filter = dotted
-      ? { ...LIVE }
-      : { $or: environments.map((env) => ({ [`environments.${env.name}.strategies.segments`]: { $in: ids } })), ...LIVE };
-    const cursor = this.flags.find(filter as never, { projection: { name: 1, project: 1, archived: 1, environments: 1 } });
-    for await (const flag of cursor) {
-      const name = String(flag.name ?? flag._id);
-      const project = String(flag.project ?? '');
-      const archived = Boolean(flag.archived);
-      const envs = (flag.environments ?? {}) as Record<string, { strategies?: Array<{ segments?: unknown[] }> }>;
-      for (const env of Object.values(envs)) {
-        for (const strategy of env?.strategies ?? []) {
-          for (const segmentId of Array.isArray(strategy?.segments) ? strategy.segments : []) {
-            if (typeof segmentId !== 'number' || !wanted.has(segmentId)) continue;
-            let entry = result.get(segmentId);
-            if (!entry) result.set(segmentId, (entry = { features: new Set(), projects: new Set(), allProjects: new Set() }));
-            entry.allProjects.add(project);
-            if (!archived) {
-              entry.features.add(name);
-              entry.projects.add(project);
-            }
-          }
-        }
-      }
+    for (const id of ids) {
+      const entry = index.get(id);
+      if (entry) result.set(id, entry);
     }
     return result;
   }
 
-  /** The same check without dotted paths (an environment name may contain a dot). */
-  private async isInUseByScan(id: number): Promise<boolean> {
-    const cursor = this.flags.find({ ...LIVE } as never, { projection: { environments: 1 } });
-    for await (const flag of cursor) {
-      const environments = (flag.environments ?? {}) as Record<string, { strategies?: Array<{ segments?: unknown[] }> }>;
-      for (const env of Object.values(environments)) {
-        if ((env?.strategies ?? []).some((s) => Array.isArray(s?.segments) && s.segments.includes(id))) {
-          await cursor.close();
-          return true;
+  /** Every segment's usage, derived from the flags once per revision. */
+  private usageIndex(): Map<number, SegmentUsage> {
+    return this.state.derived('segments:usage', () => {
+      const result = new Map<number, SegmentUsage>();
+      for (const flag of this.flags.values()) {
+        const name = String(flag.name ?? flag._id);
+        const project = String(flag.project ?? '');
+        const archived = Boolean(flag.archived);
+        for (const env of Object.values(flag.environments ?? {})) {
+          for (const strategy of env?.strategies ?? []) {
+            for (const segmentId of Array.isArray(strategy?.segments) ? strategy.segments : []) {
+              if (typeof segmentId !== 'number') continue;
+              let entry = result.get(segmentId);
+              if (!entry) result.set(segmentId, (entry = { features: new Set(), projects: new Set(), allProjects: new Set() }));
+              entry.allProjects.add(project);
+              if (!archived) {
+                entry.features.add(name);
+                entry.projects.add(project);
+              }
+            }
+          }
         }
       }
-    }
-    return false;
+      return result;
+    });
   }
 }

@@ -2,7 +2,7 @@
  * What each root role may do (issue 16). Routes declare the permission they need
  * (`config: { permission }`, SPEC §2.2); a session user holds the permissions of their root role.
  *
- * - Viewer (3): every read, and the playground endpoints (including the change-request preview),
+ * - Viewer (3): every read (routes without a permission, and READ_* ones except API tokens), and the playground endpoints (including the change-request preview),
  *   which are POSTs that change nothing.
  * - Editor (2): also flags, their strategies, variants, dependencies and tags, segments, projects
  *   and change requests.
@@ -33,8 +33,14 @@ export function requiredPermission(method: string, routeUrl: string, declared: s
   return 'ADMIN';
 }
 
+/** Reads are for everyone signed in; API tokens are secrets, so reading them stays with Admins. */
+function isViewerRead(permission: string): boolean {
+  return permission.startsWith('READ_') && permission !== 'READ_API_TOKEN';
+}
+
 export function roleHolds(rootRole: number, permission: string): boolean {
   if (rootRole === ADMIN_ROLE_ID) return true;
+  if (isViewerRead(permission)) return true;
   if (rootRole === EDITOR_ROLE_ID) return EDITOR_PERMISSIONS.has(permission);
   return false;
 }

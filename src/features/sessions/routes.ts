@@ -86,6 +86,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox<{ service: SessionService; ttlHou
         sessionExpiresAt: null,
       };
     }
+    if (principal.kind !== 'session') throw unauthorized();
     const user = principal.user;
     return {
       user: {

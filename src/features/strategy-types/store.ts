@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
-import { buildEvents, withoutBookkeeping, LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import { buildEvents, withoutBookkeeping, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface StrategyParameter {
@@ -48,9 +49,13 @@ const BUILT_IN: Array<Pick<StrategyTypeDocument, 'name' | 'description'> & { par
 
 export class StrategyTypeStore {
   readonly collection: Collection<StrategyTypeDocument>;
+  private readonly mirror: CollectionMirror<StrategyTypeDocument>;
+  private readonly state: ConfigState;
 
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<StrategyTypeDocument>('strategy_types');
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
   }
 
   async init(): Promise<void> {
@@ -81,11 +86,14 @@ export class StrategyTypeStore {
   }
 
   async get(name: string): Promise<StrategyTypeDocument | null> {
-    return await this.collection.findOne({ _id: name, ...LIVE });
+    return this.mirror.get(name) ?? null;
   }
 
+  /** From the configuration state, sorted once per revision. */
   async list(): Promise<Array<Omit<StrategyTypeDocument, '_outbox' | '_rev' | '_deleted'>>> {
-    const docs = await this.collection.find({ ...LIVE }).sort({ sortOrder: 1, _id: 1 }).toArray();
-    return docs.map(withoutBookkeeping);
+    return this.state.derived('strategy-types:list', () =>
+      [...this.mirror.values()]
+        .sort((a, b) => a.sortOrder - b.sortOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+        .map(withoutBookkeeping));
   }
 }

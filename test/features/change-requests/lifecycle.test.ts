@@ -298,3 +298,18 @@ t.test('the change-request routes are documented', async (t) => {
     t.ok(paths[path]?.[method]?.summary, `${method} ${path}`);
   }
 });
+
+t.test('segment changes with "feature": null (what Unleash\'s UI sends) are accepted like an absent feature', async (t) => {
+  const app = await buildTestApp(t);
+  const segA = await createSegment(app, { name: 'null-a', constraints: [] });
+  const segB = await createSegment(app, { name: 'null-b', constraints: [] });
+  const update = await addChanges(app, { feature: null, action: 'updateSegment', payload: { id: segA, name: 'null-a2', constraints: [] } });
+  t.equal(update.statusCode, 200, update.body);
+  const remove = await addChanges(app, [{ feature: null, action: 'deleteSegment', payload: { id: segB } }]);
+  t.equal(remove.statusCode, 200, remove.body);
+  t.same(remove.json().segments.map((s: { action: string; name: string }) => [s.action, s.name]), [['updateSegment', 'null-a'], ['deleteSegment', 'null-b']]);
+  t.same(remove.json().features, [], 'no flag group for a null feature');
+  const flagChange = await addChanges(app, { feature: null, action: 'updateEnabled', payload: { enabled: true } });
+  t.equal(flagChange.statusCode, 400, 'a flag change still needs its feature');
+  t.match(flagChange.json().details?.[0]?.message ?? flagChange.json().message, /needs the name of its feature/);
+});

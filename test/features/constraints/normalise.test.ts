@@ -1,4 +1,5 @@
 import t from 'tap';
+import { readFileSync } from 'node:fs';
 import { ApiError } from '../../../src/errors.js';
 import {
   assertSegmentValuesLimit, assertStrategyConstraintLimits, normaliseConstraint, normaliseConstraints,
@@ -98,4 +99,16 @@ t.test('limits', async (t) => {
   const segment = Array.from({ length: 5 }, () => ({ values: Array.from({ length: 201 }, (_, i) => String(i)), operator: 'IN', contextName: 'x' }));
   t.equal(failure(() => assertSegmentValuesLimit(segment)).message, `${HANDLER_PREFIX}Segments may not have more than 1000 values`);
   assertSegmentValuesLimit(segment.slice(0, 4));
+});
+
+t.test('semver values: build metadata is accepted, prefixes and spaces are not [reference fixture]', async (t) => {
+  const fixture = JSON.parse(readFileSync(new URL('../../../../test/fixtures/difftest/semver-constraint-values.json', import.meta.url), 'utf8')) as {
+    accepted: string[]; refused: string[];
+  };
+  for (const value of fixture.accepted) {
+    t.doesNotThrow(() => normaliseConstraint({ contextName: 'version', operator: 'SEMVER_EQ', value }), value);
+  }
+  for (const value of fixture.refused) {
+    t.equal(failure(() => normaliseConstraint({ contextName: 'version', operator: 'SEMVER_EQ', value })).status, 400, JSON.stringify(value));
+  }
 });

@@ -257,6 +257,7 @@ t.test('strategies on a flag environment (S4)', async (t) => {
   });
 
   await t.test('stored document: one doc per flag, engine config shapes', async (t) => {
+    await app.database.outbox.settle(); // flushed events are cleared from the document a moment later
     const doc = await app.database.db.collection('flags').findOne({ _id: 'peer.demo' as never });
     t.ok(doc);
     t.same(Object.keys(doc!.environments).sort(), ['development', 'production']);

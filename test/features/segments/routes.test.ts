@@ -30,6 +30,8 @@ async function insertFlag(app: FastifyInstance, name: string, segments: number[]
       [env]: { enabled: true, variants: [], strategies: [{ id: `${name}-s1`, name: 'default', parameters: {}, constraints: [], segments }] },
     },
   });
+  // Written behind the app's back, as another instance would: the state re-reads (src/db/state.ts).
+  await app.database.outbox.state.load();
 }
 
 t.test('segments', async (t) => {
@@ -237,6 +239,7 @@ t.test('segments', async (t) => {
     t.equal(listed.usedInFeatures, 0, 'usage counts only live flags');
 
     await app.database.db.collection('flags').deleteOne({ _id: 'uses-segment-2' as never });
+    await app.database.outbox.state.load();
     const del = await app.inject({ method: 'DELETE', url: '/api/admin/segments/2', headers: ADMIN });
     t.equal(del.statusCode, 204);
     t.equal(del.body, '');
@@ -253,6 +256,7 @@ t.test('segments', async (t) => {
 
   await t.test('a changed project must match the strategies that use the segment', async (t) => {
     await app.database.db.collection('projects').updateOne({ _id: 'other' as never }, { $set: { name: 'Other', _rev: 1 } }, { upsert: true });
+    await app.database.outbox.state.load();
     const seg = (await post(app, { name: 'moving', constraints: [] })).json();
     await insertFlag(app, 'in-default', [seg.id]);
     const res = await app.inject({

@@ -18,6 +18,8 @@ t.test('what each root role holds', async (t) => {
   for (const permission of ['ADMIN', 'CREATE_API_TOKEN', 'READ_API_TOKEN', 'CREATE_STRATEGY', 'UNKNOWN_NEW_PERMISSION']) {
     t.notOk(roleHolds(2, permission), `Editor: not ${permission}`);
   }
+  for (const permission of ['READ_FEATURE', 'READ_APPLICATION']) t.ok(roleHolds(3, permission), `Viewer: ${permission}`);
+  t.notOk(roleHolds(3, 'READ_API_TOKEN'), 'API tokens are secrets: not for Viewers');
   t.same(permissionsOf(1), ['ADMIN']);
   t.same(permissionsOf(3), []);
   t.ok(permissionsOf(2).includes('CREATE_FEATURE'));

@@ -1,0 +1,220 @@
+/**
+ * Admin API benchmark (issue 14), Vane and optionally the Unleash reference server in one run, on
+ * the same configuration:
+ *
+ *   npm run bench:admin                      # Vane only
+ *   npm run bench:admin -- --with-reference  # also (re)starts the reference server fresh
+ *
+ * 1. Write replay: the configuration of bench/seed.ts (5 segments, 100 flags with 1–3 strategies
+ *    per environment, variants, dependencies: about 750 admin requests) sent one after another;
+ *    the elapsed time and the time per request are reported for both servers.
+ * 2. Every admin GET of the issue's table, autocannon with 4 connections for BENCH_SECONDS
+ *    (default 5) each; flag-specific paths rotate through the 100 flag names.
+ *
+ * The reference is started with PEER_DIR / PEER_PORT / PEER_DB from the environment (see
+ * /work/shared/unleash-reference/start-unleash.sh).
+ */
+import autocannon from 'autocannon';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FLAG_COUNT, seed, type Target } from './seed.js';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = 4;
+const withReference = process.argv.includes('--with-reference');
+
+const flagName = (i: number) => `bench.flag.${String(i % FLAG_COUNT).padStart(3, '0')}`;
+
+interface Read {
+  label: string;
+  path: (i: number) => string;
+}
+
+/** The reads of the issue's table, in its order. */
+const READS: Read[] = [
+  { label: 'GET /api/admin/environments', path: () => '/api/admin/environments' },
+  { label: 'GET /api/admin/segments', path: () => '/api/admin/segments' },
+  { label: 'GET /api/admin/projects/default/features', path: () => '/api/admin/projects/default/features' },
+  { label: 'GET /api/admin/projects', path: () => '/api/admin/projects' },
+  {
+    label: 'GET …/features/:name/environments/development/variants',
+    path: (i) => `/api/admin/projects/default/features/${flagName(i)}/environments/development/variants`,
+  },
+  {
+    label: 'GET …/features/:name/environments/development/strategies',
+    path: (i) => `/api/admin/projects/default/features/${flagName(i)}/environments/development/strategies`,
+  },
+  { label: 'GET /api/admin/strategies', path: () => '/api/admin/strategies' },
+  { label: 'GET …/features/:name (one flag)', path: (i) => `/api/admin/projects/default/features/${flagName(i)}` },
+  { label: 'GET /api/admin/search/events?limit=50', path: () => '/api/admin/search/events?limit=50' },
+];
+
+interface Figures {
+  replaySeconds: number;
+  requests: number;
+  reads: Map<string, { rps: number; p50: number; p99: number; errors: number }>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.on('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitReady(url: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url + '/health')).ok) return;
+    } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not become healthy`);
+}
+
+async function startVane(): Promise<{ target: Target; child: ChildProcess; cleanup(): Promise<void> }> {
+  const port = Number(process.env.VANE_PORT ?? 0) || (await freePort());
+  const dataDir = mkdtempSync(join(tmpdir(), 'vane-bench-admin-'));
+  const token = '*:*.bench-admin-token';
+  const child = spawn(process.execPath, [resolve('dist/src/server.js')], {
+    env: {
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: token,
+      MONGODB_DB: `vane_bench_admin_${Date.now()}`, LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(url);
+  // /ready (when the server has it) says the state has loaded.
+  for (let i = 0; i < 600; i++) {
+    const res = await fetch(url + '/ready').catch(() => undefined);
+    if (!res || res.status !== 503) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    target: { name: 'vane', url, token },
+    child,
+    async cleanup() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function referenceScript(): string {
+  const candidates = [process.env.PEER_SCRIPT, resolve('../shared/unleash-reference/start-unleash.sh'), '/work/shared/unleash-reference/start-unleash.sh'];
+  const found = candidates.find((c): c is string => typeof c === 'string' && existsSync(c));
+  if (!found) throw new Error('start-unleash.sh not found (set PEER_SCRIPT)');
+  return found;
+}
+
+async function startReference(): Promise<Target> {
+  const run = spawnSync('bash', [referenceScript(), '--fresh'], { stdio: 'inherit' });
+  if (run.status !== 0) throw new Error('could not start the reference server');
+  const port = process.env.PEER_PORT ?? '4242';
+  return { name: 'unleash', url: `http://127.0.0.1:${port}`, token: process.env.PEER_ADMIN_TOKEN ?? '*:*.peer-admin-token' };
+}
+
+function stopReference(): void {
+  const script = referenceScript().replace(/start-unleash\.sh$/, 'stop-unleash.sh');
+  spawnSync('bash', [script], { stdio: 'inherit' });
+}
+
+async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
+  return await new Promise((done, fail) => {
+    autocannon(options, (err, result) => (err ? fail(err) : done(result)));
+  });
+}
+
+/** Counts the requests the replay sends, by wrapping fetch for its duration. */
+async function replay(target: Target): Promise<{ seconds: number; requests: number }> {
+  const original = globalThis.fetch;
+  let requests = 0;
+  globalThis.fetch = (async (...args: Parameters<typeof fetch>) => {
+    requests++;
+    return await original(...args);
+  }) as typeof fetch;
+  const started = performance.now();
+  try {
+    await seed(target);
+  } finally {
+    globalThis.fetch = original;
+  }
+  return { seconds: (performance.now() - started) / 1000, requests };
+}
+
+async function measure(target: Target): Promise<Figures> {
+  console.error(`${target.name}: write replay…`);
+  const { seconds, requests } = await replay(target);
+  console.error(`  ${requests} requests in ${seconds.toFixed(1)} s`);
+  const reads = new Map<string, { rps: number; p50: number; p99: number; errors: number }>();
+  for (const read of READS) {
+    let i = 0;
+    const result = await cannon({
+      url: target.url,
+      connections: CONNECTIONS,
+      duration: DURATION,
+      headers: { authorization: target.token, accept: 'application/json' },
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: read.path(i++) }) }],
+    });
+    reads.set(read.label, {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.non2xx + result.errors + result.timeouts,
+    });
+    console.error(`  ${read.label}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms`);
+  }
+  return { replaySeconds: seconds, requests, reads };
+}
+
+function cell(f: { rps: number; p50: number; p99: number; errors: number } | undefined): string {
+  if (!f) return 'not run';
+  return `${f.rps.toFixed(0)} (p50 ${f.p50} / p99 ${f.p99} ms)${f.errors ? `, ${f.errors} errors` : ''}`;
+}
+
+async function main(): Promise<void> {
+  const vane = await startVane();
+  let vaneFigures: Figures;
+  try {
+    vaneFigures = await measure(vane.target);
+  } finally {
+    await vane.cleanup();
+  }
+  let ref: Figures | undefined;
+  if (withReference) {
+    const target = await startReference();
+    try {
+      ref = await measure(target);
+    } finally {
+      if (!process.argv.includes('--keep-reference')) stopReference();
+    }
+  }
+  console.log(`\n| admin request | Unleash req/s | Vane req/s | Vane ÷ Unleash |\n|---|---:|---:|---:|`);
+  const perWrite = (f: Figures) => `${f.replaySeconds.toFixed(1)} s (${((f.replaySeconds * 1000) / f.requests).toFixed(1)} ms/request)`;
+  console.log(
+    `| write replay, ${vaneFigures.requests} sequential requests | ${ref ? perWrite(ref) : 'not run'} | ${perWrite(vaneFigures)} | ` +
+      `${ref ? `${(ref.replaySeconds / vaneFigures.replaySeconds).toFixed(2)}× as fast` : ''} |`,
+  );
+  for (const read of READS) {
+    const v = vaneFigures.reads.get(read.label);
+    const r = ref?.reads.get(read.label);
+    const ratio = v && r && r.rps > 0 ? `${(v.rps / r.rps).toFixed(1)}×` : '';
+    console.log(`| \`${read.label}\` | ${cell(r)} | ${cell(v)} | ${ratio} |`);
+  }
+  console.log(`(${CONNECTIONS} connections, ${DURATION} s per read, node ${process.version}, ${FLAG_COUNT} flags)`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

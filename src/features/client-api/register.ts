@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Stores } from '../../composition.js';
+import { toSegmentConfig } from '../segments/store.js';
+import clientApiRoutes from './routes.js';
+import { ClientFeaturesService } from './service.js';
+import { SdkStateCache } from './state.js';
+import frontendApiRoutes from '../frontend-api/routes.js';
+import clientMetricsRoutes from '../metrics/routes.js';
+import { MetricsService } from '../metrics/service.js';
+import { MetricsStore } from '../metrics/store.js';
+
+/**
+ * Wires the SDK-facing API (client API, frontend API, metrics) in one call, so app.ts changes by
+ * one line.
+ */
+export async function registerSdkApi(app: FastifyInstance, stores: Stores, config: Config): Promise<void> {
+  const states = new SdkStateCache({
+    flags: () => stores.flags.snapshotSource(),
+    segments: async () => (await stores.segments.list()).map(toSegmentConfig),
+  }, stores.outbox);
+  const clientFeatures = new ClientFeaturesService(states);
+  app.decorate('sdkStates', states);
+  await app.register(clientApiRoutes, { service: clientFeatures });
+  const metrics = new MetricsService(new MetricsStore(stores.outbox));
+  metrics.start();
+  app.addHook('onClose', async () => await metrics.stop());
+  app.decorate('clientMetrics', metrics);
+  await app.register(clientMetricsRoutes, { service: metrics });
+  await app.register(frontendApiRoutes, { states, metrics, origins: config.FRONTEND_API_ORIGINS });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sdkStates: SdkStateCache;
+    clientMetrics: MetricsService;
+  }
+}

@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { unauthorized } from '../../errors.js';
+import type { SdkPrincipal } from '../../plugins/auth.js';
+import { errorResponses } from '../../schemas/common.js';
+import type { TokenScope } from './features.js';
+import { ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, FeatureNameParams, NotModified } from './schemas.js';
+import type { ClientFeaturesService } from './service.js';
+
+const TAGS = ['Client API'];
+
+/** The scope of the SDK token that authenticated the request (the auth hook has checked its type). */
+export function sdkScope(request: FastifyRequest): TokenScope & { principal: SdkPrincipal } {
+  const principal = request.principal;
+  if (!principal || (principal.kind !== 'client-token' && principal.kind !== 'frontend-token')) throw unauthorized();
+  return { projects: principal.projects, environment: principal.environment, principal };
+}
+
+function list(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).filter((v) => v !== '');
+}
+
+function acceptsGzip(request: FastifyRequest): boolean {
+  const header = request.headers['accept-encoding'];
+  return typeof header === 'string' && /\bgzip\b/i.test(header);
+}
+
+/** 304 when the client's If-None-Match names this ETag (a list or `*` too, RFC 9110 §13.1.2). */
+export function notModified(request: FastifyRequest, reply: FastifyReply, etag: string): boolean {
+  reply.header('etag', etag);
+  const header = request.headers['if-none-match'];
+  if (typeof header !== 'string') return false;
+  const match = header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  if (match) reply.code(304);
+  return match;
+}
+
+const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesService }> = async (app, { service }) => {
+  app.get('/api/client/features', {
+    config: { tokenFamily: 'client' },
+    schema: {
+      tags: TAGS,
+      summary: 'The flags a client (backend) token sees in its environment',
+      querystring: ClientFeaturesQuery,
+      response: { 200: ClientFeaturesSchema, 304: NotModified, ...errorResponses(400, 401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    const query = request.query;
+    const body = await service.features(
+      sdkScope(request),
+      { project: list(query.project), namePrefix: query.namePrefix, tag: list(query.tag) },
+      request.headers['unleash-client-spec'] as string | undefined,
+    );
+    reply.header('vary', 'Accept-Encoding');
+    if (notModified(request, reply, body.etag)) return reply.send(null);
+    reply.type('application/json; charset=utf-8');
+    const gzip = acceptsGzip(request) ? service.compressed(body) : undefined;
+    if (gzip) return reply.header('content-encoding', 'gzip').send(gzip as never);
+    return reply.send(body.json as never);
+  });
+
+  app.get('/api/client/features/:featureName', {
+    config: { tokenFamily: 'client' },
+    schema: {
+      tags: TAGS,
+      summary: 'One flag as a client token sees it',
+      params: FeatureNameParams,
+      response: { 200: ClientFeatureSchema, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => {
+    return (await service.feature(
+      sdkScope(request), request.params.featureName, request.headers['unleash-client-spec'] as string | undefined,
+    )) as never;
+  });
+};
+
+export default clientApiRoutes;

@@ -1,0 +1,94 @@
+import type { Collection } from 'mongodb';
+import type { Outbox } from '../../db/outbox.js';
+
+/**
+ * One instance's counts for one flag in one environment in one hour. Each instance writes only its
+ * own documents (the instance id is in `_id`), always with absolute totals, so two instances never
+ * race on a document and no update is lost; readers sum over instances.
+ */
+export interface MetricsBucketDocument {
+  /** `instance \0 flag \0 environment \0 hour-ms` */
+  _id: string;
+  instance: string;
+  flag: string;
+  environment: string;
+  hour: Date;
+  yes: number;
+  no: number;
+  variants: Record<string, number>;
+  appNames: string[];
+  lastSeenAt: Date;
+}
+
+/** When a flag was last evaluated in an environment, as this instance heard it (max over instances on read). */
+export interface LastSeenDocument {
+  /** `instance \0 flag \0 environment` */
+  _id: string;
+  flag: string;
+  environment: string;
+  lastSeenAt: Date;
+}
+
+export interface ApplicationDocument {
+  _id: string;
+  appName: string;
+  createdAt: Date;
+  updatedAt: Date;
+  description: string | null;
+  strategies: string[];
+  createdBy: string;
+  url: string | null;
+  color: string | null;
+  icon: string | null;
+  project: string;
+  environment: string;
+  usage: Array<{ project: string; environments: string[] }>;
+}
+
+export class MetricsStore {
+  readonly buckets: Collection<MetricsBucketDocument>;
+  readonly lastSeen: Collection<LastSeenDocument>;
+  readonly applications: Collection<ApplicationDocument>;
+
+  constructor(outbox: Outbox) {
+    // Metrics are not configuration: written without events and without a revision, so SDK
+    // traffic never invalidates the caches the SDK routes read from.
+    this.buckets = outbox.collection<MetricsBucketDocument & { _rev?: number }>('client_metrics');
+    this.lastSeen = outbox.collection<LastSeenDocument & { _rev?: number }>('client_metrics_last_seen');
+    this.applications = outbox.collection<ApplicationDocument & { _rev?: number }>('client_applications');
+  }
+
+  async writeBuckets(docs: MetricsBucketDocument[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.buckets.bulkWrite(
+      docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
+      { ordered: false },
+    );
+  }
+
+  async writeLastSeen(docs: LastSeenDocument[]): Promise<void> {
+    if (docs.length === 0) return;
+    await this.lastSeen.bulkWrite(
+      docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
+      { ordered: false },
+    );
+  }
+
+  /** Every instance's buckets of one flag (FerretDB scans for a non-_id filter; an admin read, not a hot path). */
+  async bucketsOf(flag: string, since: Date): Promise<MetricsBucketDocument[]> {
+    return await this.buckets.find({ flag, hour: { $gte: since } }).toArray();
+  }
+
+  async lastSeenOf(flag: string): Promise<LastSeenDocument[]> {
+    return await this.lastSeen.find({ flag }).toArray();
+  }
+
+  async upsertApplication(app: ApplicationDocument): Promise<void> {
+    const { createdAt, ...rest } = app;
+    await this.applications.updateOne({ _id: app._id }, { $set: rest, $setOnInsert: { createdAt } }, { upsert: true });
+  }
+
+  async listApplications(): Promise<ApplicationDocument[]> {
+    return await this.applications.find({}).sort({ _id: 1 }).toArray();
+  }
+}
