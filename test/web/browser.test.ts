@@ -229,8 +229,10 @@ if (!existsSync(CHROMIUM)) {
       await page.getByLabel('Password').fill('Vera-Viewer-42');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL(`${base}/playground`);
+      await page.locator('#query').waitFor();
       await app.database.db.collection('sessions').deleteMany({});
-      await page.reload();
+      // Only until the page arrives: its script leaves for /login at once, maybe before 'load'.
+      await page.goto(`${base}/playground`, { waitUntil: 'commit' });
       await page.waitForURL(/\/login\?next=%2Fplayground&expired=1/);
       await page.getByText('Your session has ended').waitFor();
       t.pass('back at /login with a note');
