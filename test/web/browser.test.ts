@@ -4,7 +4,7 @@
  * else to a temporary directory.
  */
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -14,6 +14,7 @@ import { ADMIN, JSON_ADMIN, dropDatabase, testConfig } from '../helpers/app.js';
 const CHROMIUM = '/usr/bin/chromium';
 const ADMIN_PASSWORD = 'First-Admin-Pass-1';
 const SHOTS = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'vane-shots-'));
+if (!process.env.SCREENSHOT_DIR) process.once('exit', () => rmSync(SHOTS, { recursive: true, force: true }));
 
 if (!existsSync(CHROMIUM)) {
   t.comment(`SKIP: browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium); not found, so they did not run`);
