@@ -20,6 +20,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 COPY --from=build /app/dist/workers ./dist/workers
+COPY web ./web
 USER node
 EXPOSE 4242
 CMD ["node", "dist/src/server.js"]

@@ -25,6 +25,8 @@ import environmentRoutes from './features/environments/routes.js';
 import projectRoutes from './features/projects/routes.js';
 import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
+import sessionRoutes from './features/sessions/routes.js';
+import webRoutes from './features/web/routes.js';
 import { registerSdkApi } from './features/client-api/register.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
@@ -95,7 +97,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('stores', stores);
   stores.eventLog.registerMetrics(app.metrics);
   app.decorate('services', services);
-  await initialiseState(stores, services, config);
+  try {
+    await initialiseState(stores, services, config);
+  } catch (err) {
+    // A start that cannot finish (a bad INIT_ADMIN_PASSWORD, say) releases the pool and the connection.
+    await app.close();
+    throw err;
+  }
+  app.sessionService = services.sessions;
 
   await app.register(healthRoutes);
   await app.register(apiTokenRoutes, { service: services.apiTokens });
@@ -108,6 +117,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(environmentRoutes, { service: services.environments });
   await app.register(projectRoutes, { service: services.projects });
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
+  await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
+  await app.register(webRoutes, { inviteLinks: services.inviteLinks });
 
   const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), app.database.outbox);
   app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));

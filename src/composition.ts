@@ -25,6 +25,8 @@ import { ProjectService } from './features/projects/service.js';
 import { StrategyTypeService } from './features/strategy-types/service.js';
 import { ChangeRequestStore } from './features/change-requests/store.js';
 import { ChangeRequestService } from './features/change-requests/service.js';
+import { SessionStore } from './features/sessions/store.js';
+import { SessionService, ensureInitialAdmin } from './features/sessions/service.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -45,6 +47,7 @@ export interface Stores {
   inviteLinks: InviteLinkStore;
   flags: FlagStore;
   changeRequests: ChangeRequestStore;
+  sessions: SessionStore;
 }
 
 export interface Services {
@@ -59,6 +62,7 @@ export interface Services {
   projects: ProjectService;
   strategyTypes: StrategyTypeService;
   changeRequests: ChangeRequestService;
+  sessions: SessionService;
 }
 
 export function createStores(outbox: Outbox, apiTokens: ApiTokenStore, db: Db, log: MirrorLogger): Stores {
@@ -76,6 +80,7 @@ export function createStores(outbox: Outbox, apiTokens: ApiTokenStore, db: Db, l
     inviteLinks: new InviteLinkStore(outbox),
     flags: new FlagStore(outbox),
     changeRequests: new ChangeRequestStore(outbox),
+    sessions: new SessionStore(db),
   };
 }
 
@@ -100,6 +105,7 @@ export function createServices(stores: Stores, config: Config): Services {
     changeRequests: new ChangeRequestService(
       stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
     ),
+    sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000),
   };
 }
 
@@ -127,6 +133,7 @@ export async function initialiseState(
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await stores.events.init();
   await stores.users.init();
+  await ensureInitialAdmin(services.users, stores.users, config.INIT_ADMIN_USER, config.INIT_ADMIN_PASSWORD);
   await stores.inviteLinks.init();
   await stores.changeRequests.init();
   // Applies a crash interrupted after their commit point are finished before anything is served.

@@ -29,6 +29,13 @@ const EnvSchema = Type.Object({
   PLAYGROUND_MAX_QUEUE: Type.Integer({ minimum: 1, default: 64 }),
   PLAYGROUND_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
   SIGNUP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
+  /** Hours a browser session lasts after sign-in (stored in the database, so it survives restarts). */
+  SESSION_TTL_HOURS: Type.Integer({ minimum: 1, default: 48 }),
+  /** Sign-in attempts allowed per client address and minute. */
+  LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
+  /** The first admin (username, or an e-mail address), created at start if no user has that name. */
+  INIT_ADMIN_USER: Type.String({ default: '' }),
+  INIT_ADMIN_PASSWORD: Type.String({ default: '' }),
   /** Origins the frontend API answers CORS for: `*` or a comma-separated list. */
   FRONTEND_API_ORIGINS: Type.String({ minLength: 1, default: '*' }),
   /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
@@ -46,7 +53,7 @@ export class ConfigError extends Error {
 
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
-  'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT',
+  'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
   'PLAYGROUND_BATCH_LIMIT',
 ]);
 
@@ -80,5 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     }
   }
   const typed = raw as Static<typeof EnvSchema>;
+  if ((typed.INIT_ADMIN_USER === '') !== (typed.INIT_ADMIN_PASSWORD === '')) {
+    throw new ConfigError('Invalid configuration: INIT_ADMIN_USER and INIT_ADMIN_PASSWORD must be set together');
+  }
   return { ...typed, adminTokens, baseUrl: typed.BASE_URL.replace(/\/+$/, ''), ...overrides };
 }

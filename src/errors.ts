@@ -146,3 +146,20 @@ export function serviceUnavailable(message = 'The database is not reachable righ
 export function unknownError(): ApiError {
   return new ApiError('UnknownError', 500, 'Unexpected error: the server could not complete the request. It has been logged.');
 }
+
+export function passwordMismatch(): ApiError {
+  return new ApiError('PasswordMismatch', 401, 'The combination of username and password you provided is invalid. Check both and try again, or ask your instance administrator for help.');
+}
+
+export function sessionExpired(): ApiError {
+  return new ApiError('UnauthorizedError', 401, 'Your session has expired or ended. Sign in again at /login.');
+}
+
+/** A cookie-authenticated change whose Origin (or Referer) is not this server's (cross-site request forgery). */
+export function crossSiteRequest(origin: string): ApiError {
+  return new ApiError(
+    'CrossSiteRequestError',
+    403,
+    `This request was refused: it carries your session cookie but comes from ${origin ? `another site (${origin})` : 'an unknown origin (no Origin or Referer header)'}. Send it from this server's pages, or authenticate with an API token.`,
+  );
+}

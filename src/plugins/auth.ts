@@ -1,11 +1,31 @@
 import fp from 'fastify-plugin';
+import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox.js';
-import { apiTokenRequired, authenticationRequired, noAccess, unauthorized, wrongTokenType } from '../errors.js';
+import { apiTokenRequired, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
 import { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID } from '../features/api-tokens/service.js';
+import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
+import type { SessionService } from '../features/sessions/service.js';
+import type { UserDocument } from '../features/users/store.js';
 
-export type Principal = AdminPrincipal | SdkPrincipal;
+export type Principal = AdminPrincipal | SdkPrincipal | SessionPrincipal;
+
+/** A person signed in through /auth/simple/login, holding the permissions of their root role. */
+export interface SessionPrincipal {
+  kind: 'session';
+  user: UserDocument;
+  expiresAt: Date;
+  audit: AuditUser;
+}
+
+/** The browser session cookie (HttpOnly, SameSite=Lax; Secure when BASE_URL is https). */
+export const SESSION_COOKIE = 'vane-session';
+
+/** Root admins see everything, events outside projects included: admin tokens and Admin users. */
+export function isRootAdmin(principal: Principal | undefined): boolean {
+  return principal?.kind === 'admin-token' || (principal?.kind === 'session' && principal.user.rootRole === ADMIN_ROLE_ID);
+}
 
 export interface AdminPrincipal {
   kind: 'admin-token';
@@ -41,8 +61,14 @@ declare module 'fastify' {
   interface FastifyInstance {
     apiTokens: ApiTokenStore;
     authenticate(request: FastifyRequest, family?: TokenFamily): Promise<Principal>;
+    /** Set once the services exist (the auth plugin is registered before them). */
+    sessionService?: SessionService;
+    /** Refuses a cookie-authenticated change that does not come from this server's own pages. */
+    checkSameOrigin(request: FastifyRequest): void;
   }
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const BEARER = /^bearer\s+/i;
 
@@ -51,10 +77,39 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
   app.decorate('apiTokens', tokens);
   app.decorateRequest('principal', undefined);
 
+  await app.register(cookie);
+  app.decorate('sessionService', undefined);
+
+  // CSRF defence for cookie-authenticated requests (besides SameSite=Lax): browsers always send
+  // Origin on cross-origin and on non-GET fetches, and cannot forge it. A change is accepted when
+  // Origin (or, for old browsers, Referer) is this server as BASE_URL names it or as the Host
+  // header reaches it. API-token requests carry no ambient credential and are not checked.
+  const baseOrigin = new URL(app.config.baseUrl).origin;
+  app.decorate('checkSameOrigin', (request: FastifyRequest) => {
+    const origin = request.headers.origin ?? originOf(request.headers.referer);
+    const own = `${request.protocol}://${request.headers.host ?? ''}`;
+    if (!origin || (origin !== baseOrigin && origin !== own)) throw crossSiteRequest(origin ?? '');
+  });
+
+  const sessionPrincipal = async (secret: string): Promise<Principal> => {
+    const found = await app.sessionService?.resolve(secret);
+    if (!found) throw sessionExpired();
+    const { user, expiresAt } = found;
+    return { kind: 'session', user, expiresAt, audit: { name: user.username ?? user.email, id: user._id } };
+  };
+
   app.decorate('authenticate', async (request: FastifyRequest, family: TokenFamily = 'admin'): Promise<Principal> => {
     const header = request.headers.authorization;
-    // SDK routes answer Unleash's API-token message for a missing and an unknown token alike.
-    if (header === undefined) throw family === 'admin' ? authenticationRequired() : apiTokenRequired();
+    if (header === undefined) {
+      // Only admin routes take the session cookie. SDK routes answer Unleash's API-token message
+      // for a missing and an unknown token alike.
+      const secret = family === 'admin' ? request.cookies[SESSION_COOKIE] : undefined;
+      if (!secret) throw family === 'admin' ? authenticationRequired() : apiTokenRequired();
+      if (!SAFE_METHODS.has(request.method)) app.checkSameOrigin(request);
+      const principal = await sessionPrincipal(secret);
+      request.principal = principal;
+      return principal;
+    }
     const secret = header.replace(BEARER, '').trim();
     if (!secret) throw family === 'admin' ? unauthorized() : apiTokenRequired();
     const token = await tokens.lookup(secret);
@@ -79,11 +134,26 @@ async function authPlugin(app: FastifyInstance): Promise<void> {
     const url = request.routeOptions.url ?? '';
     if (!url.startsWith('/api/')) return;
     const principal = await app.authenticate(request, request.routeOptions.config.tokenFamily);
-    const permission = request.routeOptions.config.permission;
-    // Admin tokens hold every permission; the check stays here for personal access tokens.
-    if (permission && principal.kind !== 'admin-token') throw noAccess([permission]);
+    if (principal.kind === 'session') {
+      // Session users hold the permissions of their root role.
+      const permission = requiredPermission(request.method, url, request.routeOptions.config.permission);
+      if (permission && !roleHolds(principal.user.rootRole, permission)) throw noAccess([permission]);
+    } else {
+      const permission = request.routeOptions.config.permission;
+      // Admin tokens hold every permission; the check stays here for personal access tokens.
+      if (permission && principal.kind !== 'admin-token') throw noAccess([permission]);
+    }
     app.checkContentType(request);
   });
+}
+
+function originOf(referer: string | undefined): string | undefined {
+  if (!referer) return undefined;
+  try {
+    return new URL(referer).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The audit identity of the caller, for events. */

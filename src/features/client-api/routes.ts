@@ -12,7 +12,7 @@ const TAGS = ['Client API'];
 /** The scope of the SDK token that authenticated the request (the auth hook has checked its type). */
 export function sdkScope(request: FastifyRequest): TokenScope & { principal: SdkPrincipal } {
   const principal = request.principal;
-  if (!principal || principal.kind === 'admin-token') throw unauthorized();
+  if (!principal || (principal.kind !== 'client-token' && principal.kind !== 'frontend-token')) throw unauthorized();
   return { projects: principal.projects, environment: principal.environment, principal };
 }
 

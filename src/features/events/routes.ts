@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { isRootAdmin } from '../../plugins/auth.js';
 import { errorResponses } from '../../schemas/common.js';
 import { EventSearchQuerySchema, EventSearchResponse } from './schemas.js';
 import type { EventSearchService } from './service.js';
@@ -13,7 +14,7 @@ const eventRoutes: FastifyPluginAsyncTypebox<{ service: EventSearchService }> = 
     },
   }, async (request, reply) => {
     // Only root admins see events outside projects; admin tokens are root admins.
-    const allProjects = request.principal?.kind === 'admin-token';
+    const allProjects = isRootAdmin(request.principal);
     // Sent as built (a string is not serialised again): the service keeps each event's JSON.
     const body = await service.searchBody(request.query, { allProjects });
     return await reply.type('application/json; charset=utf-8').send(body as never);

@@ -59,6 +59,13 @@ export class UserStore {
     return await this.collection.find({ ...LIVE }).sort({ _id: 1 }).toArray();
   }
 
+  /** The user signing in with this name: an e-mail address (any case) or a username (any case). */
+  async findByLogin(login: string): Promise<UserDocument | null> {
+    const key = login.trim().toLowerCase();
+    if (key === '') return null;
+    return await this.collection.findOne({ $or: [{ email: key }, { usernameKey: usernameKey(key, 0) }], ...LIVE } as never);
+  }
+
   async get(id: number): Promise<UserDocument | null> {
     return await this.collection.findOne({ _id: id, ...LIVE });
   }

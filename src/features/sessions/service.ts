@@ -1,0 +1,81 @@
+import { passwordMismatch } from '../../errors.js';
+import { SYSTEM_USER } from '../api-tokens/service.js';
+import { hashPassword, verifyPassword } from '../users/password.js';
+import { publicUser, type PublicUser, type UserService } from '../users/service.js';
+import type { UserDocument, UserStore } from '../users/store.js';
+import { ADMIN_ROLE_ID } from './roles.js';
+import type { SessionStore } from './store.js';
+
+export interface SignedIn {
+  user: PublicUser;
+  secret: string;
+  expiresAt: Date;
+}
+
+export interface SessionUser {
+  user: UserDocument;
+  expiresAt: Date;
+}
+
+export class SessionService {
+  /**
+   * A hash to verify against when the name is unknown, so a wrong name costs as much time as a
+   * wrong password (scrypt, tens of milliseconds) and response times do not reveal who has an account.
+   */
+  private decoy: Promise<string> | undefined;
+
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly users: UserStore,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Checks a username-or-e-mail and password and starts a session. 401 PasswordMismatch otherwise. */
+  async login(login: string, password: string): Promise<SignedIn> {
+    const user = await this.users.findByLogin(login);
+    const hash = user?.passwordHash ?? await (this.decoy ??= hashPassword('decoy password that matches nothing'));
+    const matches = await verifyPassword(password, hash);
+    if (!user || !user.passwordHash || !matches) throw passwordMismatch();
+    await this.sessions.removeExpired();
+    const { secret, expiresAt } = await this.sessions.create(user._id, this.ttlMs);
+    return { user: publicUser(user), secret, expiresAt };
+  }
+
+  /** The user of a live session; null when the session is unknown, expired, or its user is gone. */
+  async resolve(secret: string): Promise<SessionUser | null> {
+    const session = await this.sessions.find(secret);
+    if (!session) return null;
+    const user = await this.users.get(session.userId);
+    if (!user) {
+      await this.sessions.removeForUser(session.userId);
+      return null;
+    }
+    return { user, expiresAt: session.expiresAt };
+  }
+
+  async logout(secret: string): Promise<void> {
+    await this.sessions.remove(secret);
+  }
+}
+
+/**
+ * Creates the first admin from INIT_ADMIN_USER / INIT_ADMIN_PASSWORD when nobody has that name
+ * yet (idempotent; a second instance starting at the same time gets "already exists" and moves
+ * on). A name with `@` is the admin's e-mail; otherwise it is the username and the e-mail is
+ * `<name>@localhost`. The password must pass the same strength rules as every other.
+ */
+export async function ensureInitialAdmin(users: UserService, userStore: UserStore, login: string, password: string): Promise<void> {
+  if (!login || !password) return;
+  if (await userStore.findByLogin(login)) return;
+  const isEmail = login.includes('@');
+  try {
+    await users.create(
+      { name: login, email: isEmail ? login : `${login}@localhost`, ...(isEmail ? {} : { username: login }), password },
+      { rootRole: ADMIN_ROLE_ID, audit: SYSTEM_USER },
+    );
+  } catch (err) {
+    if (await userStore.findByLogin(login)) return;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`Cannot create the first admin from INIT_ADMIN_USER/INIT_ADMIN_PASSWORD: ${reason}`);
+  }
+}
