@@ -154,3 +154,28 @@ t.test('a change whose writer died before flushing its events is completed by a 
   const stored = await survivor.database.db.collection('segments').findOne({ _id: 4242 as never });
   t.notOk(stored?._outbox, 'and cleared from the document');
 });
+
+t.test('a change request applied from two instances at once is applied exactly once', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'applied-once' } });
+  t.equal(created.statusCode, 201);
+  const change = await a.inject({
+    method: 'POST', url: '/api/admin/projects/default/environments/development/change-requests', headers: JSON_HEADERS,
+    payload: { feature: 'applied-once', action: 'updateEnabled', payload: { enabled: true } },
+  });
+  const id = change.json().id as number;
+  const state = (app: FastifyInstance, value: string) => app.inject({
+    method: 'PUT', url: `/api/admin/projects/default/change-requests/${id}/state`, headers: JSON_HEADERS, payload: { state: value },
+  });
+  t.equal((await state(a, 'In review')).statusCode, 200);
+  t.equal((await state(a, 'Approved')).statusCode, 200);
+  await propagate(a, b);
+
+  const results = await Promise.all([state(a, 'Applied'), state(b, 'Applied')]);
+  t.same(results.map((r) => r.statusCode).sort(), [200, 409], 'one applies, the other is told it is being applied');
+  t.equal(await a.database.db.collection('events').countDocuments({ type: 'change-request-applied' }), 1, 'one change-request-applied event');
+  t.equal(await a.database.db.collection('events').countDocuments({ type: 'feature-environment-enabled' }), 1, 'the change written once');
+});
