@@ -179,3 +179,37 @@ t.test('a change request applied from two instances at once is applied exactly o
   t.equal(await a.database.db.collection('events').countDocuments({ type: 'change-request-applied' }), 1, 'one change-request-applied event');
   t.equal(await a.database.db.collection('events').countDocuments({ type: 'feature-environment-enabled' }), 1, 'the change written once');
 });
+
+t.test('deleting a segment while another instance adds a strategy using it never leaves a dangling reference', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  const segment = async (name: string) =>
+    (await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name, constraints: [] } })).json().id as number;
+  const first = await segment('deleted-first');
+  const second = await segment('used-first');
+  t.equal((await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'segmented' } })).statusCode, 201);
+  await propagate(a, b);
+  const addUsing = (id: number) => b.inject({
+    method: 'POST', url: '/api/admin/projects/default/features/segmented/environments/development/strategies',
+    headers: JSON_HEADERS, payload: { name: 'default', constraints: [], parameters: {}, segments: [id] },
+  });
+  const storedSegments = async () => {
+    const flag = await a.database.db.collection('flags').findOne({ _id: 'segmented' as never });
+    return (flag!.environments.development.strategies as Array<{ segments: number[] }>).flatMap((s) => s.segments);
+  };
+
+  // A deletes; B has not heard of it and adds a strategy using the segment: B takes it back.
+  t.equal((await a.inject({ method: 'DELETE', url: `/api/admin/segments/${first}`, headers: ADMIN })).statusCode, 204);
+  const late = await addUsing(first);
+  t.equal(late.statusCode, 409);
+  t.match(late.json().message, /was deleted while the strategy was added/);
+  t.same(await storedSegments(), [], 'no strategy refers to the deleted segment');
+
+  // B adds first; A has not heard of it and deletes: the deletion finds the use in the database.
+  t.equal((await addUsing(second)).statusCode, 200);
+  t.equal((await a.inject({ method: 'DELETE', url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 409);
+  t.equal((await a.inject({ url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 200, 'the segment is kept');
+  t.same(await storedSegments(), [second]);
+});

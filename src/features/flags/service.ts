@@ -4,7 +4,7 @@ import {
 import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
 import { ADMIN_TOKEN_USER_ID } from '../api-tokens/service.js';
-import { exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
+import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import type { ProjectDocument, ProjectStore } from '../projects/store.js';
@@ -250,7 +250,15 @@ export class FlagService {
   }
 
   async addStrategy(projectId: string, featureName: string, environment: string, input: StrategyInput, audit: AuditUser): Promise<StrategyConfig> {
-    return await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
+    const added = await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
+    // A segment deleted meanwhile by another instance (see SegmentService.delete): checked after
+    // the write, in the database; the strategy is taken back rather than left dangling.
+    const gone = input.segments?.length ? await this.segments.missingInDatabase(input.segments) : [];
+    if (gone.length) {
+      await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, added.id, ctx));
+      throw conflict(`Segment ${gone.join(', ')} was deleted while the strategy was added; the strategy was not kept.`);
+    }
+    return added;
   }
 
   async updateStrategy(
