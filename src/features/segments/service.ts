@@ -5,6 +5,7 @@ import { assertSegmentValuesLimit, normaliseConstraints } from '../constraints/i
 import type { ProjectStore } from '../projects/store.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { toSegment, type Segment, type SegmentDocument, type SegmentStore } from './store.js';
+import type { SegmentView } from './schemas.js';
 
 /** Unleash's default resource limit for segments. */
 export const SEGMENT_LIMIT = 300;
@@ -17,7 +18,7 @@ export interface SegmentInput {
 }
 
 /** A segment as Unleash shows it: `project` only when set (SPEC §1.4 S9). */
-export function publicSegment(segment: Segment): Record<string, unknown> {
+export function publicSegment(segment: Segment): SegmentView {
   return {
     id: segment.id,
     name: segment.name,
