@@ -212,6 +212,11 @@ async function main(): Promise<void> {
     console.log(`| \`${read.label}\` | ${cell(r)} | ${cell(v)} | ${ratio} |`);
   }
   console.log(`(${CONNECTIONS} connections, ${DURATION} s per read, node ${process.version}, ${FLAG_COUNT} flags)`);
+  const memory = spawnSync(process.execPath, ['--expose-gc', resolve('dist/bench/state-memory.js'), '1000'], { encoding: 'utf8' });
+  if (memory.status === 0) {
+    const m = JSON.parse(memory.stdout) as { heapBytes: number; jsonBytes: number };
+    console.log(`Configuration state: ${(m.heapBytes / 1e6).toFixed(1)} MB of heap per 1 000 flags of this shape (${(m.jsonBytes / 1e6).toFixed(1)} MB as JSON)`);
+  }
 }
 
 main().catch((err: unknown) => {

@@ -31,6 +31,7 @@ import { registerSdkApi } from './features/client-api/register.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
 import { ErrorSchema } from './schemas/common.js';
+import { serviceUnavailable } from './errors.js';
 import { isDateTime } from './schemas/formats.js';
 import ajvFormats from 'ajv-formats';
 
@@ -45,6 +46,13 @@ export interface BuildOptions {
   logger?: boolean | Record<string, unknown>;
   /** Worker pool overrides (tests inject faults through a wrapping entry point). */
   pool?: PoolOptions;
+  /**
+   * Return before the configuration state and the event log have loaded (the server: it listens
+   * at once; `/ready` and the API answer 503 until `app.loaded` resolves). Tests wait.
+   */
+  loadInBackground?: boolean;
+  /** Tests: the load starts only when this resolves (to observe the start-up window). */
+  holdLoad?: Promise<void>;
 }
 
 /**
@@ -97,14 +105,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.decorate('stores', stores);
   stores.eventLog.registerMetrics(app.metrics);
   app.decorate('services', services);
-  try {
-    await initialiseState(stores, services, config);
-  } catch (err) {
-    // A start that cannot finish (a bad INIT_ADMIN_PASSWORD, say) releases the pool and the connection.
-    await app.close();
-    throw err;
-  }
   app.sessionService = services.sessions;
+  // Until the state has loaded, the API answers 503 + Retry-After (health and docs answer).
+  let loaded = false;
+  app.decorate('isLoaded', () => loaded);
+  app.addHook('onRequest', async (request) => {
+    if (!loaded && request.url.startsWith('/api/')) throw serviceUnavailable('Vane is starting: its configuration is loading. Try again shortly.', 2);
+  });
 
   await app.register(healthRoutes);
   await app.register(apiTokenRoutes, { service: services.apiTokens });
@@ -146,9 +153,28 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await registerSdkApi(app, stores, config);
 
-  // Events left pending by a crash are flushed once every feature has registered its collection.
-  const repaired = await app.database.outbox.repair();
-  if (repaired) app.log.warn({ repaired }, 'flushed events left pending by an earlier crash');
+  const load = async () => {
+    await options.holdLoad;
+    const started = performance.now();
+    app.log.info('loading the configuration state and the event log');
+    await initialiseState(stores, services, config, (p) => app.log.info(p, 'configuration state: collection loaded'));
+    // Events left pending by a crash are flushed once every feature has registered its collection.
+    const repaired = await app.database.outbox.repair();
+    if (repaired) app.log.warn({ repaired }, 'flushed events left pending by an earlier crash');
+    loaded = true;
+    app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');
+  };
+  const loading = load();
+  app.decorate('loaded', loading);
+  if (!options.loadInBackground) {
+    try {
+      await loading;
+    } catch (err) {
+      // A start that cannot finish (a bad INIT_ADMIN_PASSWORD, say) releases the pool and the connection.
+      await app.close();
+      throw err;
+    }
+  } else loading.catch(() => undefined); // the server awaits `app.loaded` and reports the failure
   return app;
 }
 
@@ -158,5 +184,8 @@ declare module 'fastify' {
     stores: Stores;
     services: Services;
     playground: PlaygroundService;
+    /** Resolves when the configuration state and the event log have loaded. */
+    loaded: Promise<void>;
+    isLoaded(): boolean;
   }
 }

@@ -20,6 +20,13 @@ const EnvSchema = Type.Object({
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   /** Milliseconds a request waits for the database before answering 503. */
   DB_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 2000 }),
+  /**
+   * Write concern of every write: `majority` (acknowledged once a majority of a replica set has
+   * it), a number of members, or `1`; with MONGODB_JOURNAL `true`, only once it is in the journal.
+   * A standalone server or FerretDB treats `majority` as itself.
+   */
+  MONGODB_WRITE_CONCERN: Type.String({ pattern: '^(majority|[0-9]+)$', default: 'majority' }),
+  MONGODB_JOURNAL: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'true' }),
   /** How often (ms) an instance looks for writes made by other instances. */
   REVISION_POLL_MS: Type.Integer({ minimum: 50, default: 250 }),
   PLAYGROUND_EVALUATION_LIMIT: Type.Integer({ minimum: 1, default: 15000 }),

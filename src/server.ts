@@ -18,13 +18,19 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await buildApp(config);
+  const app = await buildApp(config, { loadInBackground: true });
   closeWithGrace({ delay: 10_000, logger: app.log }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     else app.log.info({ signal }, 'shutting down');
     await app.close();
   });
   await app.listen({ port: config.PORT, host: config.HOST });
+  // Listening while the state loads: /health answers, /ready and the API say 503 until then.
+  await app.loaded.catch(async (err: unknown) => {
+    app.log.fatal({ err }, 'loading the configuration state failed');
+    await app.close();
+    process.exit(1);
+  });
 }
 
 main().catch((err: unknown) => {

@@ -10,6 +10,8 @@ t.test('defaults', async (t) => {
   t.equal(config.DATA_DIR, './data');
   t.equal(config.PLAYGROUND_EVALUATION_LIMIT, 15000);
   t.same(config.adminTokens, []);
+  t.equal(config.MONGODB_WRITE_CONCERN, 'majority', 'majority write concern');
+  t.equal(config.MONGODB_JOURNAL, 'true', 'with journaling');
 });
 
 t.test('values are parsed and validated', async (t) => {
@@ -26,5 +28,7 @@ t.test('a bad value names the variable', async (t) => {
   t.throws(() => loadConfig({ MONGODB_URL: 'http://nope' }), /MONGODB_URL/);
   t.throws(() => loadConfig({ INIT_ADMIN_API_TOKENS: 'client:dev.abc' }), /INIT_ADMIN_API_TOKENS/);
   t.throws(() => loadConfig({ BASE_URL: 'localhost' }), /BASE_URL/);
+  t.throws(() => loadConfig({ MONGODB_WRITE_CONCERN: 'some' }), /MONGODB_WRITE_CONCERN/);
+  t.equal(loadConfig({ MONGODB_WRITE_CONCERN: '1', MONGODB_JOURNAL: 'false' }).MONGODB_WRITE_CONCERN, '1');
   t.ok(new ConfigError('x') instanceof Error);
 });

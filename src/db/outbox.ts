@@ -284,10 +284,15 @@ export class Outbox {
     this.written(coll.collectionName, doc._id, stored);
   }
 
-  /** A document write the database acknowledged: into the state, and into the next revision. */
+  /**
+   * A document write the database acknowledged: into the state, and published as a revision at
+   * once, before its events are flushed, so other instances see it (and complete the flush should
+   * this process die in between, see checkFlushedLater).
+   */
   private written(coll: string, id: unknown, doc: StoredDocument | null): void {
     this.state.mirrorOf(coll)?.written(id, doc);
     this.changedSincePublish.push({ coll, id });
+    this.publishSoon();
   }
 
   /** A conditional write found the document changed: the state re-reads it before the caller retries. */
@@ -321,7 +326,6 @@ export class Outbox {
    * caches and snapshots must hear of it, here and on other instances.
    */
   private async committedWithoutEvents(): Promise<void> {
-    this.publishSoon();
     this.notify(false);
   }
 
@@ -423,7 +427,6 @@ export class Outbox {
     c: Collection<StoredDocument>, id: unknown, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, deferClear = false,
   ): Promise<void> {
     const pending = doc._outbox ?? [];
-    if (pending.length || this.changedSincePublish.length) this.publishSoon();
     if (pending.length) {
       await this.refreshIdHint();
       for (const event of pending) await this.appendEvent(event);

@@ -1,27 +1,27 @@
+import { LRUCache } from 'lru-cache';
 import type { Outbox } from './outbox.js';
 
 /**
  * Results of reads kept until the data may have changed: cleared by every commit of this process
  * (before the write is acknowledged, so a caller always reads its own writes) and when another
- * instance's write is noticed (Outbox.watchRevisions, within REVISION_POLL_MS).
+ * instance's write is noticed (Outbox.watchRevisions, after the configuration state took it in).
  *
- * For what nearly every admin request consults (projects, environments), flag views and event
- * searches (single flight included: concurrent identical reads share one promise): on
- * FerretDB each read is a round trip and, for lists, a scan, and under playground load those
- * round trips wait for CPU. Never for read-modify-write: mutations read fresh documents.
- * Cached values are shared: callers must not mutate them.
+ * For views built from the configuration state (one flag's resource) and event searches (single
+ * flight included: concurrent identical reads share one promise). Never for read-modify-write:
+ * mutations read the state's documents. Cached values are shared: callers must not mutate them.
+ * At most `maxEntries` results, the least recently used dropped first.
  */
 export class ReadCache {
-  private readonly values = new Map<string, Promise<unknown>>();
+  private readonly values: LRUCache<string, Promise<unknown>>;
 
-  constructor(outbox: Outbox, private readonly maxEntries = 5000) {
+  constructor(outbox: Outbox, maxEntries = 5000) {
+    this.values = new LRUCache({ max: maxEntries });
     outbox.onCommitted(() => this.values.clear());
   }
 
   async get<T>(key: string, load: () => Promise<T>): Promise<T> {
     let value = this.values.get(key) as Promise<T> | undefined;
     if (!value) {
-      if (this.values.size >= this.maxEntries) this.values.clear();
       value = load();
       this.values.set(key, value);
       // A failed read is not kept.

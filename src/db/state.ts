@@ -144,8 +144,16 @@ export class ConfigState {
     return this.loaded;
   }
 
-  /** Loads every held collection; `progress` hears of each one. */
+  private loads: Promise<void> = Promise.resolve();
+
+  /** Loads every held collection; `progress` hears of each one. Loads run one after another. */
   async load(progress: (p: LoadProgress) => void = () => undefined): Promise<void> {
+    const next = this.loads.catch(() => undefined).then(() => this.loadAll(progress));
+    this.loads = next;
+    await next;
+  }
+
+  private async loadAll(progress: (p: LoadProgress) => void): Promise<void> {
     for (const mirror of this.mirrors.values()) {
       const started = performance.now();
       const documents = await mirror.load();

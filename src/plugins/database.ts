@@ -61,6 +61,10 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     heartbeatFrequencyMS: 1000,
     maxPoolSize: 50,
     ignoreUndefined: true,
+    writeConcern: {
+      w: config.MONGODB_WRITE_CONCERN === 'majority' ? 'majority' : Number(config.MONGODB_WRITE_CONCERN),
+      journal: config.MONGODB_JOURNAL === 'true',
+    },
     monitorCommands: process.env.VANE_MONITOR_COMMANDS === "1",
   });
   let available = false;

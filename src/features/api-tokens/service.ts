@@ -1,4 +1,4 @@
-import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, ConcurrentModificationError, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { badRequest, invalidOperation, validationError } from '../../errors.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import { generateSecret, hashSecret, maskSecret, type ApiTokenDocument, type ApiTokenStore, type TokenType } from './store.js';
@@ -38,8 +38,27 @@ export class ApiTokenService {
     private readonly outbox: Outbox,
   ) {}
 
-  /** Admin tokens from INIT_ADMIN_API_TOKENS exist (by hash) with their `api-token-created` event. */
+  /**
+   * Admin tokens from INIT_ADMIN_API_TOKENS exist (by hash) with their `api-token-created` event;
+   * an admin token whose secret was removed from the list is revoked (`api-token-deleted`). With
+   * an empty list nothing is revoked (that would lock everybody out).
+   */
   async ensureAdminTokens(secrets: string[], tokenName: string): Promise<void> {
+    const configured = new Set(secrets.map(hashSecret));
+    if (configured.size > 0) {
+      for (const token of await this.store.list()) {
+        if (token.type !== 'admin' || configured.has(token._id)) continue;
+        await this.outbox.exclusive(`api-token:${token._id}`, async () => {
+          const current = await this.store.get(token._id);
+          if (!current) return;
+          await this.outbox.remove(this.store.collection, current, buildEvents(SYSTEM_USER, [
+            { type: 'api-token-deleted', preData: publicToken(current), project: '*', environment: '*' },
+          ])).catch((err: unknown) => {
+            if (!(err instanceof ConcurrentModificationError)) throw err; // another instance revoked it
+          });
+        });
+      }
+    }
     for (const secret of secrets) {
       const hash = hashSecret(secret);
       if (await this.store.get(hash)) continue;
@@ -92,8 +111,8 @@ export class ApiTokenService {
     await this.outbox.exclusive(`api-token:${hash}`, async () => {
       const token = await this.store.get(hash);
       if (!token) return;
-      if (token.type === 'admin') {
-        throw invalidOperation('Admin tokens come from INIT_ADMIN_API_TOKENS; remove them there to revoke them.');
+      if (token.type === 'admin' && (await this.store.list()).filter((t) => t.type === 'admin').length <= 1) {
+        throw invalidOperation('The last admin token cannot be revoked: nobody could administer this instance without it.');
       }
       await this.outbox.remove(this.store.collection, token, buildEvents(audit, [
         { type: 'api-token-deleted', preData: publicToken(token), project: token.projects.join(','), environment: token.environment },

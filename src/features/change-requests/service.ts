@@ -354,26 +354,39 @@ export class ChangeRequestService {
     return await this.withLocks(names.map((n) => `flag:${n}`), async () => {
       const current = await this.require(cr.project, cr._id);
       if (current.state !== 'Approved' || current.applying) throw conflict(`Change request #${cr._id} changed state meanwhile (now ${current.state})`);
-      const now = new Date();
-      const sim = await this.simulation(current.project, current.environment, audit, now).load();
-      for (const change of current.changes) {
-        try {
-          await sim.apply(toSim(change));
-        } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
-          throw conflict(`Change request #${cr._id} cannot be applied: ${describe(change)} no longer applies: ${err.message}`);
-        }
+      // Several instances may be asked at once: one claim wins, the others answer 409.
+      if (!(await this.store.claimApply(cr._id))) throw conflict(`Change request #${cr._id} is being applied`);
+      try {
+        return await this.planAndApply(current, cr, audit);
+      } catch (err) {
+        const after = await this.store.get(cr._id);
+        // Before the commit point nothing was written: another attempt may apply it later.
+        if (!after?.applying && after?.state === 'Approved') await this.store.releaseApply(cr._id);
+        throw err;
       }
-      const plan: ApplyPlan = {
-        at: now,
-        audit,
-        flagWrites: sim.flagWrites().map((w) => ({ name: w.name, rev: w.original._rev ?? 0, next: w.next, events: w.events, changeIds: w.changeIds })),
-        segmentOps: sim.segmentOps(),
-      };
-      const committed: ChangeRequestDocument = { ...current, applying: BSON.EJSON.stringify(plan), updatedAt: now };
-      await this.store.replace(current, committed, []);
-      return await this.finishApply(cr._id, plan);
     });
+  }
+
+  private async planAndApply(current: ChangeRequestDocument, cr: ChangeRequestDocument, audit: AuditUser): Promise<Record<string, unknown>> {
+    const now = new Date();
+    const sim = await this.simulation(current.project, current.environment, audit, now).load();
+    for (const change of current.changes) {
+      try {
+        await sim.apply(toSim(change));
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        throw conflict(`Change request #${cr._id} cannot be applied: ${describe(change)} no longer applies: ${err.message}`);
+      }
+    }
+    const plan: ApplyPlan = {
+      at: now,
+      audit,
+      flagWrites: sim.flagWrites().map((w) => ({ name: w.name, rev: w.original._rev ?? 0, next: w.next, events: w.events, changeIds: w.changeIds })),
+      segmentOps: sim.segmentOps(),
+    };
+    const committed: ChangeRequestDocument = { ...current, applying: BSON.EJSON.stringify(plan), updatedAt: now };
+    await this.store.replace(current, committed, []);
+    return await this.finishApply(cr._id, plan);
   }
 
   private async withLocks<T>(keys: string[], fn: () => Promise<T>): Promise<T> {

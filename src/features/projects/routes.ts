@@ -12,7 +12,7 @@ const projectRoutes: FastifyPluginAsyncTypebox<{ service: ProjectService }> = as
       tags: TAGS, summary: 'List projects',
       response: { 200: ProjectListResponse, ...errorResponses(401, 403, 503) },
     },
-  }, async () => ({ version: 1, projects: (await service.list()) as never }));
+  }, async () => ({ version: 1, projects: await service.list() }));
 
   app.post('/api/admin/projects', {
     config: { permission: 'CREATE_PROJECT' },
@@ -22,7 +22,7 @@ const projectRoutes: FastifyPluginAsyncTypebox<{ service: ProjectService }> = as
     },
   }, async (request, reply) => {
     const project = await service.create(request.body, auditOf(request));
-    return reply.code(201).send(project as never);
+    return reply.code(201).send(project);
   });
 };
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 const ProjectSchema = Type.Object({
   id: Type.String(),
@@ -15,6 +15,7 @@ const ProjectSchema = Type.Object({
 });
 
 export const ProjectResponse = ProjectSchema;
+export type ProjectView = Static<typeof ProjectSchema>;
 export const ProjectListResponse = Type.Object({ version: Type.Number(), projects: Type.Array(ProjectSchema) });
 
 export const CreateProjectBody = Type.Object({

@@ -4,6 +4,7 @@ import type { EnvironmentStore } from '../environments/store.js';
 import type { FlagStore } from '../flags/store.js';
 import { isUrlFriendly } from '../flags/rules.js';
 import type { ProjectDocument, ProjectStore } from './store.js';
+import type { ProjectView } from './schemas.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface CreateProjectInput {
@@ -12,7 +13,7 @@ export interface CreateProjectInput {
   description?: string | null;
 }
 
-export function projectView(project: ProjectDocument, featureCount: number): Record<string, unknown> {
+export function projectView(project: ProjectDocument, featureCount: number): ProjectView {
   return {
     id: project.id,
     name: project.name,
@@ -36,13 +37,13 @@ export class ProjectService {
     private readonly outbox: Outbox,
   ) {}
 
-  async list(): Promise<Array<Record<string, unknown>>> {
+  async list(): Promise<ProjectView[]> {
     const [projects, flags] = await Promise.all([this.store.list(), this.flags.snapshotSource()]);
     return projects.map((p) => projectView(p, flags.filter((f) => f.project === p.id).length));
   }
 
   /** `{id, name, description?}` → a project connected to every enabled environment; event `project-created`. */
-  async create(input: CreateProjectInput, audit: AuditUser): Promise<Record<string, unknown>> {
+  async create(input: CreateProjectInput, audit: AuditUser): Promise<ProjectView> {
     const fail = (reason: string): never => {
       throw schemaValidationError([{ message: reason }]);
     };

@@ -18,7 +18,7 @@ const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService }> = as
   }, async (request, reply) => {
     const segment = await service.create(request.body, auditOf(request));
     reply.code(201).header('location', `segments/${segment.id}`);
-    return publicSegment(segment) as never;
+    return publicSegment(segment);
   });
 
   app.get('/api/admin/segments', {
@@ -31,7 +31,7 @@ const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService }> = as
     const segments = await service.list();
     return {
       segments: segments.map((s) => ({ ...publicSegment(s), usedInProjects: s.usedInProjects, usedInFeatures: s.usedInFeatures })),
-    } as never;
+    };
   });
 
   app.get('/api/admin/segments/:id', {
@@ -41,7 +41,7 @@ const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService }> = as
       params: SegmentParams,
       response: { 200: SegmentSchema, ...errorResponses(400, 401, 403, 404, 503) },
     },
-  }, async (request) => publicSegment(await service.get(request.params.id)) as never);
+  }, async (request) => publicSegment(await service.get(request.params.id)));
 
   app.put('/api/admin/segments/:id', {
     config: { permission: 'UPDATE_SEGMENT' },

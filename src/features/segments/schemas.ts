@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { ConstraintInput, ConstraintOutput } from '../constraints/schemas.js';
 
 /** `string | null` without anyOf (so coercion never turns a null into ""). */
@@ -28,6 +28,7 @@ const segmentProperties = {
 };
 
 export const SegmentSchema = Type.Object(segmentProperties);
+export type SegmentView = Static<typeof SegmentSchema>;
 
 export const SegmentListSchema = Type.Object({
   segments: Type.Array(

@@ -5,6 +5,7 @@ import { assertSegmentValuesLimit, normaliseConstraints } from '../constraints/i
 import type { ProjectStore } from '../projects/store.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { toSegment, type Segment, type SegmentDocument, type SegmentStore } from './store.js';
+import type { SegmentView } from './schemas.js';
 
 /** Unleash's default resource limit for segments. */
 export const SEGMENT_LIMIT = 300;
@@ -17,7 +18,7 @@ export interface SegmentInput {
 }
 
 /** A segment as Unleash shows it: `project` only when set (SPEC §1.4 S9). */
-export function publicSegment(segment: Segment): Record<string, unknown> {
+export function publicSegment(segment: Segment): SegmentView {
   return {
     id: segment.id,
     name: segment.name,
@@ -123,15 +124,31 @@ export class SegmentService {
     );
   }
 
-  /** 409 (by the caller) while a strategy uses it; an unknown id is a 404, as in Unleash. */
+  /**
+   * 409 (by the caller) while a strategy uses it; an unknown id is a 404, as in Unleash.
+   *
+   * Against another instance adding a strategy that uses the segment at the same moment: the
+   * segment is first marked `deleting`, then the flags are checked as the database has them;
+   * the strategy add checks the segment in the database after its own write and takes the
+   * strategy back if the segment is being deleted (FlagService.addStrategy). Each side checks
+   * after its own write, so at least one sees the other's: never a strategy left using a deleted
+   * segment (at worst both give up and are retried).
+   */
   async delete(id: number, audit: AuditUser): Promise<DeleteOutcome> {
     if (await this.store.isInUse(id)) return 'in-use';
     return await this.outbox.exclusive(`segment:${id}`, () =>
       retrying(async () => {
         const current = await this.store.getDocument(id);
-        if (!current) throw notFound(`No segment exists with ID "${id}"`);
-        const segment = toSegment(current);
-        await this.store.remove(current, buildEvents(audit, [
+        if (!current || current.deleting) throw notFound(`No segment exists with ID "${id}"`);
+        await this.store.replace(current, { ...current, deleting: true }, []);
+        const marked = (await this.store.getDocument(id))!;
+        if (await this.store.isInUseInDatabase(id)) {
+          const { deleting: _d, ...unmarked } = marked;
+          await this.store.replace(marked, unmarked, []);
+          return 'in-use' as const;
+        }
+        const segment = toSegment(marked);
+        await this.store.remove(marked, buildEvents(audit, [
           { type: 'segment-deleted', project: segment.project, preData: publicSegment(segment) },
         ]));
         return 'deleted' as const;

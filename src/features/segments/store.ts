@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import type { ConstraintConfig, SegmentConfig } from '../../evaluation/types.js';
 import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
@@ -17,6 +17,8 @@ export interface Segment {
 /** A segment as the store keeps it: `_id` is the segment's integer id. */
 export interface SegmentDocument extends StoredDocument, Omit<Segment, 'id'> {
   _id: number;
+  /** Set while a deletion checks that no strategy uses the segment (SegmentService.delete). */
+  deleting?: boolean;
 }
 
 /** What the playground snapshot needs of a segment (src/evaluation/types.ts). */
@@ -79,7 +81,34 @@ export class SegmentStore {
 
   async get(id: number): Promise<Segment | null> {
     const doc = this.mirror.get(id);
-    return doc ? toSegment(doc) : null;
+    return doc && !doc.deleting ? toSegment(doc) : null;
+  }
+
+  /** Of `ids`, those the database does not hold (or holds as being deleted): one `_id` read each. */
+  async missingInDatabase(ids: number[]): Promise<number[]> {
+    const missing: number[] = [];
+    for (const id of new Set(ids)) {
+      const doc = await this.collection.findOne({ _id: id }, { projection: { [DELETED_FIELD]: 1, deleting: 1 } });
+      if (!doc || doc._deleted || doc.deleting) missing.push(id);
+    }
+    return missing;
+  }
+
+  /**
+   * Whether a flag uses the segment, as the database has the flags now (not the state, which may
+   * not have heard of another instance's write yet). Reads every flag: for deletions only.
+   */
+  async isInUseInDatabase(id: number): Promise<boolean> {
+    const flags = this.flags.collection.find({ [DELETED_FIELD]: { $ne: true } } as never, { projection: { environments: 1 } });
+    for await (const flag of flags) {
+      for (const env of Object.values(flag.environments ?? {})) {
+        if ((env?.strategies ?? []).some((s) => Array.isArray(s?.segments) && s.segments.includes(id))) {
+          await flags.close();
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The stored document with its revision, for read-modify-write. */
@@ -89,7 +118,7 @@ export class SegmentStore {
 
   /** Ordered by name, as Unleash lists them. */
   async list(): Promise<Segment[]> {
-    return this.state.derived('segments:list', () => [...this.mirror.values()].map(toSegment).sort(byName));
+    return this.state.derived('segments:list', () => [...this.mirror.values()].filter((d) => !d.deleting).map(toSegment).sort(byName));
   }
 
   async count(): Promise<number> {

@@ -12,14 +12,14 @@ const strategyTypeRoutes: FastifyPluginAsyncTypebox<{ service: StrategyTypeServi
       tags: TAGS, summary: 'List strategy types',
       response: { 200: StrategyTypeListSchema, ...errorResponses(401, 403, 503) },
     },
-  }, async () => ({ version: 1, strategies: (await service.list()) as never }));
+  }, async () => ({ version: 1, strategies: await service.list() }));
 
   app.get('/api/admin/strategies/:name', {
     schema: {
       tags: TAGS, summary: 'Get one strategy type', params: StrategyNameParams,
       response: { 200: StrategyTypeSchema, ...errorResponses(401, 403, 404, 503) },
     },
-  }, async (request) => (await service.get(request.params.name)) as never);
+  }, async (request) => await service.get(request.params.name));
 
   app.post('/api/admin/strategies', {
     config: { permission: 'CREATE_STRATEGY' },
@@ -29,7 +29,7 @@ const strategyTypeRoutes: FastifyPluginAsyncTypebox<{ service: StrategyTypeServi
     },
   }, async (request, reply) => {
     const created = await service.create(request.body, auditOf(request));
-    return reply.code(201).send(created as never);
+    return reply.code(201).send(created);
   });
 };
 

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 const Parameter = Type.Object({
   name: Type.String(),
@@ -15,6 +15,8 @@ export const StrategyTypeSchema = Type.Object({
   parameters: Type.Array(Parameter),
   deprecated: Type.Boolean(),
 });
+
+export type StrategyTypeView = Static<typeof StrategyTypeSchema>;
 
 export const StrategyTypeListSchema = Type.Object({ version: Type.Number(), strategies: Type.Array(StrategyTypeSchema) });
 

@@ -2,6 +2,7 @@ import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { nameExists, notFound, schemaValidationError } from '../../errors.js';
 import { isUrlFriendly } from '../flags/rules.js';
 import type { StrategyParameter, StrategyTypeDocument, StrategyTypeStore } from './store.js';
+import type { StrategyTypeView } from './schemas.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface CreateStrategyTypeInput {
@@ -13,7 +14,7 @@ export interface CreateStrategyTypeInput {
 
 type StrategyTypeFields = Pick<StrategyTypeDocument, 'name' | 'displayName' | 'description' | 'parameters' | 'editable' | 'deprecated'>;
 
-export function strategyTypeView(doc: StrategyTypeFields): Record<string, unknown> {
+export function strategyTypeView(doc: StrategyTypeFields): StrategyTypeView {
   return {
     displayName: doc.displayName, name: doc.name, editable: doc.editable, description: doc.description,
     parameters: doc.parameters, deprecated: doc.deprecated,
@@ -27,17 +28,17 @@ export class StrategyTypeService {
     private readonly outbox: Outbox,
   ) {}
 
-  async list(): Promise<Array<Record<string, unknown>>> {
-    return (await this.store.list()).map((doc) => strategyTypeView(doc as unknown as StrategyTypeFields));
+  async list(): Promise<StrategyTypeView[]> {
+    return (await this.store.list()).map((doc) => strategyTypeView(doc));
   }
 
-  async get(name: string): Promise<Record<string, unknown>> {
+  async get(name: string): Promise<StrategyTypeView> {
     const doc = await this.store.get(name);
     if (!doc) throw notFound(`Could not find strategy type with name ${name}`);
-    return strategyTypeView(doc as unknown as StrategyTypeFields);
+    return strategyTypeView(doc);
   }
 
-  async create(input: CreateStrategyTypeInput, audit: AuditUser): Promise<Record<string, unknown>> {
+  async create(input: CreateStrategyTypeInput, audit: AuditUser): Promise<StrategyTypeView> {
     if (!isUrlFriendly(input.name) || input.name.length === 0) {
       throw schemaValidationError([{ message: `"name" must be URL friendly. You provided "${input.name}".` }]);
     }
@@ -57,6 +58,6 @@ export class StrategyTypeService {
       if (isDuplicateKey(err)) throw nameExists(`Strategy with name ${input.name} already exist!`);
       throw err;
     }
-    return strategyTypeView(doc as unknown as StrategyTypeFields);
+    return strategyTypeView(doc);
   }
 }

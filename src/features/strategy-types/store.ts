@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { buildEvents, withoutBookkeeping, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import { buildEvents, type Outbox, type StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
@@ -89,11 +89,9 @@ export class StrategyTypeStore {
     return this.mirror.get(name) ?? null;
   }
 
-  /** From the configuration state, sorted once per revision. */
-  async list(): Promise<Array<Omit<StrategyTypeDocument, '_outbox' | '_rev' | '_deleted'>>> {
+  /** From the configuration state, sorted once per revision (shared documents: do not mutate). */
+  async list(): Promise<StrategyTypeDocument[]> {
     return this.state.derived('strategy-types:list', () =>
-      [...this.mirror.values()]
-        .sort((a, b) => a.sortOrder - b.sortOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
-        .map(withoutBookkeeping));
+      [...this.mirror.values()].sort((a, b) => a.sortOrder - b.sortOrder || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)));
   }
 }

@@ -108,6 +108,7 @@ t.test('preview of a request mixing every action equals the advanced playground 
 
   const current = await advanced(app, 'development', 'default', CONTEXT);
   t.equal(current.statusCode, 200);
+  await app.database.outbox.settle(); // flushed events leave the documents a moment after a write
   const storedBefore = await storedState(app);
   const eventsBefore = await eventCount(app);
 
@@ -122,6 +123,7 @@ t.test('preview of a request mixing every action equals the advanced playground 
   t.not(withStableIds(draftPreview.body, known), withStableIds(current.body, known), 'the preview differs from the current state');
 
   // The preview wrote nothing: same flag, segment and change-request documents, no event.
+  await app.database.outbox.settle();
   t.equal(await storedState(app), storedBefore);
   t.equal(await eventCount(app), eventsBefore);
 
@@ -204,6 +206,7 @@ t.test('a stale change makes the apply fail whole: 409 naming the change, nothin
   ])).json();
   await toApproved(app, cr.id);
   await ok(app, 'DELETE', `${FEATURES}/b/environments/development/strategies/${sid}`);
+  await app.database.outbox.settle();
   const before = await storedState(app);
   const eventsBefore = await eventCount(app);
 
@@ -214,6 +217,7 @@ t.test('a stale change makes the apply fail whole: 409 naming the change, nothin
     res.json().message,
     `Change request #${cr.id} cannot be applied: change 2 (updateStrategy on flag "b") no longer applies: Could not find strategy with id ${sid}`,
   );
+  await app.database.outbox.settle();
   t.equal(await storedState(app), before, 'flag a untouched although its change was fine; the request is still Approved');
   t.equal(await eventCount(app), eventsBefore, 'no event');
   t.equal((await ok(app, 'GET', `/api/admin/projects/default/change-requests/${cr.id}`)).state, 'Approved');

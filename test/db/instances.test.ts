@@ -1,0 +1,215 @@
+/**
+ * Several instances on one database (issue 14): each holds the configuration state in memory
+ * (src/db/state.ts) and learns of the others' writes through their revision documents.
+ */
+import t from 'tap';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument } from '../../src/db/outbox.js';
+import { ADMIN, ADMIN_TOKEN, dropDatabase, testConfig } from '../helpers/app.js';
+
+const JSON_HEADERS = { ...ADMIN, 'content-type': 'application/json' };
+
+async function instance(t: { teardown(fn: () => unknown): void }, config: Config): Promise<FastifyInstance> {
+  const app = await buildApp(config, { logger: false });
+  t.teardown(() => app.close());
+  return app;
+}
+
+/** Lets `from`'s writes reach `to` without waiting for the poll interval. */
+async function propagate(from: FastifyInstance, to: FastifyInstance): Promise<void> {
+  await from.database.outbox.published();
+  await to.database.outbox.pollRevisions();
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+t.test('a write on one instance is read from the other after its revision is noticed', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+
+  const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'seen-by-b' } });
+  t.equal(created.statusCode, 201);
+  t.equal((await b.inject({ url: '/api/admin/projects/default/features/seen-by-b', headers: ADMIN })).statusCode, 404, 'not yet noticed');
+  await propagate(a, b);
+  t.equal((await b.inject({ url: '/api/admin/projects/default/features/seen-by-b', headers: ADMIN })).statusCode, 200);
+
+  // B writes on top of what it learnt; A sees B's strategy.
+  const added = await b.inject({
+    method: 'POST', url: '/api/admin/projects/default/features/seen-by-b/environments/development/strategies',
+    headers: JSON_HEADERS, payload: { name: 'default', constraints: [], parameters: {} },
+  });
+  t.equal(added.statusCode, 200);
+  await propagate(b, a);
+  const strategies = (await a.inject({ url: '/api/admin/projects/default/features/seen-by-b/environments/development/strategies', headers: ADMIN })).json();
+  t.equal(strategies.length, 1);
+  t.equal(strategies[0].id, added.json().id);
+
+  // A, with a state that has not heard of B's write yet, writes the same flag: the conditional
+  // write fails, A re-reads that flag and retries, and neither change is lost.
+  const second = await b.inject({
+    method: 'POST', url: '/api/admin/projects/default/features/seen-by-b/environments/development/strategies',
+    headers: JSON_HEADERS, payload: { name: 'default', constraints: [], parameters: {} },
+  });
+  t.equal(second.statusCode, 200);
+  const third = await a.inject({
+    method: 'POST', url: '/api/admin/projects/default/features/seen-by-b/environments/development/strategies',
+    headers: JSON_HEADERS, payload: { name: 'default', constraints: [], parameters: {} },
+  });
+  t.equal(third.statusCode, 200);
+  await propagate(a, b);
+  const ids = (await b.inject({ url: '/api/admin/projects/default/features/seen-by-b/environments/development/strategies', headers: ADMIN }))
+    .json().map((s: { id: string }) => s.id).sort();
+  t.same(ids, [added.json().id, second.json().id, third.json().id].sort(), 'all three strategies kept');
+});
+
+t.test('admin tokens: revoked through the API on every instance, never the last; removed from INIT_ADMIN_API_TOKENS at the next start', async (t) => {
+  const second = '*:*.second-admin-token';
+  const config = await testConfig(t, { INIT_ADMIN_API_TOKENS: `${ADMIN_TOKEN},${second}`, REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  const asSecond = { authorization: second };
+  t.equal((await b.inject({ url: '/api/admin/api-tokens', headers: asSecond })).statusCode, 200);
+
+  const revoked = await a.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${encodeURIComponent(second)}`, headers: ADMIN });
+  t.equal(revoked.statusCode, 200);
+  t.equal((await a.inject({ url: '/api/admin/api-tokens', headers: asSecond })).statusCode, 401, 'at once on the instance that revoked it');
+  await propagate(a, b);
+  t.equal((await b.inject({ url: '/api/admin/api-tokens', headers: asSecond })).statusCode, 401, 'on the other one with the revision');
+
+  const last = await b.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${encodeURIComponent(ADMIN_TOKEN)}`, headers: ADMIN });
+  t.equal(last.statusCode, 403);
+  t.match(last.json(), { name: 'InvalidOperationError', message: /last admin token/ });
+  t.equal((await b.inject({ url: '/api/admin/api-tokens', headers: ADMIN })).statusCode, 200);
+
+  // A third secret configured, then dropped from the list: revoked when an instance starts without it.
+  const third = '*:*.third-admin-token';
+  const withThird = await instance(t, { ...config, adminTokens: [ADMIN_TOKEN, third] });
+  t.equal((await withThird.inject({ url: '/api/admin/api-tokens', headers: { authorization: third } })).statusCode, 200);
+  const without = await instance(t, { ...config, adminTokens: [ADMIN_TOKEN] });
+  t.equal((await without.inject({ url: '/api/admin/api-tokens', headers: { authorization: third } })).statusCode, 401);
+  const deleted = await without.database.db.collection('events').find({ type: 'api-token-deleted' }).toArray();
+  t.equal(deleted.length, 2, 'one api-token-deleted per revoked admin token');
+});
+
+t.test('a write that keeps losing to concurrent writers is a 409 in the documented shape, after retries', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const app = await instance(t, config);
+  await app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'contended' } });
+  const outbox = app.database.outbox;
+  const original = outbox.replace.bind(outbox);
+  let attempts = 0;
+  outbox.replace = async () => {
+    attempts++;
+    throw new ConcurrentModificationError('another writer got there first');
+  };
+  const res = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features/contended/environments/development/on', headers: ADMIN });
+  outbox.replace = original;
+  t.equal(res.statusCode, 409);
+  t.same(Object.keys(res.json()).slice(0, 3), ['id', 'name', 'message']);
+  t.equal(res.json().name, 'ConflictError');
+  t.equal(attempts, 5, 'retried before giving up');
+  const retried = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features/contended/environments/development/on', headers: ADMIN });
+  t.equal(retried.statusCode, 200, 'the next attempt goes through');
+});
+
+/** An instance that dies between writing a change and flushing its events. */
+class OutboxThatDiesBeforeFlush extends Outbox {
+  protected override async flushWritten(): Promise<void> {
+    // the process is gone: nothing more happens
+  }
+}
+
+t.test('a change whose writer died before flushing its events is completed by a running instance', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const survivor = await instance(t, config);
+  survivor.database.outbox.orphanFlushMs = 50;
+
+  const dying = new OutboxThatDiesBeforeFlush(survivor.database.db);
+  const segments = dying.collection<StoredDocument & { name: string }>('segments');
+  const doc = { _id: 4242, name: 'orphaned', description: null, project: null, constraints: [], createdBy: 'dead', createdAt: new Date() };
+  await dying.insert(segments, doc, buildEvents({ name: 'dead', id: -42 }, [{ type: 'segment-created', data: { id: 4242, name: 'orphaned' } }]));
+  await dying.published();
+  t.notOk(await survivor.database.db.collection('events').findOne({ type: 'segment-created' }), 'the event is still pending');
+
+  await survivor.database.outbox.pollRevisions();
+  t.equal((await survivor.inject({ url: '/api/admin/segments/4242', headers: ADMIN })).statusCode, 200, 'the change is in the state');
+  t.ok(
+    await eventually(async () => (await survivor.database.db.collection('events').countDocuments({ type: 'segment-created' })) === 1),
+    'its event is flushed by the survivor',
+  );
+  const stored = await survivor.database.db.collection('segments').findOne({ _id: 4242 as never });
+  t.notOk(stored?._outbox, 'and cleared from the document');
+});
+
+t.test('a change request applied from two instances at once is applied exactly once', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'applied-once' } });
+  t.equal(created.statusCode, 201);
+  const change = await a.inject({
+    method: 'POST', url: '/api/admin/projects/default/environments/development/change-requests', headers: JSON_HEADERS,
+    payload: { feature: 'applied-once', action: 'updateEnabled', payload: { enabled: true } },
+  });
+  const id = change.json().id as number;
+  const state = (app: FastifyInstance, value: string) => app.inject({
+    method: 'PUT', url: `/api/admin/projects/default/change-requests/${id}/state`, headers: JSON_HEADERS, payload: { state: value },
+  });
+  t.equal((await state(a, 'In review')).statusCode, 200);
+  t.equal((await state(a, 'Approved')).statusCode, 200);
+  await propagate(a, b);
+
+  const results = await Promise.all([state(a, 'Applied'), state(b, 'Applied')]);
+  t.same(results.map((r) => r.statusCode).sort(), [200, 409], 'one applies, the other is told it is being applied');
+  t.equal(await a.database.db.collection('events').countDocuments({ type: 'change-request-applied' }), 1, 'one change-request-applied event');
+  t.equal(await a.database.db.collection('events').countDocuments({ type: 'feature-environment-enabled' }), 1, 'the change written once');
+});
+
+t.test('deleting a segment while another instance adds a strategy using it never leaves a dangling reference', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  const segment = async (name: string) =>
+    (await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name, constraints: [] } })).json().id as number;
+  const first = await segment('deleted-first');
+  const second = await segment('used-first');
+  t.equal((await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'segmented' } })).statusCode, 201);
+  await propagate(a, b);
+  const addUsing = (id: number) => b.inject({
+    method: 'POST', url: '/api/admin/projects/default/features/segmented/environments/development/strategies',
+    headers: JSON_HEADERS, payload: { name: 'default', constraints: [], parameters: {}, segments: [id] },
+  });
+  const storedSegments = async () => {
+    const flag = await a.database.db.collection('flags').findOne({ _id: 'segmented' as never });
+    return (flag!.environments.development.strategies as Array<{ segments: number[] }>).flatMap((s) => s.segments);
+  };
+
+  // A deletes; B has not heard of it and adds a strategy using the segment: B takes it back.
+  t.equal((await a.inject({ method: 'DELETE', url: `/api/admin/segments/${first}`, headers: ADMIN })).statusCode, 204);
+  const late = await addUsing(first);
+  t.equal(late.statusCode, 409);
+  t.match(late.json().message, /was deleted while the strategy was added/);
+  t.same(await storedSegments(), [], 'no strategy refers to the deleted segment');
+
+  // B adds first; A has not heard of it and deletes: the deletion finds the use in the database.
+  t.equal((await addUsing(second)).statusCode, 200);
+  t.equal((await a.inject({ method: 'DELETE', url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 409);
+  t.equal((await a.inject({ url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 200, 'the segment is kept');
+  t.same(await storedSegments(), [second]);
+});
