@@ -100,9 +100,8 @@ export function compileEnvironmentVariants(definitions: unknown, flagName: strin
 
 /**
  * Strategy variants: group = the `groupId` parameter as is (the literal "undefined" when absent,
- * as SDKs concatenate it), stickiness = the strategy's `stickiness` parameter — SDK behaviour and
- * client specification 16 "inherit stickiness from the strategy"; Unleash's playground takes the
- * first variant's instead (D2).
+ * as SDKs concatenate it), stickiness = the first variant's, else the strategy's `stickiness`
+ * parameter (client specification 16 "inherit stickiness from the strategy"), as SDKs do (D2).
  */
 export function compileStrategyVariants(
   definitions: unknown,
@@ -110,8 +109,13 @@ export function compileStrategyVariants(
 ): CompiledVariantSet {
   const list = Array.isArray(definitions) ? definitions : [];
   const groupId = Object.hasOwn(parameters, 'groupId') ? parameters.groupId : 'undefined';
-  const stickiness = Object.hasOwn(parameters, 'stickiness') && parameters.stickiness !== '' ? parameters.stickiness : 'default';
-  return new CompiledVariantSet(list, 'strategy', groupId, stickiness);
+  // SPEC §3.9 step 3 and the Node SDK (`variants[0].stickiness || parameters.stickiness`): the
+  // first variant's stickiness wins; the strategy's only fills in when it is absent or empty.
+  // (Found by the official-SDK test, test/features/client-api/sdk.test.ts.)
+  const first: unknown = list[0];
+  const own = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : undefined;
+  const inherited = Object.hasOwn(parameters, 'stickiness') && parameters.stickiness !== '' ? parameters.stickiness : 'default';
+  return new CompiledVariantSet(list, 'strategy', groupId, own ?? inherited);
 }
 
 /**
