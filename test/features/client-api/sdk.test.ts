@@ -66,7 +66,8 @@ t.test('official SDKs read Vane', async (t) => {
 
   await t.test('browser SDK toggles equal /api/frontend', async (t) => {
     for (let i = 0; i < 8; i++) {
-      const context = randomContext(rng) as { userId?: string; sessionId?: string; properties?: Record<string, string> };
+      // A userId always: without one, userId-sticky variants are drawn at random (see above).
+      const context = { userId: String(i), ...randomContext(rng) } as { userId: string; sessionId?: string; properties?: Record<string, string> };
       const client = new UnleashClient({
         url: `${base}/api/frontend`, clientKey: frontendToken, appName: 'web', context,
         refreshInterval: 0, disableRefresh: true, disableMetrics: true,
