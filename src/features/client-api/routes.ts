@@ -2,10 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../../errors.js';
 import type { SdkPrincipal } from '../../plugins/auth.js';
+import { Type } from 'typebox';
 import { errorResponses } from '../../schemas/common.js';
 import type { TokenScope } from './features.js';
 import { ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, FeatureNameParams, NotModified } from './schemas.js';
 import type { ClientFeaturesService } from './service.js';
+import type { DeltaService } from './streaming.js';
 
 const TAGS = ['Client API'];
 
@@ -36,7 +38,43 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, etag: 
   return match;
 }
 
-const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesService }> = async (app, { service }) => {
+const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesService; delta: DeltaService }> = async (app, { service, delta }) => {
+  app.get('/api/client/delta', {
+    config: { tokenFamily: 'client' },
+    schema: {
+      tags: TAGS,
+      summary: 'Changes since the event id in If-None-Match ("<eventId>"), or a hydration; 304 when none',
+      response: { 200: Type.Object({ events: Type.Array(Type.Object({}, { additionalProperties: true })) }), 304: NotModified, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    const scope = sdkScope(request);
+    const state = await delta.current();
+    const etag = `"${delta.log.eventId}"`;
+    reply.header('etag', etag);
+    const header = request.headers['if-none-match'];
+    const since = typeof header === 'string' ? Number(header.replace(/^W\//, '').replace(/"/g, '').trim()) : NaN;
+    if (Number.isInteger(since) && delta.log.knows(since)) {
+      const events = delta.log.eventsSince(state, scope, since);
+      if (events.length === 0) return reply.code(304).send(null);
+      return { events } as never;
+    }
+    return delta.log.hydration(state, scope) as never;
+  });
+
+  app.get('/api/client/streaming', {
+    config: { tokenFamily: 'client' },
+    schema: {
+      tags: TAGS,
+      summary: 'Server-sent events: unleash-connected (hydration), then unleash-updated; Last-Event-ID honoured',
+      response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    const scope = sdkScope(request);
+    reply.hijack();
+    const last = request.headers['last-event-id'];
+    await delta.open(reply.raw, scope, typeof last === 'string' ? last : undefined);
+  });
+
   app.get('/api/client/features', {
     config: { tokenFamily: 'client' },
     schema: {
