@@ -48,6 +48,9 @@ const BEARER = /^bearer\s+/i;
 
 async function authPlugin(app: FastifyInstance): Promise<void> {
   const tokens = new ApiTokenStore(app.database.outbox);
+  // SDK tokens live long in SDKs; a revocation must reach every instance within the revision
+  // interval, not the cache's 30 s. Costs one `_id` read per token per revision.
+  app.database.outbox.onCommitted(() => tokens.clear());
   app.decorate('apiTokens', tokens);
   app.decorateRequest('principal', undefined);
 

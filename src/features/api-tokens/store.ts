@@ -79,6 +79,11 @@ export class ApiTokenStore {
     this.cache.delete(hash);
   }
 
+  /** Forgets every cached look-up (on each revision: a revoke elsewhere is honoured within REVISION_POLL_MS). */
+  clear(): void {
+    this.cache.clear();
+  }
+
   async get(hash: string): Promise<ApiTokenDocument | null> {
     return await this.collection.findOne({ _id: hash, ...LIVE });
   }
