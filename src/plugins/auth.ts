@@ -74,6 +74,8 @@ const BEARER = /^bearer\s+/i;
 
 async function authPlugin(app: FastifyInstance): Promise<void> {
   const tokens = new ApiTokenStore(app.database.outbox);
+  // Tokens are read from the configuration state, so a revocation reaches every instance with
+  // the revision (no cache of its own to clear).
   app.decorate('apiTokens', tokens);
   app.decorateRequest('principal', undefined);
 

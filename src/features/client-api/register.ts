@@ -5,6 +5,7 @@ import { toSegmentConfig } from '../segments/store.js';
 import clientApiRoutes from './routes.js';
 import { ClientFeaturesService } from './service.js';
 import { SdkStateCache } from './state.js';
+import { DeltaService } from './streaming.js';
 import frontendApiRoutes from '../frontend-api/routes.js';
 import clientMetricsRoutes from '../metrics/routes.js';
 import { MetricsService } from '../metrics/service.js';
@@ -21,7 +22,10 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   }, stores.outbox);
   const clientFeatures = new ClientFeaturesService(states);
   app.decorate('sdkStates', states);
-  await app.register(clientApiRoutes, { service: clientFeatures });
+  const delta = new DeltaService(states);
+  app.addHook('preClose', async () => delta.close());
+  app.decorate('sdkDelta', delta);
+  await app.register(clientApiRoutes, { service: clientFeatures, delta });
   const metrics = new MetricsService(new MetricsStore(stores.outbox));
   metrics.start();
   app.addHook('onClose', async () => await metrics.stop());
@@ -34,5 +38,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     sdkStates: SdkStateCache;
     clientMetrics: MetricsService;
+    sdkDelta: DeltaService;
   }
 }

@@ -2,10 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../../errors.js';
 import type { SdkPrincipal } from '../../plugins/auth.js';
+import { Type } from 'typebox';
 import { errorResponses } from '../../schemas/common.js';
 import type { TokenScope } from './features.js';
 import { ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, FeatureNameParams, NotModified } from './schemas.js';
 import type { ClientFeaturesService } from './service.js';
+import type { DeltaService } from './streaming.js';
 
 const TAGS = ['Client API'];
 
@@ -36,7 +38,56 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, etag: 
   return match;
 }
 
-const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesService }> = async (app, { service }) => {
+/**
+ * 304 with no body at all: `send(null)` would serialise "null" and declare content-length 4, which
+ * a client waits for in vain on a keep-alive connection (found by the benchmark's C2).
+ */
+export function sendNotModified(reply: FastifyReply): FastifyReply {
+  return reply.code(304).send();
+}
+
+const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesService; delta: DeltaService }> = async (app, { service, delta }) => {
+  app.get('/api/client/delta', {
+    config: { tokenFamily: 'client' },
+    schema: {
+      tags: TAGS,
+      summary: 'Changes since the event id in If-None-Match ("<eventId>"), or a hydration; 304 when none',
+      response: { 200: Type.Object({ events: Type.Array(Type.Object({}, { additionalProperties: true })) }), 304: NotModified, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    const scope = sdkScope(request);
+    const state = await delta.current();
+    const etag = `"${delta.log.eventId}"`;
+    reply.header('etag', etag);
+    const header = request.headers['if-none-match'];
+    const since = typeof header === 'string' ? Number(header.replace(/^W\//, '').replace(/"/g, '').trim()) : NaN;
+    if (Number.isInteger(since) && delta.log.knows(since)) {
+      const events = delta.log.eventsSince(state, scope, since);
+      if (events.length === 0) return sendNotModified(reply);
+      return { events } as never;
+    }
+    return delta.log.hydration(state, scope) as never;
+  });
+
+  app.get('/api/client/streaming', {
+    config: { tokenFamily: 'client' },
+    schema: {
+      tags: TAGS,
+      summary: 'Server-sent events: unleash-connected (hydration), then unleash-updated; Last-Event-ID honoured',
+      response: { 200: Type.String({ description: 'text/event-stream' }), ...errorResponses(401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    const scope = sdkScope(request);
+    // Read the state before hijacking, so a database outage is still a normal 503 answer.
+    await delta.current();
+    reply.hijack();
+    const last = request.headers['last-event-id'];
+    await delta.open(reply.raw, scope, typeof last === 'string' ? last : undefined).catch((err: unknown) => {
+      request.log.warn({ err }, 'stream failed');
+      reply.raw.destroy();
+    });
+  });
+
   app.get('/api/client/features', {
     config: { tokenFamily: 'client' },
     schema: {
@@ -53,7 +104,7 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
       request.headers['unleash-client-spec'] as string | undefined,
     );
     reply.header('vary', 'Accept-Encoding');
-    if (notModified(request, reply, body.etag)) return reply.send(null);
+    if (notModified(request, reply, body.etag)) return sendNotModified(reply);
     reply.type('application/json; charset=utf-8');
     const gzip = acceptsGzip(request) ? service.compressed(body) : undefined;
     if (gzip) return reply.header('content-encoding', 'gzip').send(gzip as never);

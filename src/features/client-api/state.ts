@@ -39,6 +39,8 @@ export class SdkStateCache {
   private building: Promise<SdkState> | undefined;
   private readonly listeners = new Set<Listener>();
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** Whether anyone waits for pushes (open streams); only then is a new state built before it is asked for. */
+  eager: () => boolean = () => false;
 
   constructor(
     private readonly source: SdkStateSource,
@@ -50,7 +52,7 @@ export class SdkStateCache {
   invalidate(): void {
     this.dirty = true;
     // Push listeners (streaming) want the new state without waiting for a request to ask for it.
-    if (this.listeners.size > 0 && this.refreshTimer === undefined) {
+    if (this.eager() && this.refreshTimer === undefined) {
       this.refreshTimer = setTimeout(() => {
         this.refreshTimer = undefined;
         this.get().catch(() => undefined);

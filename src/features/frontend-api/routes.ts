@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses } from '../../schemas/common.js';
-import { notModified, sdkScope } from '../client-api/routes.js';
+import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js';
 import type { SdkStateCache } from '../client-api/state.js';
 import { MetricsBody } from '../metrics/schemas.js';
 import type { MetricsService } from '../metrics/service.js';
@@ -67,7 +67,7 @@ const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app
     const state = await states.get();
     const body = frontendToggles(state, scope, frontendContext(input, request.ip), all);
     reply.header('cache-control', 'no-cache');
-    if (notModified(request, reply, etagOf(body))) return reply.send(null);
+    if (notModified(request, reply, etagOf(body))) return sendNotModified(reply);
     return reply.type('application/json; charset=utf-8').send(body as never);
   }
 

@@ -79,6 +79,7 @@ t.test('client API: tokens, shapes, filters, ETag', async (t) => {
     const cached = await get('/api/client/features', { authorization: client, 'if-none-match': etag });
     t.equal(cached.statusCode, 304);
     t.equal(cached.body, '');
+    t.equal(cached.headers['content-length'], undefined, 'no length a keep-alive client would wait for');
     await app.inject({ method: 'POST', url: '/api/admin/projects', headers: JSON_ADMIN, payload: { id: 'other', name: 'other' } });
     const res = await app.inject({ method: 'POST', url: '/api/admin/projects/other/features', headers: JSON_ADMIN, payload: { name: 'elsewhere' } });
     t.equal(res.statusCode, 201);
@@ -89,6 +90,14 @@ t.test('client API: tokens, shapes, filters, ETag', async (t) => {
     t.equal(changed.statusCode, 200);
     t.not(changed.headers.etag, etag);
     t.equal(changed.json().features.find((f: { name: string }) => f.name === 'gamma').enabled, true);
+  });
+
+  await t.test('a revoked token stops working at once', async (t) => {
+    const doomed = await createToken(app, 'client');
+    t.equal((await get('/api/client/features', { authorization: doomed })).statusCode, 200);
+    const revoke = await app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${encodeURIComponent(doomed)}`, headers: ADMIN });
+    t.equal(revoke.statusCode, 200);
+    t.equal((await get('/api/client/features', { authorization: doomed })).statusCode, 401);
   });
 
   await t.test('gzip when accepted and worth it', async (t) => {

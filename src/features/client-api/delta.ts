@@ -1,0 +1,155 @@
+/**
+ * Push and delta delivery (`/api/client/streaming`, `/api/client/delta`) in the shapes the official
+ * Node SDK consumes with `experimentalMode` (unleash-client 6.x: repository/index.js
+ * applyFeatureResponse, streaming-fetcher.js): `{events: [{eventId, type: "hydration", features,
+ * segments}]}` at first, then `feature-updated` / `feature-removed` / `segment-updated` /
+ * `segment-removed` events.
+ */
+import type { SegmentConfig } from '../../evaluation/index.js';
+import type { FlagData } from '../flags/store.js';
+import { clientFeatureView, isAllProjects, type TokenScope } from './features.js';
+import type { SdkState } from './state.js';
+
+/** What changed between two states (scope-free: filtered per token when sent). */
+interface Change {
+  eventId: number;
+  flags: Set<string>;
+  removedFlags: Map<string, string>;
+  segments: Set<number>;
+  removedSegments: Set<number>;
+}
+
+/** How many revisions a delta can bridge; an older event id gets a full hydration. */
+const HISTORY = 500;
+
+function inScope(scope: TokenScope, project: string): boolean {
+  return isAllProjects(scope.projects) || scope.projects.includes(project);
+}
+
+export class DeltaLog {
+  private readonly changes: Change[] = [];
+  private readonly flagJson = new Map<string, string>();
+  private readonly segmentJson = new Map<number, string>();
+  private lastEventId = 0;
+  private state: SdkState | undefined;
+
+  get eventId(): number {
+    return this.lastEventId;
+  }
+
+  /**
+   * Records a new state. Event ids are this instance's clock in milliseconds, strictly increasing:
+   * they order revisions and make an id from another instance practically never match one here
+   * (an unknown id gets a full hydration, never a wrong delta).
+   */
+  advance(state: SdkState): Change | undefined {
+    const previous = this.state;
+    this.state = state;
+    const flags = new Set<string>();
+    const removedFlags = new Map<string, string>();
+    const seenFlags = new Set<string>();
+    for (const flag of state.flags) {
+      seenFlags.add(flag.name);
+      const json = JSON.stringify(flag);
+      if (this.flagJson.get(flag.name) !== json) flags.add(flag.name);
+      this.flagJson.set(flag.name, json);
+    }
+    for (const [name] of this.flagJson) {
+      if (seenFlags.has(name)) continue;
+      this.flagJson.delete(name);
+      const old = previous?.flagsByName.get(name);
+      removedFlags.set(name, old?.project ?? 'default');
+    }
+    const segments = new Set<number>();
+    const removedSegments = new Set<number>();
+    for (const [id, segment] of state.segments) {
+      const json = JSON.stringify(segment);
+      if (this.segmentJson.get(id) !== json) segments.add(id);
+      this.segmentJson.set(id, json);
+    }
+    for (const [id] of this.segmentJson) {
+      if (!state.segments.has(id)) {
+        this.segmentJson.delete(id);
+        removedSegments.add(id);
+      }
+    }
+    this.lastEventId = Math.max(Date.now(), this.lastEventId + 1);
+    if (previous === undefined) {
+      // The baseline: an empty change, so a delta from its id is known (and empty).
+      this.changes.push({ eventId: this.lastEventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set() });
+      return undefined;
+    }
+    if (flags.size + removedFlags.size + segments.size + removedSegments.size === 0) {
+      // Nothing an SDK sees changed (an event-only write): keep the id so ETags stay valid.
+      this.lastEventId = this.changes.at(-1)?.eventId ?? this.lastEventId;
+      return undefined;
+    }
+    const change: Change = { eventId: this.lastEventId, flags, removedFlags, segments, removedSegments };
+    this.changes.push(change);
+    if (this.changes.length > HISTORY) this.changes.shift();
+    return change;
+  }
+
+  /** Whether `eventId` is one this log can bridge from. */
+  knows(eventId: number): boolean {
+    return eventId === this.lastEventId || this.changes.some((c) => c.eventId === eventId);
+  }
+
+  hydration(state: SdkState, scope: TokenScope): Record<string, unknown> {
+    const flags = state.flags.filter((flag) => inScope(scope, flag.project));
+    return {
+      events: [{
+        eventId: this.lastEventId,
+        type: 'hydration',
+        features: flags.map((flag) => clientFeatureView(flag, scope.environment, state.segments, false)),
+        segments: [...state.segments.values()].map(segmentView),
+      }],
+    };
+  }
+
+  /** The events after `since` that this scope sees (empty: nothing it sees changed). */
+  eventsSince(state: SdkState, scope: TokenScope, since: number): Array<Record<string, unknown>> {
+    const index = this.changes.findIndex((c) => c.eventId > since);
+    if (index < 0) return [];
+    return this.render(state, scope, this.changes.slice(index));
+  }
+
+  render(state: SdkState, scope: TokenScope, changes: readonly Change[]): Array<Record<string, unknown>> {
+    const events: Array<Record<string, unknown>> = [];
+    const last = changes.at(-1)?.eventId ?? this.lastEventId;
+    const flags = new Set<string>();
+    const removed = new Map<string, string>();
+    const segments = new Set<number>();
+    const removedSegments = new Set<number>();
+    for (const change of changes) {
+      for (const name of change.flags) { flags.add(name); removed.delete(name); }
+      for (const [name, project] of change.removedFlags) { removed.set(name, project); flags.delete(name); }
+      for (const id of change.segments) { segments.add(id); removedSegments.delete(id); }
+      for (const id of change.removedSegments) { removedSegments.add(id); segments.delete(id); }
+    }
+    // Segments first, so a flag that starts using a new segment never arrives before it.
+    for (const id of segments) {
+      const segment = state.segments.get(id);
+      if (segment) events.push({ eventId: last, type: 'segment-updated', segment: segmentView(segment) });
+    }
+    for (const name of flags) {
+      const flag: FlagData | undefined = state.flagsByName.get(name);
+      if (!flag) continue;
+      if (inScope(scope, flag.project)) {
+        events.push({ eventId: last, type: 'feature-updated', feature: clientFeatureView(flag, scope.environment, state.segments, false) });
+      } else {
+        // Moved out of the scope (project change): gone for this token.
+        events.push({ eventId: last, type: 'feature-removed', featureName: name, project: flag.project });
+      }
+    }
+    for (const [name, project] of removed) {
+      if (inScope(scope, project)) events.push({ eventId: last, type: 'feature-removed', featureName: name, project });
+    }
+    for (const id of removedSegments) events.push({ eventId: last, type: 'segment-removed', segmentId: id });
+    return events;
+  }
+}
+
+function segmentView(segment: SegmentConfig): Record<string, unknown> {
+  return { id: segment.id, name: segment.name, constraints: segment.constraints };
+}
