@@ -479,7 +479,11 @@ export class Outbox {
         const stored = await this.events.findOne({ _id: key }, { projection: { id: 1 } });
         if (!stored) {
           await this.tail.deleteOne({ _id: tailKey(claim.id), key });
-          this.nextEventId = claim.id + 1;
+          // The hint is behind a log this instance never heard of (written by an older Vane, or
+          // ids that left the tail before it polled): jump past the newest stored id at once
+          // instead of colliding once per id (2 100 ids took 490 s on FerretDB).
+          const newest = await this.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
+          this.nextEventId = Math.max(claim.id, newest?.id ?? 0) + 1;
           continue;
         }
         if (stored.id !== claim.id) {
