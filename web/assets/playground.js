@@ -235,12 +235,12 @@ async function evaluate(push) {
 
 const columns = changeRequest
   ? [['Flag', (r) => r.name], ['Environment', (r) => r.env], ['Context', (r) => contextText(r.context)],
-    ['Now', (r) => outcomeBadge(r.before)], ['With change request', (r) => outcomeBadge(r.result)],
-    ['Variant now → with change', (r) => `${variantText(r.before?.variant)} → ${variantText(r.result.variant)}`],
+    ['Now', (r) => outcomeBadge(r.before)], ['Preview', (r) => outcomeBadge(r.result)],
+    ['Variant (now → preview)', (r) => `${variantText(r.before?.variant)} → ${variantText(r.result.variant)}`],
     ['Changed', (r) => (r.changed ? h('span', { class: 'badge changed' }, 'Changed') : '')]]
   : [['Flag', (r) => r.name], ['Project', (r) => r.project], ['Environment', (r) => r.env],
     ['Context', (r) => contextText(r.context)], ['Enabled', (r) => outcomeBadge(r.result)], ['Variant', (r) => variantText(r.result.variant)]];
-const widths = changeRequest ? '1.3fr 0.9fr 1.3fr 90px 150px 1.1fr 90px' : '1.6fr 0.8fr 0.9fr 1.6fr 90px 0.8fr';
+const widths = changeRequest ? '1.2fr 0.9fr 1.1fr 80px 120px 1.4fr 100px' : '1.6fr 0.8fr 0.9fr 1.6fr 90px 0.8fr';
 
 function outcomeBadge(result) {
   if (!result) return h('span', { class: 'badge unknown' }, 'absent');
