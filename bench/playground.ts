@@ -4,6 +4,17 @@
  *
  *   npm run bench:playground                      # Vane only
  *   npm run bench:playground -- --with-reference  # also (re)starts ../shared/unleash-reference fresh
+ *   npm run bench:playground -- --seed 3 --with-reference   # the differential tester's configuration
+ *
+ * `--seed N` seeds both servers with `generateConfiguration(N, {flags: 100})` of the differential
+ * tester (tools/difftest/config.ts) instead of bench/seed.ts. The open-source reference has no
+ * `POST /api/admin/projects`, so the generated projects are folded into `default` on both servers
+ * (same flags, strategies, segments and dependencies; only the project ids differ).
+ *
+ * Inputs rotate: S1 and S2 cycle through ROTATION bodies with different contexts (drawn from the
+ * tester's value pools), so no server-side cache of a recent answer could flatter a figure; every
+ * body differs, so even the `input` echo changes. The ratio column is Vane ÷ reference req/s from
+ * the same run (the machine is shared: compare ratios, not absolute figures across runs).
  *
  * Vane runs as its own process (`node dist/src/server.js`), on MONGODB_URL or its embedded
  * database; autocannon drives both servers from this process. Figures depend on the machine and
@@ -20,10 +31,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { applyConfiguration, generateConfiguration, POOLS, Random, type AdminRequest } from '../tools/difftest/config.js';
 import { FLAG_COUNT, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const withReference = process.argv.includes('--with-reference');
+const seedArg = process.argv.indexOf('--seed');
+const testerSeed = seedArg >= 0 ? Number(process.argv[seedArg + 1]) : undefined;
+if (testerSeed !== undefined && !Number.isInteger(testerSeed)) throw new Error('--seed takes an integer');
+/** Distinct request bodies each scenario cycles through. */
+const ROTATION = 64;
 
 interface Row {
   scenario: string;
@@ -79,7 +97,8 @@ async function startVane(): Promise<{ target: Target; child: ChildProcess; clean
 }
 
 async function startReference(): Promise<{ target: Target; pid: number }> {
-  const script = resolve('../shared/unleash-reference/start-unleash.sh');
+  const local = resolve('../shared/unleash-reference/start-unleash.sh');
+  const script = existsSync(local) ? local : '/work/shared/unleash-reference/start-unleash.sh';
   const run = spawnSync('bash', [script, '--fresh'], { stdio: 'inherit' });
   if (run.status !== 0) throw new Error('could not start the reference server');
   const port = process.env.PEER_PORT ?? '4242';
@@ -91,21 +110,54 @@ function headers(target: Target): Record<string, string> {
   return { authorization: target.token, 'content-type': 'application/json', accept: 'application/json' };
 }
 
-const S1_BODY = {
-  environment: 'development',
-  projects: ['default'],
-  context: { appName: 'bench', userId: '123', sessionId: 's-1', remoteAddress: '10.1.2.3', properties: { region: 'eu', email: 'ann@example.com', age: '30', version: '2.1.0', plan: '3' } },
-};
-const S2_BODY = {
-  environments: ['development', 'production'],
-  projects: ['default'],
-  context: { appName: 'bench', userId: Array.from({ length: 25 }, (_, i) => String(i + 1)).join(','), properties: { region: 'eu', email: 'ann@example.com', age: '30', version: '2.1.0' } },
-};
+/** One context from the tester's pools (the fields its constraints and stickiness read). */
+function rotatingContext(random: Random, userId: string): Record<string, unknown> {
+  return {
+    appName: random.pick(POOLS.appNames),
+    userId,
+    sessionId: random.pick(POOLS.sessionIds),
+    remoteAddress: random.pick(POOLS.ipv4),
+    properties: {
+      tenant: random.pick(POOLS.tenants), region: random.pick(POOLS.regions), plan: random.pick(POOLS.plans),
+      version: random.pick(POOLS.versions), appVersion: random.pick(POOLS.versions), age: random.pick(POOLS.numbers),
+      score: random.pick(POOLS.numbers), email: 'ann@example.com',
+    },
+  };
+}
+
+/** S1: one context per request; the bench configuration's own S1 body comes first. */
+const S1_BODIES = [
+  {
+    environment: 'development',
+    projects: ['default'],
+    context: { appName: 'bench', userId: '123', sessionId: 's-1', remoteAddress: '10.1.2.3', properties: { region: 'eu', email: 'ann@example.com', age: '30', version: '2.1.0', plan: '3' } },
+  },
+  ...Array.from({ length: ROTATION - 1 }, (_, i) => {
+    const random = new Random(1000 + i);
+    return { environment: random.pick(['development', 'production']), projects: ['default'], context: rotatingContext(random, random.pick(POOLS.userIds)) };
+  }),
+];
+/** S2: 25 userIds × 2 environments × 100 flags = 5 000 evaluations; the 25 ids rotate. */
+const S2_BODIES = Array.from({ length: ROTATION }, (_, i) => {
+  const random = new Random(2000 + i);
+  const ids = Array.from({ length: 25 }, (_, k) => String(i * 25 + k + 1)).join(',');
+  const context = rotatingContext(random, ids);
+  return { environments: ['development', 'production'], projects: ['default'], context };
+});
 const S4_BODY = {
   environments: ['development'],
   projects: ['default'],
   context: { appName: 'bench', userId: Array.from({ length: 1000 }, (_, i) => String(i + 1)).join(',') },
 };
+
+/** Requests cycling through `bodies`, one after another on every connection. */
+function rotating(bodies: readonly unknown[]): autocannon.Request[] {
+  const texts = bodies.map((body) => JSON.stringify(body));
+  let next = 0;
+  return [{
+    setupRequest: (request) => ({ ...request, body: texts[next++ % texts.length] }),
+  }];
+}
 
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   return await new Promise((done, fail) => {
@@ -150,17 +202,52 @@ async function scenarioS4(target: Target, pid: number): Promise<string> {
   return `${(elapsed / 1000).toFixed(2)} s to last byte, ${(bytes / 1e6).toFixed(1)} MB, peak server RSS ${(peak / 1e6).toFixed(0)} MB`;
 }
 
+/** req/s per server and scenario, for the ratio column. */
+const rates: Record<string, Record<string, number>> = {};
+
+/** The flag S3 reads: the first generated flag with `--seed`. */
+let s3Flag = 'bench.flag.000';
+
+/** The tester's requests with every project folded into `default` (see the header). */
+function foldedConfiguration(seedValue: number): AdminRequest[] {
+  const requests = generateConfiguration(seedValue, { flags: FLAG_COUNT });
+  const tag = `s${seedValue}-p`;
+  const fold = (path: string) => path.replace(new RegExp(`^/api/admin/projects/${tag}\\d+(?=/)`), '/api/admin/projects/default');
+  return requests
+    .filter((request) => !(request.method === 'POST' && request.path === '/api/admin/projects'))
+    .map((request) => {
+      const body = request.body as Record<string, unknown> | undefined;
+      const folded = body && typeof body.project === 'string' && body.project.startsWith(tag) ? { ...body, project: 'default' } : body;
+      return { ...request, path: fold(request.path), body: folded };
+    });
+}
+
+async function seedTarget(target: Target): Promise<void> {
+  if (testerSeed === undefined) return await seed(target);
+  const requests = foldedConfiguration(testerSeed);
+  const statuses = await applyConfiguration(target.url, target.token, requests);
+  const failed = statuses.filter((status) => status >= 300 && status !== 403 && status !== 409).length;
+  const firstFlag = requests.find((request) => request.method === 'POST' && /\/features$/.test(request.path));
+  s3Flag = (firstFlag?.body as { name: string }).name;
+  console.error(`  ${requests.length} requests, ${failed} refused (other than 403/409)`);
+}
+
 async function measure(target: Target, pid: number): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const base = { headers: headers(target), duration: DURATION };
-  await cannon({ ...base, url: target.url + '/api/admin/playground', method: 'POST', body: JSON.stringify(S1_BODY), connections: 4, duration: 2 }); // warm-up
-  out.S1 = summary(await cannon({ ...base, url: target.url + '/api/admin/playground', method: 'POST', body: JSON.stringify(S1_BODY), connections: 16 }));
-  const s2 = await cannon({ ...base, url: target.url + '/api/admin/playground/advanced', method: 'POST', body: JSON.stringify(S2_BODY), connections: 8 });
-  const s2Size = (await (await fetch(target.url + '/api/admin/playground/advanced', { method: 'POST', headers: headers(target), body: JSON.stringify(S2_BODY) })).arrayBuffer()).byteLength;
+  const s1Url = target.url + '/api/admin/playground';
+  await cannon({ ...base, url: s1Url, method: 'POST', requests: rotating(S1_BODIES), connections: 4, duration: 2 }); // warm-up
+  const s1 = await cannon({ ...base, url: s1Url, method: 'POST', requests: rotating(S1_BODIES), connections: 16 });
+  const s1Size = (await (await fetch(s1Url, { method: 'POST', headers: headers(target), body: JSON.stringify(S1_BODIES[0]) })).arrayBuffer()).byteLength;
+  rates[target.name] = { S1: s1.requests.average };
+  out.S1 = `${summary(s1)}, ${(s1Size / 1e3).toFixed(0)} KB per response`;
+  const s2 = await cannon({ ...base, url: target.url + '/api/admin/playground/advanced', method: 'POST', requests: rotating(S2_BODIES), connections: 8 });
+  rates[target.name]!.S2 = s2.requests.average;
+  const s2Size = (await (await fetch(target.url + '/api/admin/playground/advanced', { method: 'POST', headers: headers(target), body: JSON.stringify(S2_BODIES[0]) })).arrayBuffer()).byteLength;
   out.S2 = `${summary(s2)}, ${(s2Size / 1e6).toFixed(1)} MB per response`;
   const [, s3] = await Promise.all([
-    cannon({ ...base, url: target.url + '/api/admin/playground', method: 'POST', body: JSON.stringify(S1_BODY), connections: 16 }),
-    sequentialGets(`${target.url}/api/admin/projects/default/features/bench.flag.000`, target.token, DURATION),
+    cannon({ ...base, url: s1Url, method: 'POST', requests: rotating(S1_BODIES), connections: 16 }),
+    sequentialGets(`${target.url}/api/admin/projects/default/features/${s3Flag}`, target.token, DURATION),
   ]);
   out.S3 = `p50 ${s3.p50} ms, p99 ${s3.p99} ms (${s3.total} sequential GETs${s3.non2xx ? `, ${s3.non2xx} non-2xx` : ''})`;
   out.S4 = await scenarioS4(target, pid);
@@ -173,7 +260,7 @@ async function main(): Promise<void> {
   try {
     console.error(`seeding ${FLAG_COUNT} flags into Vane…`);
     let t0 = performance.now();
-    await seed(vane.target);
+    await seedTarget(vane.target);
     console.error(`  done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const vaneFigures = await measure(vane.target, vane.child.pid!);
     let referenceFigures: Record<string, string> = {};
@@ -181,14 +268,20 @@ async function main(): Promise<void> {
       reference = await startReference();
       console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
       t0 = performance.now();
-      await seed(reference.target);
+      await seedTarget(reference.target);
       console.error(`  done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       referenceFigures = await measure(reference.target, reference.pid);
     }
+    const ratio = (s: string) => {
+      const mine = rates.vane?.[s];
+      const theirs = rates.unleash?.[s];
+      return mine && theirs ? `${(mine / theirs).toFixed(1)}×` : '';
+    };
     const rows: Row[] = ['S1', 'S2', 'S3', 'S4'].map((s) => ({ scenario: s, vane: vaneFigures[s]!, reference: referenceFigures[s] ?? 'not run' }));
-    console.log(`\n| scenario | Vane | Unleash ${withReference ? '8.2 (reference)' : '(not run)'} |\n|---|---|---|`);
-    for (const row of rows) console.log(`| ${row.scenario} | ${row.vane} | ${row.reference} |`);
-    console.log(`\n(${DURATION} s per scenario, node ${process.version}, ${FLAG_COUNT} flags in development and production)`);
+    console.log(`\n| scenario | Vane | Unleash ${withReference ? '8.2 (reference)' : '(not run)'} | ratio |\n|---|---|---|---|`);
+    for (const row of rows) console.log(`| ${row.scenario} | ${row.vane} | ${row.reference} | ${ratio(row.scenario)} |`);
+    const configuration = testerSeed === undefined ? 'bench/seed.ts configuration' : `tester configuration --seed ${testerSeed}`;
+    console.log(`\n(${configuration}, ${DURATION} s per scenario, ${ROTATION} rotating bodies, node ${process.version}, ${FLAG_COUNT} flags in development and production)`);
   } finally {
     await vane.cleanup();
   }

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { errorResponses } from '../../schemas/common.js';
 import {
   AdvancedPlaygroundBody, AdvancedPlaygroundResponse, DeprecatedPlaygroundBody, DeprecatedPlaygroundResponse,
 } from './schemas.js';
-import type { PlaygroundService } from './service.js';
+import { BufferedAnswer, type PlaygroundService } from './service.js';
 
 /**
  * The request's time budget: aborted when it runs out or when the client goes away, so a worker
@@ -38,18 +38,26 @@ export async function answerWithinBudget(
   request: FastifyRequest,
   reply: FastifyReply,
   timeoutMs: number,
-  evaluate: (signal: AbortSignal) => Promise<Buffer | Readable>,
+  evaluate: (signal: AbortSignal) => Promise<Buffer | BufferedAnswer | Readable>,
 ): Promise<FastifyReply> {
   const budget = requestBudget(request, reply, timeoutMs);
-  let result: Buffer | Readable;
+  let result: Buffer | BufferedAnswer | Readable;
   try {
     result = await evaluate(budget.signal);
   } catch (err) {
     budget.done();
     throw err;
   }
-  if (Buffer.isBuffer(result)) budget.done();
-  else result.once('close', () => budget.done());
+  if (Buffer.isBuffer(result)) {
+    budget.done();
+  } else if (result instanceof BufferedAnswer) {
+    // Known length, so sent with Content-Length as one buffer would be, without joining the pieces.
+    budget.done();
+    reply.header('content-length', result.byteLength);
+    result = Readable.from(result.parts);
+  } else {
+    result.once('close', () => budget.done());
+  }
   return reply.type(JSON_TYPE).send(result as never);
 }
 

@@ -20,6 +20,10 @@ t.test('playground requests and answers', async (t) => {
     t.same(await names(['default']), ['123', 'abc'], 'numeric names first, then newest first');
     t.same(await names([]), [], 'empty array selects nothing');
     t.same(await names(['*']), [], '"*" inside an array is just a project id');
+    // Answered on the main thread without a worker (service.ts): the same bytes and type.
+    const none = await playground(app, { appName: 'a', userId: 'é' }, { projects: ['nothing'] });
+    t.equal(none.body, '{"input":{"environment":"development","context":{"appName":"a","userId":"é"},"projects":["nothing"]},"features":[]}');
+    t.equal(none.headers['content-type'], 'application/json; charset=utf-8');
     const bad = await playground(app, { appName: 'a' }, { projects: 'abc' });
     t.equal(bad.statusCode, 400);
     t.same(bad.json().details.map((d: { path: string }) => d.path), ['/body/projects', 'projects', '/body/projects'], 'both oneOf branches, then oneOf');
