@@ -15,11 +15,9 @@
  * /work/shared/unleash-reference/start-unleash.sh).
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { referenceScript, startReference, startVane } from './servers.js';
 import { FLAG_COUNT, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -56,72 +54,6 @@ interface Figures {
   replaySeconds: number;
   requests: number;
   reads: Map<string, { rps: number; p50: number; p99: number; errors: number }>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.on('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitReady(url: string, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url + '/health')).ok) return;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not become healthy`);
-}
-
-async function startVane(): Promise<{ target: Target; child: ChildProcess; cleanup(): Promise<void> }> {
-  const port = Number(process.env.VANE_PORT ?? 0) || (await freePort());
-  const dataDir = mkdtempSync(join(tmpdir(), 'vane-bench-admin-'));
-  const token = '*:*.bench-admin-token';
-  const child = spawn(process.execPath, [resolve('dist/src/server.js')], {
-    env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: token,
-      MONGODB_DB: `vane_bench_admin_${Date.now()}`, LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitReady(url);
-  // /ready (when the server has it) says the state has loaded.
-  for (let i = 0; i < 600; i++) {
-    const res = await fetch(url + '/ready').catch(() => undefined);
-    if (!res || res.status !== 503) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    target: { name: 'vane', url, token },
-    child,
-    async cleanup() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-function referenceScript(): string {
-  const candidates = [process.env.PEER_SCRIPT, resolve('../shared/unleash-reference/start-unleash.sh'), '/work/shared/unleash-reference/start-unleash.sh'];
-  const found = candidates.find((c): c is string => typeof c === 'string' && existsSync(c));
-  if (!found) throw new Error('start-unleash.sh not found (set PEER_SCRIPT)');
-  return found;
-}
-
-async function startReference(): Promise<Target> {
-  const run = spawnSync('bash', [referenceScript(), '--fresh'], { stdio: 'inherit' });
-  if (run.status !== 0) throw new Error('could not start the reference server');
-  const port = process.env.PEER_PORT ?? '4242';
-  return { name: 'unleash', url: `http://127.0.0.1:${port}`, token: process.env.PEER_ADMIN_TOKEN ?? '*:*.peer-admin-token' };
 }
 
 function stopReference(): void {
@@ -183,7 +115,7 @@ function cell(f: { rps: number; p50: number; p99: number; errors: number } | und
 }
 
 async function main(): Promise<void> {
-  const vane = await startVane();
+  const vane = await startVane({ name: 'admin', port: Number(process.env.VANE_PORT ?? 0) });
   let vaneFigures: Figures;
   try {
     vaneFigures = await measure(vane.target);
@@ -192,7 +124,7 @@ async function main(): Promise<void> {
   }
   let ref: Figures | undefined;
   if (withReference) {
-    const target = await startReference();
+    const { target } = startReference();
     try {
       ref = await measure(target);
     } finally {

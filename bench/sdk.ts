@@ -14,71 +14,17 @@
  *     update; server RSS before and after opening them (Vane only: streaming is Enterprise in Unleash)
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { seededRandom } from './random.js';
+import { startReference, startVane } from './servers.js';
 import { FLAG_COUNT, firstFlagName, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
 const withReference = process.argv.includes('--with-reference');
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.on('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitHealthy(url: string, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url + '/health')).ok) return;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not become healthy`);
-}
-
-async function startVane(): Promise<{ target: Target; child: ChildProcess; cleanup(): Promise<void> }> {
-  const port = Number(process.env.BENCH_VANE_PORT ?? 0) || (await freePort());
-  const dataDir = mkdtempSync(join(tmpdir(), 'vane-bench-sdk-'));
-  const token = '*:*.bench-admin-token';
-  const child = spawn(process.execPath, [resolve('dist/src/server.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: token, MONGODB_DB: `vane_bench_sdk_${Date.now()}`, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(url);
-  return {
-    target: { name: 'vane', url, token },
-    child,
-    async cleanup() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function startReference(): Promise<{ target: Target; pid: number }> {
-  const script = [resolve('../shared/unleash-reference/start-unleash.sh'), '/work/shared/unleash-reference/start-unleash.sh'].find(existsSync);
-  if (!script) throw new Error('start-unleash.sh not found');
-  const run = spawnSync('bash', [script, '--fresh'], { stdio: 'inherit' });
-  if (run.status !== 0) throw new Error('could not start the reference server');
-  const port = process.env.PEER_PORT ?? '4242';
-  const pid = Number(readFileSync(join(process.env.PEER_DIR ?? join(process.env.HOME ?? '/root', 'unleash-peer'), 'unleash.pid'), 'utf8').trim());
-  return { target: { name: 'unleash', url: `http://127.0.0.1:${port}`, token: process.env.PEER_ADMIN_TOKEN ?? '*:*.peer-admin-token' }, pid };
-}
 
 async function createToken(target: Target, type: string): Promise<string> {
   const res = await fetch(`${target.url}/api/admin/api-tokens`, {
@@ -225,7 +171,7 @@ async function fanOut(target: Target, pid: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const vane = await startVane();
+  const vane = await startVane({ name: 'sdk', port: Number(process.env.BENCH_VANE_PORT ?? 0) });
   try {
     console.error(`seeding ${FLAG_COUNT} flags into Vane…`);
     await seed(vane.target);
@@ -233,7 +179,7 @@ async function main(): Promise<void> {
     const fan = await fanOut(vane.target, vane.child.pid!);
     let reference: Record<string, Figure | string> = {};
     if (withReference) {
-      const ref = await startReference();
+      const ref = startReference();
       console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
       await seed(ref.target);
       reference = await measure(ref.target);

@@ -1,0 +1,85 @@
+/**
+ * The two servers every side-by-side benchmark runs: a Vane built from this checkout on its own
+ * embedded database, and the Unleash reference started fresh by its start script. One place, so
+ * that every benchmark measures the same kind of server started the same way.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Target } from './seed.js';
+
+export const BENCH_ADMIN_TOKEN = '*:*.bench-admin-token';
+
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.on('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Waits for `/health`, then for `/ready` to stop answering 503 (the state has loaded). */
+export async function waitHealthy(url: string, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const status = async (path: string) => (await fetch(url + path).catch(() => undefined))?.status;
+  while ((await status('/health')) !== 200) {
+    if (Date.now() > deadline) throw new Error(`${url} did not become healthy`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  while ((await status('/ready')) === 503) {
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface StartedVane {
+  target: Target;
+  child: ChildProcess;
+  cleanup(): Promise<void>;
+}
+
+/** A Vane from `dist/` on a fresh embedded database; `env` adds or overrides settings. */
+export async function startVane(options: { name: string; port?: number; env?: Record<string, string> }): Promise<StartedVane> {
+  const port = options.port || (await freePort());
+  const dataDir = mkdtempSync(join(tmpdir(), `vane-bench-${options.name}-`));
+  const child = spawn(process.execPath, [resolve('dist/src/server.js')], {
+    env: {
+      ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: BENCH_ADMIN_TOKEN,
+      MONGODB_DB: `vane_bench_${options.name}_${Date.now()}`, LOG_LEVEL: 'warn', ...options.env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url);
+  return {
+    target: { name: 'vane', url, token: BENCH_ADMIN_TOKEN },
+    child,
+    async cleanup() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The reference's start script: `PEER_SCRIPT`, beside the checkout (`../shared`), or the workplace's copy. */
+export function referenceScript(): string {
+  const candidates = [process.env.PEER_SCRIPT, resolve('../shared/unleash-reference/start-unleash.sh'), '/work/shared/unleash-reference/start-unleash.sh'];
+  const script = candidates.find((c): c is string => typeof c === 'string' && existsSync(c));
+  if (!script) throw new Error('start-unleash.sh not found (../shared/unleash-reference)');
+  return script;
+}
+
+/** Starts the Unleash reference on a fresh database (PEER_* variables as its script reads them). */
+export function startReference(): { target: Target; pid: number } {
+  const run = spawnSync('bash', [referenceScript(), '--fresh'], { stdio: 'inherit' });
+  if (run.status !== 0) throw new Error('could not start the reference server');
+  const port = process.env.PEER_PORT ?? '4242';
+  const pid = Number(readFileSync(join(process.env.PEER_DIR ?? join(process.env.HOME ?? '/root', 'unleash-peer'), 'unleash.pid'), 'utf8').trim());
+  return { target: { name: 'unleash', url: `http://127.0.0.1:${port}`, token: process.env.PEER_ADMIN_TOKEN ?? '*:*.peer-admin-token' }, pid };
+}
