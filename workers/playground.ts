@@ -14,7 +14,7 @@ import {
   advancedEntryJson, combinationAt, combinationSpace, compile, ContextReader, evaluateRange, evaluateSelection,
   JsonChunkWriter, overlay, selectFlags, writePlaygroundFeatures, type CompiledSnapshot, type Snapshot,
 } from '../src/evaluation/index.js';
-import type { AdvancedChunkTask, AdvancedFlagsTask, DeprecatedTask, PlaygroundTask, SnapshotRef } from '../src/features/playground/protocol.js';
+import type { AdvancedChunkTask, DeprecatedTask, PlaygroundTask, SnapshotRef } from '../src/features/playground/protocol.js';
 
 let cachedRevision = -1;
 let cached: CompiledSnapshot | undefined;
@@ -36,7 +36,7 @@ function snapshotFor(ref: SnapshotRef): CompiledSnapshot {
   return cached;
 }
 
-function compiledFor(task: AdvancedChunkTask | AdvancedFlagsTask): CompiledSnapshot {
+function compiledFor(task: AdvancedChunkTask): CompiledSnapshot {
   const base = snapshotFor(task.snapshot);
   if (!task.changes) return base;
   const key = `${task.snapshot.revision}:${task.changesKey ?? ''}`;
@@ -103,51 +103,12 @@ function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array {
   return collect(writer, header);
 }
 
-/**
- * A range of whole flags (see AdvancedFlagsTask): the main thread sends the ranges' outputs as
- * they are, between the response's head and tail, instead of splicing ~1 500 pieces per answer.
- */
-function runAdvancedFlags(task: AdvancedFlagsTask): Uint8Array {
-  const compiled = compiledFor(task);
-  const selection = selectFlags(compiled, task.projects);
-  const space = combinationSpace(task.context);
-  const count = space.count;
-  const readers: ContextReader[] = new Array(count);
-  const contextJsons: string[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const context = combinationAt(space, i);
-    readers[i] = new ContextReader(context);
-    contextJsons[i] = JSON.stringify(context);
-  }
-  const writer = new JsonChunkWriter();
-  for (let index = task.flagStart; index < task.flagEnd; index++) {
-    const flag = selection.flags[index]!;
-    writer.write(`${index > 0 ? ',' : ''}{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`);
-    task.groups.forEach((group, k) => {
-      writer.write(`${k > 0 ? ',' : ''}${group.keyJson}:[`);
-      let first = true;
-      for (const environment of group.environments) {
-        for (let i = 0; i < count; i++) {
-          const evaluation = evaluateRange(compiled, selection, environment, readers[i]!, index, index + 1)[0]!;
-          writer.write(first ? advancedEntryJson(evaluation, contextJsons[i]!) : ',' + advancedEntryJson(evaluation, contextJsons[i]!));
-          first = false;
-        }
-      }
-      writer.write(']');
-    });
-    writer.write('}}');
-  }
-  return collect(writer);
-}
-
 export default function evaluatePlayground(task: PlaygroundTask): unknown {
   switch (task.kind) {
     case 'deprecated':
       return move(runDeprecated(task));
     case 'advanced-chunk':
       return move(runAdvancedChunk(task));
-    case 'advanced-flags':
-      return move(runAdvancedFlags(task));
     case 'crash':
       process.exit(1);
   }

@@ -42,32 +42,12 @@ export interface AdvancedChunkTask {
   flagEnd: number;
 }
 
-/**
- * One range of flags of a buffered advanced request, written whole: for each flag its head, every
- * environment key with the entries of each of its occurrences and every combination, and the
- * closing brackets, so the ranges' outputs are consecutive pieces of the response.
- */
-export interface AdvancedFlagsTask {
-  kind: 'advanced-flags';
-  snapshot: SnapshotRef;
-  changes?: SnapshotChanges;
-  changesKey?: string;
-  projects?: string[];
-  /** The cleaned context (SPEC §3.4); the worker expands every combination. */
-  context: Record<string, unknown>;
-  /** Response keys in order: the key's JSON and the environment of each of its occurrences. */
-  groups: Array<{ keyJson: string; environments: string[] }>;
-  /** Flags [flagStart, flagEnd) of the selection are written; a range after the first starts with ','. */
-  flagStart: number;
-  flagEnd: number;
-}
-
 export interface CrashTask {
   /** Fault injection for tests: the worker exits abruptly. Not reachable from HTTP. */
   kind: 'crash';
 }
 
-export type PlaygroundTask = DeprecatedTask | AdvancedChunkTask | AdvancedFlagsTask | CrashTask;
+export type PlaygroundTask = DeprecatedTask | AdvancedChunkTask | CrashTask;
 
 export interface ChunkResult {
   /** UTF-8 text: for each flag of the range, its entries joined by ',' (no brackets). */

@@ -5,7 +5,7 @@ import {
   cleanContext, combinationSpace, overlay, selectFlags, type CompiledSnapshot, type SnapshotChanges,
 } from '../../evaluation/index.js';
 import { serviceUnavailable, validationError } from '../../errors.js';
-import { unpackChunk, type AdvancedChunkTask, type AdvancedFlagsTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
+import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
 import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
 
 export interface PlaygroundLimits {
@@ -193,17 +193,8 @@ export class PlaygroundService {
     return `${f > 0 ? ',' : ''}{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`;
   }
 
-  /**
-   * Whole-flag ranges when there are enough flags to keep every thread busy (the usual case): the
-   * answer is then the head, each range's bytes and the tail, a handful of pieces. Performance:
-   * S2 (tester seed 3, 8.1 MB answers, 8 connections) spliced ~1 500 pieces per answer from
-   * combination slices on the main thread, each written to the socket on its own; measured
-   * alternating builds on the shared machine, see the commit message.
-   */
   private async buffered(plan: AdvancedPlan, signal: AbortSignal): Promise<BufferedAnswer> {
     const { flagCount, request, combinations } = plan;
-    const wanted = Math.max(1, Math.min(2 * this.limits.threads, Math.ceil(plan.total / 1000)));
-    if (flagCount > 0 && flagCount >= wanted) return await this.bufferedByFlags(plan, wanted, signal);
     const slices = flagCount === 0 ? [] : planSlices(request.environments.length, combinations, flagCount, this.limits.threads);
     this.ensureRoom(slices.length);
     const results = await Promise.all(slices.map(async (slice) => ({
@@ -235,33 +226,6 @@ export class PlaygroundService {
       parts.push(Buffer.from('}}'));
     }
     parts.push(this.tail(plan));
-    let byteLength = 0;
-    for (const part of parts) byteLength += part.length;
-    return new BufferedAnswer(parts, byteLength);
-  }
-
-  private async bufferedByFlags(plan: AdvancedPlan, ranges: number, signal: AbortSignal): Promise<BufferedAnswer> {
-    const groups = plan.keys.map((key) => ({
-      keyJson: JSON.stringify(key),
-      environments: plan.occurrencesByKey.get(key)!.map((occurrence) => plan.request.environments[occurrence]!),
-    }));
-    this.ensureRoom(ranges);
-    const outputs = await Promise.all(Array.from({ length: ranges }, async (_, r) => {
-      const task: AdvancedFlagsTask = {
-        kind: 'advanced-flags',
-        snapshot: plan.snapshot.ref,
-        changes: plan.request.changes,
-        changesKey: plan.request.changesKey,
-        projects: plan.projects,
-        context: plan.cleaned.context,
-        groups,
-        flagStart: Math.floor((r * plan.flagCount) / ranges),
-        flagEnd: Math.floor(((r + 1) * plan.flagCount) / ranges),
-      };
-      const bytes = await this.run<Uint8Array>(task, signal);
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    }));
-    const parts = [this.head(), ...outputs, this.tail(plan)];
     let byteLength = 0;
     for (const part of parts) byteLength += part.length;
     return new BufferedAnswer(parts, byteLength);
