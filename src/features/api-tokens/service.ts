@@ -5,7 +5,6 @@ import { generateSecret, hashSecret, maskSecret, type ApiTokenDocument, type Api
 import { isDuplicateKey } from '../../db/keys.js';
 
 export const SYSTEM_USER: AuditUser = { name: 'unleash_system_user', id: -1337 };
-export const ADMIN_TOKEN_USER_ID = -42;
 
 export interface CreateTokenInput {
   tokenName: string;

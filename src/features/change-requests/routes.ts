@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { schemaValidationError, validationError } from '../../errors.js';
-import { auditOf } from '../../plugins/auth.js';
+import { auditOf } from '../shared.js';
 import { formatValidationErrors } from '../../plugins/errors.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
 import { answerWithinBudget } from '../playground/routes.js';

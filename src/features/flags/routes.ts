@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditOf } from '../../plugins/auth.js';
+import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, EmptyResponse, errorResponses } from '../../schemas/common.js';
 import { validationError } from '../../errors.js';
 import {
