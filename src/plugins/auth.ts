@@ -3,7 +3,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox.js';
 import { apiTokenRequired, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
-import { ApiTokenStore } from '../features/api-tokens/store.js';
+import type { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
 import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
 import type { SessionService } from '../features/sessions/service.js';
@@ -69,8 +69,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const BEARER = /^bearer\s+/i;
 
-async function authPlugin(app: FastifyInstance): Promise<void> {
-  const tokens = new ApiTokenStore(app.database.outbox);
+export interface AuthOptions {
+  /** Built with the other stores in src/composition.ts. */
+  tokens: ApiTokenStore;
+}
+
+async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promise<void> {
   // Tokens are read from the configuration state, so a revocation reaches every instance with
   // the revision (no cache of its own to clear).
   app.decorate('apiTokens', tokens);
