@@ -95,12 +95,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Infrastructure first, then the features, in a fixed order.
   await app.register(errors);
   await app.register(database, { config });
-  await app.register(auth);
+  const stores = createStores(app.database.outbox, app.database.db, app.log);
+  await app.register(auth, { tokens: stores.apiTokens });
   await app.register(metrics);
   await app.register(docs);
   await app.register(workerPool, options.pool ?? {});
 
-  const stores = createStores(app.database.outbox, app.apiTokens, app.database.db, app.log);
   const services = createServices(stores, config);
   app.decorate('stores', stores);
   stores.eventLog.registerMetrics(app.metrics);

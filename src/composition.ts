@@ -65,14 +65,15 @@ export interface Services {
   sessions: SessionService;
 }
 
-export function createStores(outbox: Outbox, apiTokens: ApiTokenStore, db: Db, log: MirrorLogger): Stores {
+/** Built before the auth plugin is registered, which receives the token store from here. */
+export function createStores(outbox: Outbox, db: Db, log: MirrorLogger): Stores {
   return {
     outbox,
     strategyTypes: new StrategyTypeStore(outbox),
     environments: new EnvironmentStore(outbox),
     projects: new ProjectStore(outbox),
     tags: new TagStore(outbox),
-    apiTokens,
+    apiTokens: new ApiTokenStore(outbox),
     segments: new SegmentStore(outbox),
     events: new EventStore(outbox),
     eventLog: new EventLogMirror(outbox, db, log),

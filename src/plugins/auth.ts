@@ -3,8 +3,8 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox.js';
 import { apiTokenRequired, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
-import { ApiTokenStore } from '../features/api-tokens/store.js';
-import { ADMIN_TOKEN_USER_ID } from '../features/api-tokens/service.js';
+import type { ApiTokenStore } from '../features/api-tokens/store.js';
+import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
 import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
 import type { SessionService } from '../features/sessions/service.js';
 import type { UserDocument } from '../features/users/store.js';
@@ -18,9 +18,6 @@ export interface SessionPrincipal {
   expiresAt: Date;
   audit: AuditUser;
 }
-
-/** The browser session cookie (HttpOnly, SameSite=Lax; Secure when BASE_URL is https). */
-export const SESSION_COOKIE = 'vane-session';
 
 /** Root admins see everything, events outside projects included: admin tokens and Admin users. */
 export function isRootAdmin(principal: Principal | undefined): boolean {
@@ -72,8 +69,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 const BEARER = /^bearer\s+/i;
 
-async function authPlugin(app: FastifyInstance): Promise<void> {
-  const tokens = new ApiTokenStore(app.database.outbox);
+export interface AuthOptions {
+  /** Built with the other stores in src/composition.ts. */
+  tokens: ApiTokenStore;
+}
+
+async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promise<void> {
   // Tokens are read from the configuration state, so a revocation reaches every instance with
   // the revision (no cache of its own to clear).
   app.decorate('apiTokens', tokens);
@@ -156,12 +157,6 @@ function originOf(referer: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The audit identity of the caller, for events. */
-export function auditOf(request: FastifyRequest): AuditUser {
-  if (!request.principal) throw unauthorized();
-  return request.principal.audit;
 }
 
 export default fp(authPlugin, { name: 'auth', dependencies: ['database', 'errors'] });

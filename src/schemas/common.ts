@@ -20,3 +20,10 @@ export const errorResponses = (...codes: number[]) =>
 export const ADMIN_ERRORS = [400, 401, 403, 415, 503] as const;
 
 export const EmptyResponse = Type.Null({ description: 'No body' });
+
+/**
+ * A response with no body at all (Unleash's for archive, revive, delete and toggles): the same
+ * schema as EmptyResponse, but its static type is `undefined`, so a handler answers
+ * `reply.send(undefined)`, typed, rather than `null`, which would be serialised as "null".
+ */
+export const NoBody = Type.Unsafe<undefined>({ type: 'null', description: 'No body' });

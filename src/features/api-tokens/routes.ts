@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { auditOf } from '../../plugins/auth.js';
+import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, EmptyResponse, errorResponses } from '../../schemas/common.js';
 import { ApiTokenListSchema, ApiTokenSchema, CreateApiTokenBody, TokenParams } from './schemas.js';
 import { ApiTokenService, publicToken } from './service.js';
@@ -15,7 +15,7 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
     },
   }, async (request, reply) => {
     const { token, secret } = await service.create(request.body, auditOf(request));
-    const { tokenName, environment, projects, type, alias, project, createdAt, secure, expiresAt } = publicToken(token) as never;
+    const { tokenName, environment, projects, type, alias, project, createdAt, secure, expiresAt } = publicToken(token);
     reply.code(201).header('location', 'api-tokens');
     return { tokenName, environment, projects, secret, type, alias, project, createdAt, secure, ...(expiresAt ? { expiresAt } : {}) };
   });
@@ -30,7 +30,7 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
   }, async () => {
     const tokens = await app.apiTokens.list();
     return {
-      tokens: tokens.map((token) => ({ ...(publicToken(token) as never as object), secret: token.displaySecret })) as never,
+      tokens: tokens.map((token) => ({ ...publicToken(token), secret: token.displaySecret })),
     };
   });
 

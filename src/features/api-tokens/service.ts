@@ -3,9 +3,10 @@ import { badRequest, invalidOperation, validationError } from '../../errors.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import { generateSecret, hashSecret, maskSecret, type ApiTokenDocument, type ApiTokenStore, type TokenType } from './store.js';
 import { isDuplicateKey } from '../../db/keys.js';
+import type { Static } from 'typebox';
+import type { ApiTokenSchema } from './schemas.js';
 
 export const SYSTEM_USER: AuditUser = { name: 'unleash_system_user', id: -1337 };
-export const ADMIN_TOKEN_USER_ID = -42;
 
 export interface CreateTokenInput {
   tokenName: string;
@@ -17,7 +18,10 @@ export interface CreateTokenInput {
 }
 
 /** The token as Unleash shows it, without the secret (event data, listings). */
-export function publicToken(token: ApiTokenDocument): Record<string, unknown> {
+/** A token as shown in responses and events, without its secret. */
+export type PublicToken = Omit<Static<typeof ApiTokenSchema>, 'secret'>;
+
+export function publicToken(token: ApiTokenDocument): PublicToken {
   return {
     tokenName: token.tokenName,
     environment: token.environment,

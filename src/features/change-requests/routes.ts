@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { schemaValidationError, validationError } from '../../errors.js';
-import { auditOf } from '../../plugins/auth.js';
+import { auditOf } from '../shared.js';
 import { formatValidationErrors } from '../../plugins/errors.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
 import { answerWithinBudget } from '../playground/routes.js';
@@ -23,18 +24,19 @@ const BASE = '/api/admin/projects/:projectId/change-requests';
  * Paths are rooted where the value sits in this body (`/body/payload/...`, `/body/1/payload/...`).
  */
 /** `{payload}` around each action's payload schema (compiled once each: the compiler caches by schema object). */
+const wrapPayload = (schema: TSchema) => ({ type: 'object', properties: { payload: schema }, required: ['payload'] });
 const PAYLOAD_WRAPPERS = Object.fromEntries(
-  Object.entries(PAYLOAD_SCHEMAS).map(([action, schema]) => [action, { type: 'object', properties: { payload: schema }, required: ['payload'] }]),
-) as unknown as Record<ChangeAction, Record<string, unknown>>;
+  Object.entries(PAYLOAD_SCHEMAS).map(([action, schema]) => [action, wrapPayload(schema)]),
+) as Record<ChangeAction, ReturnType<typeof wrapPayload>>;
 
 function parseChange(request: FastifyRequest, value: unknown, at: string): ChangeInput {
   const checkShape = request.compileValidationSchema(ChangeBody, 'body');
-  if (!checkShape(value)) throw schemaValidationError(formatValidationErrors(checkShape.errors as never, at));
+  if (!checkShape(value)) throw schemaValidationError(formatValidationErrors(checkShape.errors ?? [], at));
   const change = value as { feature?: string | null; action: ChangeAction; payload?: unknown };
   const payload = change.payload === undefined && change.action === 'archiveFeature' ? {} : change.payload;
   const wrapper = { payload };
   const checkPayload = request.compileValidationSchema(PAYLOAD_WRAPPERS[change.action], 'body');
-  if (!checkPayload(wrapper)) throw schemaValidationError(formatValidationErrors(checkPayload.errors as never, at));
+  if (!checkPayload(wrapper)) throw schemaValidationError(formatValidationErrors(checkPayload.errors ?? [], at));
   const input: ChangeInput = { action: change.action, payload: wrapper.payload };
   if (change.feature !== undefined && change.feature !== null) input.feature = change.feature;
   if (change.action === 'updateSegment' || change.action === 'deleteSegment') input.segment = (wrapper.payload as { id: number }).id;
@@ -123,7 +125,7 @@ const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestSer
   }, async (request, reply) => {
     return await answerWithinBudget(request, reply, timeoutMs, async (signal) => {
       const { cr, changes, changesKey } = await service.preview(request.params.id);
-      const context = (request.body as { context: Record<string, unknown> }).context;
+      const context = request.body.context;
       const input = { environments: [cr.environment], projects: [cr.project], context };
       return await playground.advanced({
         ...input,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditOf } from '../../plugins/auth.js';
-import { ADMIN_ERRORS, EmptyResponse, errorResponses } from '../../schemas/common.js';
+import { auditOf } from '../shared.js';
+import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
 import { validationError } from '../../errors.js';
 import {
   CreateFeatureBody, DependencyBody, DependencyParams, EnvironmentParams, FeatureListResponse, FeatureParams, FeatureResponse,
@@ -51,22 +51,22 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     config: { permission: 'DELETE_FEATURE' },
     schema: {
       tags: FLAGS, summary: 'Archive a feature flag', params: FeatureParams,
-      response: { 202: EmptyResponse, ...errorResponses(400, 401, 403, 404, 503) },
+      response: { 202: NoBody, ...errorResponses(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     await service.archive(request.params.projectId, request.params.featureName, auditOf(request));
-    return reply.code(202).send(undefined as never);
+    return reply.code(202).send(undefined);
   });
 
   app.post('/api/admin/archive/revive/:featureName', {
     config: { permission: 'UPDATE_FEATURE' },
     schema: {
       tags: FLAGS, summary: 'Revive an archived feature flag (all its environments off)', params: ReviveParams,
-      response: { 200: EmptyResponse, ...errorResponses(401, 403, 404, 503) },
+      response: { 200: NoBody, ...errorResponses(401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     await service.revive(request.params.featureName, auditOf(request));
-    return reply.code(200).send(undefined as never);
+    return reply.code(200).send(undefined);
   });
 
   // ---- strategies (S4)
@@ -118,12 +118,12 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     config: { permission: 'DELETE_FEATURE_STRATEGY' },
     schema: {
       tags: STRATEGIES, summary: 'Remove a strategy (the environment goes off when no active strategy remains)', params: StrategyParams,
-      response: { 200: EmptyResponse, ...errorResponses(400, 401, 403, 404, 503) },
+      response: { 200: NoBody, ...errorResponses(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const { projectId, featureName, environment, strategyId } = request.params;
     await service.deleteStrategy(projectId, featureName, environment, strategyId, auditOf(request));
-    return reply.code(200).send(undefined as never);
+    return reply.code(200).send(undefined);
   });
 
   // ---- enable / disable (S5)
@@ -132,12 +132,12 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
       config: { permission: 'UPDATE_FEATURE_ENVIRONMENT' },
       schema: {
         tags: FLAGS, summary: enabled ? 'Turn a flag on in an environment' : 'Turn a flag off in an environment', params: EnvironmentParams,
-        response: { 200: EmptyResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+        response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS, 404) },
       },
     }, async (request, reply) => {
       const { projectId, featureName, environment } = request.params;
       await service.setEnabled(projectId, featureName, environment, enabled, auditOf(request));
-      return reply.code(200).send(undefined as never);
+      return reply.code(200).send(undefined);
     });
   }
 
@@ -193,36 +193,36 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     config: { permission: 'UPDATE_FEATURE_DEPENDENCY' },
     schema: {
       tags: DEPENDENCIES, summary: 'Make a flag depend on a parent flag', params: FeatureParams, body: DependencyBody,
-      response: { 200: EmptyResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+      response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS, 404) },
     },
   }, async (request, reply) => {
     const { projectId, featureName } = request.params;
     await service.addDependency(projectId, featureName, request.body, auditOf(request));
-    return reply.code(200).send(undefined as never);
+    return reply.code(200).send(undefined);
   });
 
   app.delete(`${BASE}/:featureName/dependencies/:parent`, {
     config: { permission: 'UPDATE_FEATURE_DEPENDENCY' },
     schema: {
       tags: DEPENDENCIES, summary: 'Remove the dependency on one parent', params: DependencyParams,
-      response: { 200: EmptyResponse, ...errorResponses(400, 401, 403, 404, 503) },
+      response: { 200: NoBody, ...errorResponses(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const { projectId, featureName, parent } = request.params;
     await service.removeDependency(projectId, featureName, parent, auditOf(request));
-    return reply.code(200).send(undefined as never);
+    return reply.code(200).send(undefined);
   });
 
   app.delete(`${BASE}/:featureName/dependencies`, {
     config: { permission: 'UPDATE_FEATURE_DEPENDENCY' },
     schema: {
       tags: DEPENDENCIES, summary: 'Remove every dependency of a flag', params: FeatureParams,
-      response: { 200: EmptyResponse, ...errorResponses(400, 401, 403, 404, 503) },
+      response: { 200: NoBody, ...errorResponses(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const { projectId, featureName } = request.params;
     await service.removeDependencies(projectId, featureName, auditOf(request));
-    return reply.code(200).send(undefined as never);
+    return reply.code(200).send(undefined);
   });
 
   app.get('/api/admin/projects/:projectId/dependencies', {

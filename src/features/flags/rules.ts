@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { schemaValidationError, validationError } from '../../errors.js';
 import { assertStrategyConstraintLimits, CONSTRAINT_OPERATORS, normaliseConstraints } from '../constraints/index.js';
+import { isUrlFriendly } from '../shared.js';
 import type { ConstraintConfig, StrategyVariantConfig, VariantConfig } from '../../evaluation/types.js';
 
 export const FLAG_TYPES = ['experiment', 'kill-switch', 'release', 'operational', 'permission', 'sunset'] as const;
@@ -19,11 +20,6 @@ export const LIMITS = {
   segmentsPerStrategy: 5,
   valuesPerSegment: 1000,
 } as const;
-
-/** URL-friendly per SPEC §6: encodeURIComponent leaves it unchanged, and it is not `.` or `..`. */
-export function isUrlFriendly(name: string): boolean {
-  return encodeURIComponent(name) === name && name !== '.' && name !== '..';
-}
 
 /** Flag-name rules of SPEC §6 step 1 (handler 400s whose message is the reason itself). */
 export function checkFlagName(name: string): void {

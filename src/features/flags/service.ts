@@ -3,13 +3,13 @@ import {
 } from '../../db/outbox.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
-import { ADMIN_TOKEN_USER_ID } from '../api-tokens/service.js';
 import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import type { ProjectDocument, ProjectStore } from '../projects/store.js';
 import type { StrategyTypeStore } from '../strategy-types/store.js';
 import type { TagService } from '../tags/service.js';
+import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME } from '../shared.js';
 import {
   applyAddDependency, applyAddStrategy, applyArchive, applyDeleteStrategy, applyPatchVariants, applyRemoveDependencies,
   applyRemoveDependency, applyReorderStrategies, applyRevive, applySetEnabled, applySetVariants, applyUpdateStrategy, environmentOf,
@@ -20,7 +20,7 @@ import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
 import type { SegmentSource } from './segment-source.js';
 import { finalise, type FlagData, type FlagDocument, type FlagStore, type FlagTag } from './store.js';
 import {
-  ADMIN_TOKEN_USER_NAME, emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies,
+  emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies,
   type EnvironmentInfo,
 } from './views.js';
 

@@ -2,9 +2,9 @@
  * The JSON shapes flags and strategies are shown in. Unleash uses a different key order in almost
  * every place a strategy appears; each is reproduced here (SPEC §1.4 S3/S4, §4.5).
  */
-import { createHash } from 'node:crypto';
 import type { StrategyConfig } from '../../evaluation/types.js';
 import type { FlagData, FlagEnvironment } from './store.js';
+import { gravatarUrl } from '../shared.js';
 
 /** Strategy order within a flag-environment (SPEC §3.3): sortOrder, then id. */
 export function sortStrategies(strategies: StrategyConfig[]): StrategyConfig[] {
@@ -45,12 +45,6 @@ export function strategyFeatureView(s: StrategyConfig): Record<string, unknown> 
   };
 }
 
-export const ADMIN_TOKEN_USER_NAME = 'Unleash Admin Token User';
-
-export function gravatarUrl(seed: string): string {
-  const hash = createHash('sha256').update(seed.trim().toLowerCase()).digest('hex');
-  return `https://gravatar.com/avatar/${hash}?s=42&d=retro&r=g`;
-}
 
 function userView(user: { id: number | null; name: string }): { id: number | null; name: string; imageUrl: string } {
   return { id: user.id, name: user.name, imageUrl: gravatarUrl(user.name) };

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import rateLimit from '@fastify/rate-limit';
 import { ApiError } from '../../errors.js';
-import { auditOf } from '../../plugins/auth.js';
+import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, EmptyResponse, errorResponses } from '../../schemas/common.js';
 import { UserSchema } from '../users/schemas.js';
 import {

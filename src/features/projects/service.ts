@@ -2,7 +2,7 @@ import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { nameExists, schemaValidationError } from '../../errors.js';
 import type { EnvironmentStore } from '../environments/store.js';
 import type { FlagStore } from '../flags/store.js';
-import { isUrlFriendly } from '../flags/rules.js';
+import { isUrlFriendly } from '../shared.js';
 import type { ProjectDocument, ProjectStore } from './store.js';
 import type { ProjectView } from './schemas.js';
 import { isDuplicateKey } from '../../db/keys.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { auditOf } from '../../plugins/auth.js';
+import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, EmptyResponse, errorResponses } from '../../schemas/common.js';
 import { SegmentListSchema, SegmentParams, SegmentSchema, UpsertSegmentBody } from './schemas.js';
 import { publicSegment, SegmentService } from './service.js';

@@ -1,6 +1,6 @@
 import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { nameExists, notFound, schemaValidationError } from '../../errors.js';
-import { isUrlFriendly } from '../flags/rules.js';
+import { isUrlFriendly } from '../shared.js';
 import type { StrategyParameter, StrategyTypeDocument, StrategyTypeStore } from './store.js';
 import type { StrategyTypeView } from './schemas.js';
 import { isDuplicateKey } from '../../db/keys.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { auditOf } from '../../plugins/auth.js';
+import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
 import {
   CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagListResponse, TagTypeListResponse, TagTypeSchema,

@@ -1,6 +1,6 @@
 import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
 import { nameExists, schemaValidationError, validationError } from '../../errors.js';
-import { isUrlFriendly } from '../flags/rules.js';
+import { isUrlFriendly } from '../shared.js';
 import { tagId, type TagDocument, type TagStore, type TagTypeDocument } from './store.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
