@@ -63,10 +63,19 @@ t.test('streaming and delta, as the Node SDK consumes them', async (t) => {
     sdk.on('warn', () => undefined);
     await once(sdk, 'synchronized');
     await until(() => sdk.isEnabled('beta') && app.sdkDelta.connected === 1, 'hydrated over one stream');
-    await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/off`, headers: JSON_ADMIN });
+    // Measured, not asserted: from the write's acknowledgement to the SDK's repository holding it.
+    const updated = () => new Promise<number>((resolve) => sdk.once('changed', () => resolve(performance.now())));
+    let arrival = updated();
+    let res = await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/off`, headers: JSON_ADMIN });
+    let acknowledged = performance.now();
+    t.equal(res.statusCode, 200);
     await until(() => !sdk.isEnabled('beta'), 'beta off in the streaming SDK');
-    await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/on`, headers: JSON_ADMIN });
+    t.comment(`streaming SDK had the change ${((await arrival) - acknowledged).toFixed(1)} ms after the acknowledgement`);
+    arrival = updated();
+    res = await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/on`, headers: JSON_ADMIN });
+    acknowledged = performance.now();
     await until(() => sdk.isEnabled('beta'), 'beta on again');
+    t.comment(`streaming SDK had the change ${((await arrival) - acknowledged).toFixed(1)} ms after the acknowledgement`);
     t.pass('changes arrived by stream');
   });
 });
