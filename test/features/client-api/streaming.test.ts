@@ -44,6 +44,21 @@ t.test('streaming and delta, as the Node SDK consumes them', async (t) => {
     t.equal(unknown.json().events[0].type, 'hydration', 'an id this instance does not know gets a full hydration');
   });
 
+  await t.test('delta honours namePrefix and project like /api/client/features', async (t) => {
+    const first = await app.inject({ method: 'GET', url: '/api/client/delta?namePrefix=ga', headers: { authorization: token } });
+    t.same(first.json().events[0].features.map((f: { name: string }) => f.name), ['gamma']);
+    const kept = await app.inject({ method: 'GET', url: '/api/client/delta?project=elsewhere', headers: { authorization: token } });
+    t.equal(kept.json().events[0].features.length, 3, 'the token\'s projects win over the query\'s');
+    const allProjects = await createToken(app, 'client', ['*']);
+    const none = await app.inject({ method: 'GET', url: '/api/client/delta?project=elsewhere', headers: { authorization: allProjects } });
+    t.same(none.json().events[0].features, [], 'an all-projects token keeps the query project');
+    const etag = first.headers.etag as string;
+    await app.inject({ method: 'POST', url: `${BASE}/alpha/environments/development/on`, headers: JSON_ADMIN });
+    const outside = await app.inject({ method: 'GET', url: '/api/client/delta?namePrefix=ga', headers: { authorization: token, 'if-none-match': etag } });
+    t.equal(outside.statusCode, 304, 'a change outside the prefix is not sent (nor sent as removed)');
+    await app.inject({ method: 'POST', url: `${BASE}/alpha/environments/development/off`, headers: JSON_ADMIN });
+  });
+
   await t.test('Node SDK in delta polling mode', async (t) => {
     const sdk = new Unleash({ ...sdkOptions, storageProvider: new InMemStorageProvider(), appName: 'delta-sdk', refreshInterval: 50, experimentalMode: { type: 'polling', format: 'delta' } });
     t.teardown(() => sdk.destroy());
