@@ -21,7 +21,7 @@ import type { SegmentSource } from './segment-source.js';
 import { finalise, type FlagData, type FlagDocument, type FlagStore, type FlagTag } from './store.js';
 import {
   ADMIN_TOKEN_USER_NAME, emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies,
-  type EnvironmentInfo,
+  withUsage, type EnvironmentInfo, type UsageInfo,
 } from './views.js';
 
 export interface CreateFlagInput {
@@ -102,11 +102,15 @@ export class FlagService {
 
   /** Served per revision from memory (see ReadCache): a flag's view changes only with a write. */
   async get(projectId: string, featureName: string): Promise<Record<string, unknown>> {
-    return await this.views.get(`${projectId}\u0000${featureName}`, async () => {
+    const view = await this.views.get(`${projectId}\u0000${featureName}`, async () => {
       const flag = await this.requireFlag(projectId, featureName, { archived: false });
       return await this.view(flag);
     });
+    return this.usage ? withUsage(view, await this.usage(featureName)) : view;
   }
+
+  /** Client metrics per environment of a flag; set by the SDK API (registerSdkApi) when it starts. */
+  usage: ((flag: string) => Promise<ReadonlyMap<string, UsageInfo>>) | undefined;
 
   private async view(flag: FlagData, created = false): Promise<Record<string, unknown>> {
     // Concurrently: under load each sequential round trip also waits its turn on the event loop.
