@@ -38,11 +38,11 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitHealthy(url: string, timeoutMs = 180_000): Promise<void> {
+async function waitHealthy(url: string, timeoutMs = 180_000, path = '/health'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(url + '/health')).ok) return;
+      if ((await fetch(url + path)).ok) return;
     } catch { /* not yet */ }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -58,7 +58,8 @@ async function startVane(): Promise<{ target: Target; child: ChildProcess; clean
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(url);
+  // Vane listens while its configuration state loads (/health answers, the API says 503): wait for /ready.
+  await waitHealthy(url, 180_000, '/ready');
   return {
     target: { name: 'vane', url, token },
     child,
