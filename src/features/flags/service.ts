@@ -111,6 +111,8 @@ export class FlagService {
 
   /** Client metrics per environment of a flag; set by the SDK API (registerSdkApi) when it starts. */
   usage: ((flag: string) => Promise<ReadonlyMap<string, UsageInfo>>) | undefined;
+  /** flag → environment → when metrics last saw it (the project flag list); set with `usage`. */
+  lastSeenAll: (() => Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>>) | undefined;
 
   private async view(flag: FlagData, created = false): Promise<Record<string, unknown>> {
     // Concurrently: under load each sequential round trip also waits its turn on the event loop.
@@ -127,16 +129,24 @@ export class FlagService {
     if (!project) throw notFound(`Project ${projectId} does not exist`);
     const envs = await this.projectEnvironments(project);
     const flags = await this.store.listByProject(projectId);
-    return this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
+    const views = this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
       ...flagCreatedView(flag),
+      flagName: flag.name,
       environments: envs.map((env) => {
         const state = flag.environments[env.name] ?? emptyEnvironment();
         return {
-          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder,
+          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, lastSeenAt: null as string | null,
           hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
         };
       }),
     })));
+    // Metrics change without a configuration revision: laid over the cached list per read.
+    const seen = this.lastSeenAll ? await this.lastSeenAll() : new Map<string, ReadonlyMap<string, Date>>();
+    return views.map(({ flagName, ...view }) => {
+      const envs = seen.get(flagName);
+      if (!envs) return view;
+      return { ...view, environments: view.environments.map((env) => ({ ...env, lastSeenAt: envs.get(env.name)?.toISOString() ?? null })) };
+    });
   }
 
   async listStrategies(projectId: string, featureName: string, environment: string): Promise<StrategyConfig[]> {

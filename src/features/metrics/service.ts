@@ -87,6 +87,7 @@ export class MetricsService {
     const hourMs = Math.floor(startMs / HOUR_MS) * HOUR_MS;
     for (const [flag, counts] of Object.entries(toggles)) {
       this.usage.delete(flag);
+      this.allSeenStale = true;
       const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}`;
       let entry = this.totals.get(key);
       if (!entry) {
@@ -219,6 +220,28 @@ export class MetricsService {
     }
     return result;
   }
+
+  /** flag → environment → lastSeenAt, over every flag (the project flag list); reused for USAGE_TTL_MS. */
+  async lastSeenAll(now = new Date()): Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> {
+    if (this.allSeen && now.getTime() - this.allSeen.at < USAGE_TTL_MS && !this.allSeenStale) return await this.allSeen.value;
+    this.allSeenStale = false;
+    const value = this.flush().then(() => this.store.lastSeenAll()).then((docs) => {
+      const result = new Map<string, Map<string, Date>>();
+      for (const doc of docs) {
+        let envs = result.get(doc.flag);
+        if (!envs) result.set(doc.flag, (envs = new Map()));
+        const known = envs.get(doc.environment);
+        if (!known || known < doc.lastSeenAt) envs.set(doc.environment, doc.lastSeenAt);
+      }
+      return result;
+    });
+    this.allSeen = { at: now.getTime(), value };
+    value.catch(() => { this.allSeen = undefined; });
+    return await value;
+  }
+
+  private allSeen: { at: number; value: Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> } | undefined;
+  private allSeenStale = false;
 
   async register(app: RegisteredApplication, scope: AppScope, now = new Date()): Promise<void> {
     const projects = scope.projects.length === 0 ? ['*'] : [...scope.projects];
