@@ -22,7 +22,23 @@ interface Change {
 /** How many revisions a delta can bridge; an older event id gets a full hydration. */
 const HISTORY = 500;
 
-function inScope(scope: TokenScope, project: string): boolean {
+/**
+ * Who a delta is for: the token's scope, narrowed by the request's `project` / `namePrefix` query
+ * as `/api/client/features` narrows it (the token's projects win over the query's, as in
+ * resolveQuery).
+ */
+export interface DeltaScope extends TokenScope {
+  namePrefix?: string;
+}
+
+export function deltaScope(scope: TokenScope, query: { project?: string[]; namePrefix?: string }): DeltaScope {
+  const projects = isAllProjects(scope.projects) && query.project && query.project.length > 0 ? query.project : scope.projects;
+  const namePrefix = query.namePrefix === '' ? undefined : query.namePrefix;
+  return { ...scope, projects, ...(namePrefix === undefined ? {} : { namePrefix }) };
+}
+
+function inScope(scope: DeltaScope, project: string, name: string): boolean {
+  if (scope.namePrefix !== undefined && !name.startsWith(scope.namePrefix)) return false;
   return isAllProjects(scope.projects) || scope.projects.includes(project);
 }
 
@@ -95,8 +111,8 @@ export class DeltaLog {
     return eventId === this.lastEventId || this.changes.some((c) => c.eventId === eventId);
   }
 
-  hydration(state: SdkState, scope: TokenScope): Record<string, unknown> {
-    const flags = state.flags.filter((flag) => inScope(scope, flag.project));
+  hydration(state: SdkState, scope: DeltaScope): Record<string, unknown> {
+    const flags = state.flags.filter((flag) => inScope(scope, flag.project, flag.name));
     return {
       events: [{
         eventId: this.lastEventId,
@@ -108,13 +124,13 @@ export class DeltaLog {
   }
 
   /** The events after `since` that this scope sees (empty: nothing it sees changed). */
-  eventsSince(state: SdkState, scope: TokenScope, since: number): Array<Record<string, unknown>> {
+  eventsSince(state: SdkState, scope: DeltaScope, since: number): Array<Record<string, unknown>> {
     const index = this.changes.findIndex((c) => c.eventId > since);
     if (index < 0) return [];
     return this.render(state, scope, this.changes.slice(index));
   }
 
-  render(state: SdkState, scope: TokenScope, changes: readonly Change[]): Array<Record<string, unknown>> {
+  render(state: SdkState, scope: DeltaScope, changes: readonly Change[]): Array<Record<string, unknown>> {
     const events: Array<Record<string, unknown>> = [];
     const last = changes.at(-1)?.eventId ?? this.lastEventId;
     const flags = new Set<string>();
@@ -135,7 +151,9 @@ export class DeltaLog {
     for (const name of flags) {
       const flag: FlagData | undefined = state.flagsByName.get(name);
       if (!flag) continue;
-      if (inScope(scope, flag.project)) {
+      // A name outside the prefix was never sent, so there is nothing to remove either.
+      if (scope.namePrefix !== undefined && !name.startsWith(scope.namePrefix)) continue;
+      if (inScope(scope, flag.project, flag.name)) {
         events.push({ eventId: last, type: 'feature-updated', feature: clientFeatureView(flag, scope.environment, state.segments, false) });
       } else {
         // Moved out of the scope (project change): gone for this token.
@@ -143,7 +161,7 @@ export class DeltaLog {
       }
     }
     for (const [name, project] of removed) {
-      if (inScope(scope, project)) events.push({ eventId: last, type: 'feature-removed', featureName: name, project });
+      if (inScope(scope, project, name)) events.push({ eventId: last, type: 'feature-removed', featureName: name, project });
     }
     for (const id of removedSegments) events.push({ eventId: last, type: 'segment-removed', segmentId: id });
     return events;

@@ -149,7 +149,7 @@ export function usedSegments(
     });
 }
 
-function shortHash(text: string): string {
+export function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }
 

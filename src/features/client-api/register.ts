@@ -30,6 +30,9 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   metrics.start();
   app.addHook('onClose', async () => await metrics.stop());
   app.decorate('clientMetrics', metrics);
+  // The admin flag view shows lastSeenAt / yes / no per environment from these metrics.
+  app.services.flags.usage = (flag) => metrics.environmentUsage(flag);
+  app.services.flags.lastSeenAll = () => metrics.lastSeenAll();
   await app.register(clientMetricsRoutes, { service: metrics });
   await app.register(frontendApiRoutes, { states, metrics, origins: config.FRONTEND_API_ORIGINS });
 }

@@ -8,6 +8,7 @@ import type { TokenScope } from './features.js';
 import { ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, FeatureNameParams, NotModified } from './schemas.js';
 import type { ClientFeaturesService } from './service.js';
 import type { DeltaService } from './streaming.js';
+import { deltaScope } from './delta.js';
 
 const TAGS = ['Client API'];
 
@@ -52,10 +53,11 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
     schema: {
       tags: TAGS,
       summary: 'Changes since the event id in If-None-Match ("<eventId>"), or a hydration; 304 when none',
+      querystring: ClientFeaturesQuery,
       response: { 200: Type.Object({ events: Type.Array(Type.Object({}, { additionalProperties: true })) }), 304: NotModified, ...errorResponses(401, 403, 503) },
     },
   }, async (request, reply) => {
-    const scope = sdkScope(request);
+    const scope = deltaScope(sdkScope(request), { project: list(request.query.project), namePrefix: request.query.namePrefix });
     const state = await delta.current();
     const etag = `"${delta.log.eventId}"`;
     reply.header('etag', etag);
@@ -117,12 +119,15 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
       tags: TAGS,
       summary: 'One flag as a client token sees it',
       params: FeatureNameParams,
-      response: { 200: ClientFeatureSchema, ...errorResponses(401, 403, 404, 503) },
+      response: { 200: ClientFeatureSchema, 304: NotModified, ...errorResponses(401, 403, 404, 503) },
     },
-  }, async (request) => {
-    return (await service.feature(
+  }, async (request, reply) => {
+    const body = await service.feature(
       sdkScope(request), request.params.featureName, request.headers['unleash-client-spec'] as string | undefined,
-    )) as never;
+    );
+    if (notModified(request, reply, body.etag)) return sendNotModified(reply);
+    reply.type('application/json; charset=utf-8');
+    return reply.send(body.json as never);
   });
 };
 

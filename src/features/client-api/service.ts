@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { notFound } from '../../errors.js';
 import {
-  clientFeatureView, featuresDocument, inlinesSegments, isAllProjects, resolveQuery,
+  clientFeatureView, featuresDocument, inlinesSegments, isAllProjects, resolveQuery, shortHash,
   type FeatureQuery, type FeaturesDocument, type TokenScope,
 } from './features.js';
 import type { SdkState, SdkStateCache } from './state.js';
@@ -55,12 +55,23 @@ export class ClientFeaturesService {
     return body.gzip;
   }
 
-  async feature(scope: TokenScope, name: string, specHeader: string | undefined): Promise<Record<string, unknown>> {
+  /**
+   * One flag as bytes with a content ETag (so an SDK or proxy polling one flag gets 304s), kept in
+   * the state's memo: a state rebuild drops it, and an unchanged flag gets the same ETag again.
+   */
+  async feature(scope: TokenScope, name: string, specHeader: string | undefined): Promise<FeaturesDocument> {
     const state: SdkState = await this.states.get();
     const flag = state.flagsByName.get(name);
     if (!flag || (!isAllProjects(scope.projects) && !scope.projects.includes(flag.project))) {
       throw notFound(`Could not find feature flag ${name}`);
     }
-    return clientFeatureView(flag, scope.environment, state.segments, inlinesSegments(specHeader));
+    const inline = inlinesSegments(specHeader);
+    const key = `feature\0${scope.environment}\0${inline}\0${name}`;
+    const memo = state.memo.get(key) as FeaturesDocument | undefined;
+    if (memo) return memo;
+    const json = JSON.stringify(clientFeatureView(flag, scope.environment, state.segments, inline));
+    const document: FeaturesDocument = { json: Buffer.from(json, 'utf8'), etag: `"${shortHash(json)}:v1"` };
+    state.memo.set(key, document);
+    return document;
   }
 }

@@ -21,7 +21,7 @@ import type { SegmentSource } from './segment-source.js';
 import { finalise, type FlagData, type FlagDocument, type FlagStore, type FlagTag } from './store.js';
 import {
   emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies,
-  type EnvironmentInfo,
+  withUsage, type EnvironmentInfo, type UsageInfo,
 } from './views.js';
 
 export interface CreateFlagInput {
@@ -102,11 +102,17 @@ export class FlagService {
 
   /** Served per revision from memory (see ReadCache): a flag's view changes only with a write. */
   async get(projectId: string, featureName: string): Promise<Record<string, unknown>> {
-    return await this.views.get(`${projectId}\u0000${featureName}`, async () => {
+    const view = await this.views.get(`${projectId}\u0000${featureName}`, async () => {
       const flag = await this.requireFlag(projectId, featureName, { archived: false });
       return await this.view(flag);
     });
+    return this.usage ? withUsage(view, await this.usage(featureName)) : view;
   }
+
+  /** Client metrics per environment of a flag; set by the SDK API (registerSdkApi) when it starts. */
+  usage: ((flag: string) => Promise<ReadonlyMap<string, UsageInfo>>) | undefined;
+  /** flag → environment → when metrics last saw it (the project flag list); set with `usage`. */
+  lastSeenAll: (() => Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>>) | undefined;
 
   private async view(flag: FlagData, created = false): Promise<Record<string, unknown>> {
     // Concurrently: under load each sequential round trip also waits its turn on the event loop.
@@ -123,16 +129,24 @@ export class FlagService {
     if (!project) throw notFound(`Project ${projectId} does not exist`);
     const envs = await this.projectEnvironments(project);
     const flags = await this.store.listByProject(projectId);
-    return this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
+    const views = this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
       ...flagCreatedView(flag),
+      flagName: flag.name,
       environments: envs.map((env) => {
         const state = flag.environments[env.name] ?? emptyEnvironment();
         return {
-          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder,
+          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, lastSeenAt: null as string | null,
           hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
         };
       }),
     })));
+    // Metrics change without a configuration revision: laid over the cached list per read.
+    const seen = this.lastSeenAll ? await this.lastSeenAll() : new Map<string, ReadonlyMap<string, Date>>();
+    return views.map(({ flagName, ...view }) => {
+      const envs = seen.get(flagName);
+      if (!envs) return view;
+      return { ...view, environments: view.environments.map((env) => ({ ...env, lastSeenAt: envs.get(env.name)?.toISOString() ?? null })) };
+    });
   }
 
   async listStrategies(projectId: string, featureName: string, environment: string): Promise<StrategyConfig[]> {

@@ -78,6 +78,29 @@ function environmentsView(flag: FlagData, environments: EnvironmentInfo[]): Arra
   });
 }
 
+/** Per environment: what client metrics say (see MetricsService.environmentUsage). */
+export interface UsageInfo {
+  lastSeenAt: Date | null;
+  yes: number;
+  no: number;
+}
+
+/**
+ * The flag view with each environment's lastSeenAt / yes / no from metrics. The view itself is
+ * cached per configuration revision, metrics change without one: so they are laid over it per
+ * read, copying only the environments.
+ */
+export function withUsage(view: Record<string, unknown>, usage: ReadonlyMap<string, UsageInfo>): Record<string, unknown> {
+  if (usage.size === 0 || !Array.isArray(view.environments)) return view;
+  const environments = view.environments.map((env: unknown) => {
+    if (typeof env !== 'object' || env === null || !('name' in env) || typeof env.name !== 'string') return env;
+    const seen = usage.get(env.name);
+    if (!seen) return env;
+    return { ...env, lastSeenAt: seen.lastSeenAt?.toISOString() ?? null, yes: seen.yes, no: seen.no };
+  });
+  return { ...view, environments };
+}
+
 /** Everything after `environments`, `name` of the GET body (SPEC §1.4 S3). */
 function tail(flag: FlagData, children: string[]): Record<string, unknown> {
   const creator = userView(flag.createdBy);

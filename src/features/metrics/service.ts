@@ -20,6 +20,23 @@ export interface RegisteredApplication {
   icon?: string;
 }
 
+/** What the admin flag view shows per environment (Unleash's feature environment lastSeenAt, yes, no). */
+export interface EnvironmentUsage {
+  lastSeenAt: Date | null;
+  yes: number;
+  no: number;
+}
+
+/**
+ * How long an environment-usage answer is reused. A report to this instance clears its flags'
+ * entries at once (read-your-writes); reports to other instances reach their database documents
+ * within their FLUSH_MS anyway. Without it every admin GET of a flag would add two metrics reads
+ * (~2–4 ms on FerretDB) to a view otherwise served from memory.
+ */
+const USAGE_TTL_MS = 1000;
+/** Bound on the usage answers held (one per flag read); beyond it the map starts over. */
+const USAGE_MAX = 10_000;
+
 export interface AppScope {
   projects: readonly string[];
   environment: string;
@@ -48,6 +65,7 @@ export class MetricsService {
   private readonly seen = new Map<string, LastSeenDocument & { dirty: boolean }>();
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
+  private readonly usage = new Map<string, { at: number; value: Promise<Map<string, EnvironmentUsage>> }>();
 
   constructor(private readonly store: MetricsStore, private readonly flushMs = 1000) {}
 
@@ -68,6 +86,8 @@ export class MetricsService {
     const startMs = Number.isNaN(start.getTime()) ? now.getTime() : start.getTime();
     const hourMs = Math.floor(startMs / HOUR_MS) * HOUR_MS;
     for (const [flag, counts] of Object.entries(toggles)) {
+      this.usage.delete(flag);
+      this.allSeenStale = true;
       const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}`;
       let entry = this.totals.get(key);
       if (!entry) {
@@ -165,6 +185,63 @@ export class MetricsService {
     }
     return result;
   }
+
+  /**
+   * Per environment: when the flag was last seen and its yes/no counts over the last hour (the
+   * buckets of this hour and the previous one, as featureUsage's lastHourUsage counts them).
+   */
+  async environmentUsage(flag: string, now = new Date()): Promise<Map<string, EnvironmentUsage>> {
+    const held = this.usage.get(flag);
+    if (held && now.getTime() - held.at < USAGE_TTL_MS) return await held.value;
+    if (this.usage.size >= USAGE_MAX) this.usage.clear();
+    const value = this.readUsage(flag, now);
+    this.usage.set(flag, { at: now.getTime(), value });
+    value.catch(() => this.usage.delete(flag));
+    return await value;
+  }
+
+  private async readUsage(flag: string, now: Date): Promise<Map<string, EnvironmentUsage>> {
+    const since = new Date(Math.floor((now.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
+    const [seen, buckets] = await Promise.all([this.lastSeen(flag), this.flush().then(() => this.store.bucketsOf(flag, since))]);
+    const result = new Map<string, EnvironmentUsage>();
+    const entry = (environment: string): EnvironmentUsage => {
+      let usage = result.get(environment);
+      if (!usage) {
+        usage = { lastSeenAt: seen.get(environment) ?? null, yes: 0, no: 0 };
+        result.set(environment, usage);
+      }
+      return usage;
+    };
+    for (const environment of seen.keys()) entry(environment);
+    for (const doc of buckets) {
+      const usage = entry(doc.environment);
+      usage.yes += doc.yes;
+      usage.no += doc.no;
+    }
+    return result;
+  }
+
+  /** flag → environment → lastSeenAt, over every flag (the project flag list); reused for USAGE_TTL_MS. */
+  async lastSeenAll(now = new Date()): Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> {
+    if (this.allSeen && now.getTime() - this.allSeen.at < USAGE_TTL_MS && !this.allSeenStale) return await this.allSeen.value;
+    this.allSeenStale = false;
+    const value = this.flush().then(() => this.store.lastSeenAll()).then((docs) => {
+      const result = new Map<string, Map<string, Date>>();
+      for (const doc of docs) {
+        let envs = result.get(doc.flag);
+        if (!envs) result.set(doc.flag, (envs = new Map()));
+        const known = envs.get(doc.environment);
+        if (!known || known < doc.lastSeenAt) envs.set(doc.environment, doc.lastSeenAt);
+      }
+      return result;
+    });
+    this.allSeen = { at: now.getTime(), value };
+    value.catch(() => { this.allSeen = undefined; });
+    return await value;
+  }
+
+  private allSeen: { at: number; value: Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> } | undefined;
+  private allSeenStale = false;
 
   async register(app: RegisteredApplication, scope: AppScope, now = new Date()): Promise<void> {
     const projects = scope.projects.length === 0 ? ['*'] : [...scope.projects];

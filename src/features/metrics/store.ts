@@ -79,6 +79,10 @@ export class MetricsStore {
     return await this.buckets.find({ flag, hour: { $gte: since } }).toArray();
   }
 
+  async lastSeenAll(): Promise<LastSeenDocument[]> {
+    return await this.lastSeen.find({}).toArray();
+  }
+
   async lastSeenOf(flag: string): Promise<LastSeenDocument[]> {
     return await this.lastSeen.find({ flag }).toArray();
   }

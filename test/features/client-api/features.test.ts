@@ -72,6 +72,23 @@ t.test('client API: tokens, shapes, filters, ETag', async (t) => {
     t.equal(nope.json().message, 'Could not find feature flag nope');
   });
 
+  await t.test('single flag: ETag, 304 while unchanged, a new ETag after a change', async (t) => {
+    const first = await get('/api/client/features/gamma', { authorization: client });
+    const etag = first.headers.etag as string;
+    t.match(etag, /^"[0-9a-f]{8}:v1"$/);
+    t.equal((await get('/api/client/features/gamma', { authorization: client, 'if-none-match': etag })).statusCode, 304);
+    await app.inject({ method: 'POST', url: '/api/admin/projects/default/features/beta/environments/development/off', headers: JSON_ADMIN });
+    t.equal((await get('/api/client/features/gamma', { authorization: client, 'if-none-match': etag })).statusCode, 304, 'another flag changed');
+    await app.inject({ method: 'POST', url: '/api/admin/projects/default/features/beta/environments/development/on', headers: JSON_ADMIN });
+    const before = (await get('/api/client/features/gamma', { authorization: client })).json().enabled as boolean;
+    await app.inject({ method: 'POST', url: `/api/admin/projects/default/features/gamma/environments/development/${before ? 'off' : 'on'}`, headers: JSON_ADMIN });
+    const changed = await get('/api/client/features/gamma', { authorization: client, 'if-none-match': etag });
+    t.equal(changed.statusCode, 200);
+    t.equal(changed.json().enabled, !before);
+    t.not(changed.headers.etag, etag);
+    await app.inject({ method: 'POST', url: `/api/admin/projects/default/features/gamma/environments/development/${before ? 'on' : 'off'}`, headers: JSON_ADMIN });
+  });
+
   await t.test('strong ETag: 304, unchanged by writes the token cannot see, changed by those it can', async (t) => {
     const first = await get('/api/client/features', { authorization: client });
     const etag = first.headers.etag as string;

@@ -101,6 +101,16 @@ t.test('official SDKs read Vane', async (t) => {
     t.same(usage.seenApplications, ['metrics-app']);
     const seen = await app.clientMetrics.lastSeen(name);
     t.ok(seen.get('development'), 'lastSeenAt set for the environment');
+    const flag = (await app.inject({ method: 'GET', url: `/api/admin/projects/default/features/${name}`, headers: ADMIN })).json();
+    const development = flag.environments.find((e: { name: string }) => e.name === 'development');
+    t.match(development, { lastSeenAt: seen.get('development')!.toISOString(), yes, no: 25 - yes }, 'the admin flag view shows them');
+    t.same(Object.keys(development).slice(0, 5), ['name', 'lastSeenAt', 'enabled', 'yes', 'no'], 'in Unleash\'s places');
+    const listed = (await app.inject({ method: 'GET', url: '/api/admin/projects/default/features', headers: ADMIN })).json()
+      .features.find((f: { name: string }) => f.name === name);
+    t.equal(listed.environments.find((e: { name: string }) => e.name === 'development').lastSeenAt, seen.get('development')!.toISOString(), 'and the project flag list');
+    for (const other of flag.environments.filter((e: { name: string }) => e.name !== 'development')) {
+      t.match(other, { lastSeenAt: null, yes: 0, no: 0 }, `${other.name}: not seen`);
+    }
     const apps = (await app.inject({ method: 'GET', url: '/api/admin/metrics/applications', headers: ADMIN })).json();
     t.ok(apps.applications.some((a: { appName: string }) => a.appName === 'metrics-app'), 'the SDK registered');
   });
