@@ -24,7 +24,14 @@ async function main(): Promise<void> {
     else app.log.info({ signal }, 'shutting down');
     await app.close();
   });
-  await app.listen({ port: config.PORT, host: config.HOST });
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (err) {
+    // e.g. EADDRINUSE: without closing, the embedded FerretDB child started by buildApp outlives
+    // this process (seen with a busy port during the difftest runs of issue 13).
+    await app.close().catch(() => undefined);
+    throw err;
+  }
   // Listening while the state loads: /health answers, /ready and the API say 503 until then.
   await app.loaded.catch(async (err: unknown) => {
     app.log.fatal({ err }, 'loading the configuration state failed');
