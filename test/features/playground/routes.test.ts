@@ -100,8 +100,11 @@ t.test('two instances on one database see each other within a second', async (t)
   void MongoClient;
   const b = await (await import('../../../src/app.js')).buildApp(a.config, { logger: false });
   t.teardown(() => b.close());
-  await createEnabledFlag(a, 'shared');
   const seen = async (app: typeof a) => (await playground(app, { appName: 'x' })).json().features.find((f: { name: string }) => f.name === 'shared')?.isEnabled;
+  // Warm B's worker pool first: on a loaded machine its cold start alone can take the whole second
+  // this test gives to the revision signal.
+  t.equal(await seen(b), undefined, 'B answers before the flag exists');
+  await createEnabledFlag(a, 'shared');
   // B may have built its snapshot before A's write; it must catch up by polling.
   t.ok(await waitFor(async () => (await seen(b)) === true, 1000), 'B sees the new flag');
   t.equal((await post(a, `${FEATURES}/shared/environments/development/off`)).statusCode, 200);
