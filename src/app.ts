@@ -56,7 +56,7 @@ export interface BuildOptions {
 }
 
 /**
- * Validation as Unleash's validator behaves (SPEC §1.3): scalars coerced in place (never into
+ * Validation as Unleash's validator behaves (docs/rules.md §1.3): scalars coerced in place (never into
  * arrays), defaults not applied, first error wins, the offending value kept for the message.
  */
 const AJV_OPTIONS = {

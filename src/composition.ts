@@ -111,7 +111,7 @@ export function createServices(stores: Stores, config: Config): Services {
 }
 
 /**
- * Brings a database to the initial state of SPEC §7 (idempotent; safe with several instances).
+ * Brings a database to the initial state of docs/rules.md §7 (idempotent; safe with several instances).
  * The order fixes the ids of the initial events: strategy types (1–4), then the admin token (5).
  */
 export async function initialiseState(

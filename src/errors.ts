@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 /**
  * The one error catalogue. Every error Vane answers with is an ApiError subclass defined here, with
  * its name and status; the error plugin serialises them all the same way:
- * `{id, name, message, details, ...extras}` (SPEC §2.3, with D1's names).
+ * `{id, name, message, details, ...extras}` (docs/rules.md §2.3, with D1's names).
  */
 export interface ErrorDetail {
   message: string;
@@ -39,7 +39,7 @@ export class ApiError extends Error {
 const SCHEMA_MESSAGE =
   'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
 
-/** 400 from schema validation: one detail per validator error (SPEC §1.3). */
+/** 400 from schema validation: one detail per validator error (docs/rules.md §1.3). */
 export function schemaValidationError(details: ErrorDetail[]): ApiError {
   return new ApiError('ValidationError', 400, SCHEMA_MESSAGE, { details });
 }

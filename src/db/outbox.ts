@@ -102,7 +102,7 @@ export class ConcurrentModificationError extends Error {
   override name = 'ConcurrentModificationError';
 }
 
-/** Deep equality for JSON-like values (used to drop no-op update events, SPEC §4.4). */
+/** Deep equality for JSON-like values (used to drop no-op update events, docs/rules.md §4.4). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }

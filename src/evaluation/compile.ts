@@ -37,7 +37,7 @@ export class CompiledSegment {
 
 export interface CompiledDependency {
   readonly feature: string;
-  /** Default true (SPEC §3.11). */
+  /** Default true (docs/rules.md §3.11). */
   readonly enabled: boolean;
   /** Null when absent or empty: then the parent's strategies must pass instead. */
   readonly variants: readonly string[] | null;
@@ -45,7 +45,7 @@ export interface CompiledDependency {
 
 export interface CompiledFlagEnvironment {
   readonly enabled: boolean;
-  /** In evaluation order: sortOrder ascending, ties by id (SPEC §3.3). Disabled ones included. */
+  /** In evaluation order: sortOrder ascending, ties by id (docs/rules.md §3.3). Disabled ones included. */
   readonly strategies: readonly CompiledStrategy[];
   readonly variants: CompiledVariantSet;
 }
@@ -72,7 +72,7 @@ export class CompiledFlag {
   readonly name: string;
   readonly project: string;
   readonly createdAtMs: number;
-  /** Canonical array index value of the name ("0" … "4294967294"), or -1 (SPEC §3.3 ordering). */
+  /** Canonical array index value of the name ("0" … "4294967294"), or -1 (docs/rules.md §3.3 ordering). */
   readonly arrayIndex: number;
   readonly dependencies: readonly CompiledDependency[];
   readonly environments: ReadonlyMap<string, CompiledFlagEnvironment>;
@@ -107,7 +107,7 @@ export class CompiledFlag {
 export interface CompiledSnapshot {
   /** Non-archived flags by name. */
   readonly flags: ReadonlyMap<string, CompiledFlag>;
-  /** Non-archived flags in response order (SPEC §3.3). */
+  /** Non-archived flags in response order (docs/rules.md §3.3). */
   readonly ordered: readonly CompiledFlag[];
   readonly segments: ReadonlyMap<number, CompiledSegment>;
 }
@@ -163,7 +163,7 @@ function assemble(flags: Map<string, CompiledFlag>, segments: Map<number, Compil
 }
 
 /**
- * SPEC §3.3: names that are canonical array indices first (ascending numerically, as a JavaScript
+ * docs/rules.md §3.3: names that are canonical array indices first (ascending numerically, as a JavaScript
  * object keyed by name would list them), then newest created first, then by name.
  */
 export function compareFlagOrder(a: CompiledFlag, b: CompiledFlag): number {

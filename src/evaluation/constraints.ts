@@ -1,5 +1,5 @@
 /**
- * Constraints (SPEC §3.7): compiled once per configuration revision, evaluated per context.
+ * Constraints (docs/rules.md §3.7): compiled once per configuration revision, evaluated per context.
  *
  * Compilation does every parse that does not depend on the context: cleaned value sets
  * (lower-cased when case-insensitive), numbers, dates, versions, CIDR ranges and RE2 programs, plus
@@ -129,7 +129,7 @@ export function compileConstraints(constraints: unknown, owner: ConstraintOwner)
 
 /** Constraint passes: the operator's answer, negated when inverted; unknown operators always fail. */
 export function constraintHolds(constraint: CompiledConstraint, context: ContextReader): boolean {
-  // SPEC §3.7: an unknown operator is false and inversion is not applied to it.
+  // docs/rules.md §3.7: an unknown operator is false and inversion is not applied to it.
   if (constraint.op === Op.Unknown) return false;
   return operatorHolds(constraint, context) !== constraint.inverted;
 }
@@ -269,7 +269,7 @@ function compileRegex(source: unknown, caseInsensitive: boolean): RE2JS | null {
   }
 }
 
-/** SPEC §3.7 "cleaned values": empty strings removed, the rest trimmed (in that order). */
+/** docs/rules.md §3.7 "cleaned values": empty strings removed, the rest trimmed (in that order). */
 function cleanValues(values: unknown): string[] {
   if (!Array.isArray(values)) return [];
   const cleaned: string[] = [];
@@ -297,7 +297,7 @@ function localeLowerCase(value: string): string {
 }
 
 /**
- * The echoed constraint minus `result` (SPEC §3.7). Strategy constraints first get Unleash's
+ * The echoed constraint minus `result` (docs/rules.md §3.7). Strategy constraints first get Unleash's
  * defaults `inverted: false, values: []` (so those two keys lead), then the stored keys in stored
  * order; segment constraints are echoed as stored. `value` is rendered as a string.
  */

@@ -1,5 +1,5 @@
 /**
- * Read access to one evaluation context (SPEC §3.6).
+ * Read access to one evaluation context (docs/rules.md §3.6).
  *
  * The raw context may be any JSON value. Field resolution is: a non-empty top-level string, else a
  * non-empty string in `properties`, else missing. Non-string values count as missing, which is why
@@ -35,7 +35,7 @@ export class ContextReader {
   }
 
   /**
-   * SPEC §3.6 `resolve(name)`: the field as a non-empty string, or undefined when missing.
+   * docs/rules.md §3.6 `resolve(name)`: the field as a non-empty string, or undefined when missing.
    * `environment` defaults to "default" (not the evaluated environment): Unleash sets that default
    * at the top level, so it also shadows `properties.environment`.
    */

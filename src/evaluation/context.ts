@@ -1,5 +1,5 @@
 /**
- * Context preparation for the advanced and change-request playgrounds (SPEC §3.4, §3.5): cleaning
+ * Context preparation for the advanced and change-request playgrounds (docs/rules.md §3.4, §3.5): cleaning
  * and comma expansion into combinations. The deprecated playground uses neither.
  *
  * Combinations can be counted and produced one at a time by index, so a caller can check the
@@ -15,7 +15,7 @@ export interface CleanedContext {
 }
 
 /**
- * SPEC §3.4: `appName` set aside and re-added last; `properties` always kept; every other key kept
+ * docs/rules.md §3.4: `appName` set aside and re-added last; `properties` always kept; every other key kept
  * only when its value is a string.
  */
 export function cleanContext(context: Record<string, unknown>): CleanedContext {
@@ -52,7 +52,7 @@ export function combinationSpace(cleanedContext: Record<string, unknown>): Combi
   return { keys, lists: valueLists, count };
 }
 
-/** SPEC §3.5 step 1, `properties` recursively flattened: later keys overwrite, keeping position. */
+/** docs/rules.md §3.5 step 1, `properties` recursively flattened: later keys overwrite, keeping position. */
 function collectValueLists(source: Record<string, unknown>, into: Record<string, unknown[]>): void {
   for (const key of Object.keys(source)) {
     const value = source[key];
@@ -82,7 +82,7 @@ export function combinationAt(space: CombinationSpace, index: number): Record<st
   return combination;
 }
 
-/** Every combination, in order (SPEC §3.5 step 2). */
+/** Every combination, in order (docs/rules.md §3.5 step 2). */
 export function expandCombinations(cleanedContext: Record<string, unknown>): Record<string, unknown>[] {
   const space = combinationSpace(cleanedContext);
   const combinations: Record<string, unknown>[] = new Array(space.count);

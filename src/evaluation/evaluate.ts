@@ -1,5 +1,5 @@
 /**
- * Flag evaluation (SPEC §3.8–§3.11) in two modes over the same compiled data:
+ * Flag evaluation (docs/rules.md §3.8–§3.11) in two modes over the same compiled data:
  *
  * - the **SDK decision** path (`isEnabled`, `getVariant`) stops at the first passing strategy and
  *   reports nothing: it is what the client specification suite checks and what the throughput
@@ -22,7 +22,7 @@ import { selectVariant, type CompiledVariant, type CompiledVariantSet } from './
 // Flag selection
 
 export interface FlagSelection {
-  /** In response order (SPEC §3.3). */
+  /** In response order (docs/rules.md §3.3). */
   readonly flags: readonly CompiledFlag[];
 }
 
@@ -43,7 +43,7 @@ export function selectFlags(compiled: CompiledSnapshot, projects?: readonly stri
 }
 
 // ---------------------------------------------------------------------------------------------
-// Dependencies (SPEC §3.11), shared by both paths
+// Dependencies (docs/rules.md §3.11), shared by both paths
 
 /** What a dependency needs to know about its parent in the same environment and context. */
 interface ParentOutcome {
@@ -167,7 +167,7 @@ function firstPassingStrategy(
   return null;
 }
 
-/** SPEC §3.10 step 1 as a boolean: no strategies means the environment's on/off state. */
+/** docs/rules.md §3.10 step 1 as a boolean: no strategies means the environment's on/off state. */
 function strategiesPass(env: CompiledFlagEnvironment, someStrategyOn: boolean): boolean {
   return env.strategies.length === 0 ? env.enabled : someStrategyOn;
 }
@@ -254,7 +254,7 @@ export interface StrategyEvaluation {
   readonly strategy: CompiledStrategy;
   readonly enabled: StrategyOutcome;
   readonly status: EvaluationStatus;
-  /** The strategy variant picked (even when `enabled` is false, SPEC §3.8), or null. */
+  /** The strategy variant picked (even when `enabled` is false, docs/rules.md §3.8), or null. */
   readonly variant: CompiledVariant | null;
   readonly constraintResults: readonly boolean[];
   /** Existing segments only, in attachment order. */
@@ -314,7 +314,7 @@ export class FlagEvaluation implements ParentOutcome {
     return this.enabled;
   }
 
-  /** The flag-level variant picked, or null for the disabled variant (SPEC §3.10 step 5). */
+  /** The flag-level variant picked, or null for the disabled variant (docs/rules.md §3.10 step 5). */
   get variant(): CompiledVariant | null {
     this.finalize();
     return this.pickedVariant;
@@ -406,7 +406,7 @@ function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): Strat
     if (!evaluation.result) segmentsPass = false;
   }
   // The implementation check comes before the disabled one, as in Unleash's playground: a disabled
-  // custom strategy is `incomplete` like an enabled one (SPEC §3.8).
+  // custom strategy is `incomplete` like an enabled one (docs/rules.md §3.8).
   if (strategy.kind === StrategyKind.Unimplemented) {
     const enabled = constraintsPass && segmentsPass ? 'unknown' : false;
     return { strategy, enabled, status: EvaluationStatus.Incomplete, variant: null, constraintResults, segments };

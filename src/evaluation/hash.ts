@@ -1,5 +1,5 @@
 /**
- * Stickiness hashing (SPEC §3.9). Unleash and its SDKs hash `groupId:id` with murmurhash3js's
+ * Stickiness hashing (docs/rules.md §3.9). Unleash and its SDKs hash `groupId:id` with murmurhash3js's
  * x86.hash32, which reads UTF-16 code units and keeps only their low 8 bits; we call that very
  * package so every bucket matches what SDKs compute, including for non-ASCII ids.
  */

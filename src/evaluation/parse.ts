@@ -10,7 +10,7 @@ export type SemVer = semver.SemVer;
 /**
  * SemVer 2.0 as node-semver 7 parses it in strict mode (surrounding whitespace trimmed), except
  * that a leading `v` is refused: the client specification (14, `F8.invalidSemverWithLeadingV`)
- * treats `v2.0.0` as invalid, and by SPEC D2 Vane follows SDKs there, not Unleash's playground.
+ * treats `v2.0.0` as invalid, and by docs/rules.md D2 Vane follows SDKs there, not Unleash's playground.
  *
  * Performance: node-semver takes about 1 µs per parse, several times a whole SDK decision's
  * budget, while the versions in contexts repeat (one per app release). Parsed versions are kept in

@@ -11,7 +11,7 @@ import type { PlaygroundFlagResult } from './types.js';
 
 /**
  * Every selected flag (projects undefined = all) evaluated in `environment` for `context`, as
- * result objects in response order (SPEC §3.10–§3.11).
+ * result objects in response order (docs/rules.md §3.10–§3.11).
  */
 export function evaluate(
   compiled: CompiledSnapshot,

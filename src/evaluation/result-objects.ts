@@ -1,5 +1,5 @@
 /**
- * Result objects of the playground (SPEC §3.8–§3.12), built from evaluations. Key order is
+ * Result objects of the playground (docs/rules.md §3.8–§3.12), built from evaluations. Key order is
  * Unleash's; serialize.ts writes the same JSON without building these objects, and the tests hold
  * the two to byte equality. Static parts (parameters, echoes, variant definitions) are shared.
  */
@@ -15,7 +15,7 @@ import type {
   PlaygroundVariant,
 } from './types.js';
 
-/** Flag off for this context (SPEC §3.10 step 5, first case). */
+/** Flag off for this context (docs/rules.md §3.10 step 5, first case). */
 export const DISABLED_VARIANT_FLAG_OFF: Readonly<PlaygroundVariant> = Object.freeze({
   name: 'disabled',
   enabled: false,

@@ -1,5 +1,5 @@
 /**
- * Activation strategies (SPEC §3.8): compiled per flag environment, with their static report
+ * Activation strategies (docs/rules.md §3.8): compiled per flag environment, with their static report
  * fragments, and the activation tests Vane implements.
  */
 import { compileConstraints, type CompiledConstraint } from './constraints.js';
@@ -114,7 +114,7 @@ export class CompiledStrategy {
   }
 }
 
-/** The strategy's own activation test, constraints and segments aside (SPEC §3.8 table). */
+/** The strategy's own activation test, constraints and segments aside (docs/rules.md §3.8 table). */
 export function activationHolds(strategy: CompiledStrategy, context: ContextReader): boolean {
   switch (strategy.kind) {
     case StrategyKind.Default:
@@ -177,7 +177,7 @@ function splitList(list: string | undefined): string[] {
   return list.split(',').map((entry) => entry.trim());
 }
 
-/** SPEC §3.3: parameter values rendered as strings; objects JSON-encoded; null/undefined → "". */
+/** docs/rules.md §3.3: parameter values rendered as strings; objects JSON-encoded; null/undefined → "". */
 function normalizeParameters(parameters: unknown): Record<string, string> {
   const normalized: Record<string, string> = {};
   if (!isObject(parameters)) return normalized;

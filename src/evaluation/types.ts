@@ -2,7 +2,7 @@
  * Data shapes of the evaluation engine.
  *
  * The *Config types are the stored configuration exactly as the admin API keeps it (plain JSON).
- * The Playground* types are the result objects of SPEC §3.8–§3.12; their key order is Unleash's and
+ * The Playground* types are the result objects of docs/rules.md §3.8–§3.12; their key order is Unleash's and
  * the fast serializer (serialize.ts) reproduces it byte for byte.
  */
 
@@ -14,7 +14,7 @@ export interface Snapshot {
 export interface FlagConfig {
   name: string;
   project: string;
-  /** ISO timestamp; orders non-numeric flag names newest first (SPEC §3.3). */
+  /** ISO timestamp; orders non-numeric flag names newest first (docs/rules.md §3.3). */
   createdAt: string;
   archived?: boolean;
   /** An environment missing here means: flag off there, no strategies. */
@@ -41,7 +41,7 @@ export interface StrategyConfig {
   segments?: number[];
 }
 
-/** Stored key order is the order listed here (Postgres JSONB order, SPEC §3.7). */
+/** Stored key order is the order listed here (Postgres JSONB order, docs/rules.md §3.7). */
 export interface ConstraintConfig {
   value?: string;
   values?: string[];
@@ -90,11 +90,11 @@ export interface SegmentConfig {
   constraints: ConstraintConfig[];
 }
 
-/** Any JSON object; fields are resolved per SPEC §3.6, non-string values count as missing. */
+/** Any JSON object; fields are resolved per docs/rules.md §3.6, non-string values count as missing. */
 export type EvaluationContext = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------
-// Result objects (SPEC §3.8–§3.12). Treat them as read-only: static parts are shared between
+// Result objects (docs/rules.md §3.8–§3.12). Treat them as read-only: static parts are shared between
 // evaluations.
 
 export type StrategyOutcome = true | false | 'unknown';
@@ -139,7 +139,7 @@ export interface PlaygroundStrategyResult {
   links: { edit: string };
 }
 
-/** The flag-level `variant` in one of the four shapes of SPEC §3.10 step 5. */
+/** The flag-level `variant` in one of the four shapes of docs/rules.md §3.10 step 5. */
 export type PlaygroundVariant = Record<string, unknown> & { name: string; enabled: boolean };
 
 export interface PlaygroundFlagResult {

@@ -1,5 +1,5 @@
 /**
- * Variant definitions and selection (SPEC §3.9), compiled once per revision.
+ * Variant definitions and selection (docs/rules.md §3.9), compiled once per revision.
  *
  * Every JSON shape a picked variant can appear in is static per definition, so it is rendered at
  * compile time: in a strategy result, as a flag variant won through a strategy, and as a flag
@@ -28,7 +28,7 @@ export class CompiledVariant {
   /** `{"name","enabled":true,"payload"?}` inside a strategy result. */
   readonly strategyResult: StrategyVariantResult;
   readonly strategyResultJson: string;
-  /** Flag-level `variant` (SPEC §3.10 step 5) when this variant is picked. */
+  /** Flag-level `variant` (docs/rules.md §3.10 step 5) when this variant is picked. */
   readonly flagVariant: Readonly<Record<string, unknown>>;
   readonly flagVariantJson: string;
   /** What an SDK's getVariant returns for this variant. */
@@ -89,7 +89,7 @@ export class CompiledVariantSet {
 }
 
 /**
- * Environment (flag) variants: group = flag name, stickiness = the first variant's (SPEC §3.9).
+ * Environment (flag) variants: group = flag name, stickiness = the first variant's (docs/rules.md §3.9).
  */
 export function compileEnvironmentVariants(definitions: unknown, flagName: string): CompiledVariantSet {
   const list = Array.isArray(definitions) ? definitions : [];
@@ -118,7 +118,7 @@ export function compileStrategyVariants(
 }
 
 /**
- * SPEC §3.9 `select`: null when the total weight is not positive; else the first override match;
+ * docs/rules.md §3.9 `select`: null when the total weight is not positive; else the first override match;
  * else the weighted bucket of the sticky value.
  */
 export function selectVariant(set: CompiledVariantSet, context: ContextReader): CompiledVariant | null {

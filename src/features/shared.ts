@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { AuditUser } from '../db/outbox.js';
 import { unauthorized } from '../errors.js';
 
-/** URL-friendly per SPEC §6: encodeURIComponent leaves it unchanged, and it is not `.` or `..`. */
+/** URL-friendly per docs/rules.md §6: encodeURIComponent leaves it unchanged, and it is not `.` or `..`. */
 export function isUrlFriendly(name: string): boolean {
   return encodeURIComponent(name) === name && name !== '.' && name !== '..';
 }

@@ -43,7 +43,7 @@ export interface SdkPrincipal {
 /** Which token type a route family takes (Unleash 8 is strict: any other type is a 403). */
 export type TokenFamily = 'admin' | 'client' | 'frontend';
 
-/** Route-level permission (SPEC §2.2), declared as `config: { permission: 'ADMIN' }`. */
+/** Route-level permission (docs/rules.md §2.2), declared as `config: { permission: 'ADMIN' }`. */
 declare module 'fastify' {
   interface FastifyContextConfig {
     permission?: string;
@@ -132,7 +132,7 @@ async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promis
   });
 
   // Runs after body parsing, as Unleash does (malformed JSON is a 400 even without credentials),
-  // then in SPEC §1.2's order: authentication, permission, content type; schema validation follows.
+  // then in docs/rules.md §1.2's order: authentication, permission, content type; schema validation follows.
   app.addHook('preValidation', async (request) => {
     const url = request.routeOptions.url ?? '';
     if (!url.startsWith('/api/')) return;

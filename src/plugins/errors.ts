@@ -7,7 +7,7 @@ import {
 import { isDatabaseUnavailable } from './database.js';
 import { ConcurrentModificationError } from '../db/outbox.js';
 
-/** JSON bodies up to 500 kB, as Unleash accepts (SPEC §1.2). */
+/** JSON bodies up to 500 kB, as Unleash accepts (docs/rules.md §1.2). */
 export const BODY_LIMIT = 500 * 1024;
 
 /**
@@ -52,7 +52,7 @@ interface AjvError {
 
 const ROOTS: Record<string, string> = { body: '/body', querystring: '/query', params: '/params', headers: '/headers' };
 
-/** Turns validator errors into Unleash's detail objects (SPEC §1.3 table), in the validator's order. */
+/** Turns validator errors into Unleash's detail objects (docs/rules.md §1.3 table), in the validator's order. */
 export function formatValidationErrors(errors: AjvError[], context: string): ErrorDetail[] {
   const root = ROOTS[context] ?? `/${context}`;
   return errors.map((error) => {
@@ -119,7 +119,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
       done(malformedJson((err as Error).message), undefined);
     }
   });
-  // Anything else is read (bounded) and refused later with 415, after authentication (SPEC §1.2 order).
+  // Anything else is read (bounded) and refused later with 415, after authentication (docs/rules.md §1.2 order).
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => {
     done(null, (body as Buffer).length > 0 ? UNSUPPORTED_BODY : undefined);
   });
@@ -157,7 +157,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     return sendError(reply, unknownError());
   });
 
-  /** 415 for requests that carry a body in a content type other than JSON (SPEC §1.2 step 5). */
+  /** 415 for requests that carry a body in a content type other than JSON (docs/rules.md §1.2 step 5). */
   app.decorate('checkContentType', (request: FastifyRequest) => {
     if (request.body === UNSUPPORTED_BODY) throw contentType(request.headers['content-type']);
   });

@@ -1,5 +1,5 @@
 /**
- * The `date-time` format as Unleash's validator applies it (SPEC §1.3): the zone is optional,
+ * The `date-time` format as Unleash's validator applies it (docs/rules.md §1.3): the zone is optional,
  * `T`, `t` or a space separates date and time, and calendar ranges are real (leap years, 23:59:60).
  */
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt\s](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;

@@ -1,5 +1,5 @@
 /**
- * The whole client specification suite (SPEC §3.15), every case, no expected failures: `tests`
+ * The whole client specification suite (docs/rules.md §3.15), every case, no expected failures: `tests`
  * through the SDK decision path and the playground path, `variantTests` through getVariant and
  * the playground's flag variant. The delta-API files (19, 20) do hold evaluation tests; their event
  * streams are replayed through `compile` and `overlay`.
@@ -96,6 +96,6 @@ for (const file of SPEC_FILES) {
 }
 
 t.teardown(() => {
-  // 275 cases per SPEC §3.15 plus the 4 delta-API cases.
+  // 275 cases per docs/rules.md §3.15 plus the 4 delta-API cases.
   if (cases !== 279) throw new Error(`expected 279 specification cases, ran ${cases}`);
 });

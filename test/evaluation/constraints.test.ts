@@ -1,4 +1,4 @@
-/** Constraint operators (SPEC §3.7, checklist §8), each through both evaluation paths. */
+/** Constraint operators (docs/rules.md §3.7, checklist §8), each through both evaluation paths. */
 import t from 'tap';
 import { constraint } from './fixtures/builders.js';
 import { constraintResult } from './fixtures/single.js';
@@ -20,7 +20,7 @@ t.test('IN / NOT_IN', async (t) => {
   t.equal(holds(constraint('userId', 'NOT_IN', { values: ['Ab'], caseInsensitive: true }), { userId: 'AB' }), false);
 });
 
-t.test('field resolution (SPEC §3.6)', async (t) => {
+t.test('field resolution (docs/rules.md §3.6)', async (t) => {
   const isEu = constraint('region', 'IN', { values: ['eu'] });
   t.equal(holds(isEu, { properties: { region: 'eu' } }), true, 'found in properties');
   t.equal(holds(isEu, { region: 'eu' }), true, 'custom field at top level');

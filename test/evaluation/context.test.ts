@@ -1,4 +1,4 @@
-/** Context cleaning and comma expansion for the advanced playground (SPEC §3.4, §3.5). */
+/** Context cleaning and comma expansion for the advanced playground (docs/rules.md §3.4, §3.5). */
 import t from 'tap';
 import fc from 'fast-check';
 import {

@@ -1,4 +1,4 @@
-/** Per-flag results (SPEC §3.10), selection and ordering (§3.3), dependencies (§3.11). */
+/** Per-flag results (docs/rules.md §3.10), selection and ordering (§3.3), dependencies (§3.11). */
 import t from 'tap';
 import {
   compile,
@@ -61,7 +61,7 @@ t.test('environment variants', async (t) => {
   t.strictSame(off.variants, variantsAB, 'variants reported even when off');
 });
 
-t.test('fixed and variable weights pick by bucket (SPEC §3.9)', async (t) => {
+t.test('fixed and variable weights pick by bucket (docs/rules.md §3.9)', async (t) => {
   // peer.demo:1 → 948, peer.demo:3 → 181 (mod 1000).
   const variants: VariantConfig[] = [
     { name: 'v1', weight: 450, weightType: 'variable', stickiness: 'default' },
@@ -111,7 +111,7 @@ t.test('strategy variants', async (t) => {
   t.equal(defaultStrategy.variant.name, 'a', 'no groupId: the key starts with "undefined:"');
 });
 
-t.test('selection and order (SPEC §3.3)', async (t) => {
+t.test('selection and order (docs/rules.md §3.3)', async (t) => {
   const flags = [
     flag({ name: 'old', createdAt: '2020-01-01T00:00:00.000Z' }),
     flag({ name: 'new', createdAt: '2024-01-01T00:00:00.000Z' }),
@@ -134,7 +134,7 @@ t.test('selection and order (SPEC §3.3)', async (t) => {
   t.equal(isEnabled(compiled, ENV, 'gone', {}), false, 'archived flags are unknown to SDKs');
 });
 
-t.test('dependencies (SPEC §3.11)', async (t) => {
+t.test('dependencies (docs/rules.md §3.11)', async (t) => {
   const parentOn = flag({ name: 'parent', strategies: [strategy('default')] });
   const parentOff = flag({ name: 'parent', enabled: false, strategies: [strategy('default')] });
   const parentFailing = flag({ name: 'parent', strategies: [strategy('default', { constraints: [constraint('userId', 'IN', { values: ['x'] })] })] });

@@ -1,4 +1,4 @@
-/** SPEC §3.9 hashing vectors (murmurhash3js x86.hash32 on UTF-16 code units' low bytes). */
+/** docs/rules.md §3.9 hashing vectors (murmurhash3js x86.hash32 on UTF-16 code units' low bytes). */
 import t from 'tap';
 import murmurhash3js from 'murmurhash3js';
 import { normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from '../../src/evaluation/index.js';

@@ -1,4 +1,4 @@
-/** Strategy activation and reporting (SPEC §3.8), through the playground and SDK paths. */
+/** Strategy activation and reporting (docs/rules.md §3.8), through the playground and SDK paths. */
 import t from 'tap';
 import { compile, isEnabled, normalizedHash } from '../../src/evaluation/index.js';
 import { constraint, ENV, flag, strategy } from './fixtures/builders.js';
@@ -15,7 +15,7 @@ t.test('flexibleRollout', async (t) => {
   t.equal(rollout({ rollout: '0', stickiness: 'default', groupId: 'g' }, { userId: '1' }), false, 'rollout 0');
   t.equal(rollout({ rollout: '100', stickiness: 'default', groupId: 'g' }, {}), true, '100 % without ids');
   t.equal(rollout({ rollout: 'abc', stickiness: 'default', groupId: 'g' }, { userId: '1' }), false, 'NaN rollout');
-  // groupA:user1 hashes to 62 (SPEC §3.9).
+  // groupA:user1 hashes to 62 (docs/rules.md §3.9).
   t.equal(rollout({ rollout: '62', stickiness: 'userId', groupId: 'groupA' }, { userId: 'user1' }), true);
   t.equal(rollout({ rollout: '61', stickiness: 'userId', groupId: 'groupA' }, { userId: 'user1' }), false);
   t.equal(rollout({ rollout: '62', stickiness: 'default', groupId: 'groupA' }, { sessionId: 'user1' }), true, 'default: sessionId');

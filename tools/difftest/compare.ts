@@ -9,7 +9,7 @@
 /**
  * A playground body made comparable: ids normalised (below) and `features` sorted by name.
  * Unleash lists flags in PostgreSQL's physical row order, which moves with every update of a flag
- * row, so no server can reproduce it (SPEC §3.3 asks to look flags up by name).
+ * row, so no server can reproduce it (docs/rules.md §3.3 asks to look flags up by name).
  */
 export function normaliseBody(body: unknown): unknown {
   const normalised = normaliseIds(body);

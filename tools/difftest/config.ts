@@ -11,7 +11,7 @@
  * of each type, overrides, stickiness default/userId/custom/random), dependencies with and without
  * variants, archived flags (some revived), several projects and both environments.
  *
- * What is left out on purpose, because Vane follows the client specification there (SPEC §0 D2) or
+ * What is left out on purpose, because Vane follows the client specification there (docs/rules.md §0 D2) or
  * because an answer would be random:
  * - `userWithId` strategies, `REGEX` and `IN_CIDR` constraints, `v`-prefixed semver values, missing
  *   segments, strategy variants without stickiness, `enabled: false` dependencies (D2);
@@ -348,7 +348,7 @@ export function generateConfiguration(seed: number, opts: GenerateOptions): Admi
 
   const flags: FlagPlan[] = [];
   for (let i = 0; i < opts.flags; i++) {
-    // Some names are array indices: Unleash lists those first (SPEC §3.3).
+    // Some names are array indices: Unleash lists those first (docs/rules.md §3.3).
     const name = random.chance(0.05) ? String(seed * 1000 + i) : `${tag}.flag-${i}`;
     const flag: FlagPlan = { name, project: random.pick(projects), archived: false, parent: null, children: 0, variantNames: new Set() };
     flags.push(flag);

@@ -109,7 +109,7 @@ export class ApiTokenService {
     return { token, secret };
   }
 
-  /** Revokes by secret; unknown secrets answer 200 too (SPEC §1.4 S11). */
+  /** Revokes by secret; unknown secrets answer 200 too (docs/rules.md §1.4 S11). */
   async revoke(secret: string, audit: AuditUser): Promise<void> {
     const hash = hashSecret(secret);
     await this.outbox.exclusive(`api-token:${hash}`, async () => {

@@ -23,7 +23,7 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
-/** `<project>:<environment>.<56 hex>`; `*` for all projects, `[]` for several (SPEC §2.1). */
+/** `<project>:<environment>.<56 hex>`; `*` for all projects, `[]` for several (docs/rules.md §2.1). */
 export function generateSecret(projects: string[], environment: string): string {
   const scope = projects.length > 1 ? '[]' : projects[0] ?? '*';
   return `${scope}:${environment}.${randomBytes(28).toString('hex')}`;

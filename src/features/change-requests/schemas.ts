@@ -32,7 +32,7 @@ export const AddChangesBody = Type.Unknown({ description: 'One change {feature?,
 export const StateBody = Type.Object({ state: Type.String({ enum: [...STATES] }) });
 
 /**
- * Each action's payload schema: the live endpoint's body (SPEC §1.4), with the target id where
+ * Each action's payload schema: the live endpoint's body (docs/rules.md §1.4), with the target id where
  * the live endpoint has it in the path.
  */
 export const PAYLOAD_SCHEMAS: Record<ChangeAction, TSchema> = {

@@ -39,7 +39,7 @@ interface ApplyPlan {
   segmentOps: SegmentOp[];
 }
 
-/** Allowed transitions (SPEC §3.13); `Applied` runs the apply. `Scheduled` is not offered. */
+/** Allowed transitions (docs/rules.md §3.13); `Applied` runs the apply. `Scheduled` is not offered. */
 const TRANSITIONS: Record<ChangeRequestState, ChangeRequestState[]> = {
   Draft: ['In review', 'Cancelled'],
   'In review': ['Approved', 'Rejected', 'Cancelled'],
@@ -83,7 +83,7 @@ function describe(change: StoredChange): string {
   return `change ${change.id} (${change.action} on ${target})`;
 }
 
-/** The request as the API shows it (SPEC §3.13 key order). */
+/** The request as the API shows it (docs/rules.md §3.13 key order). */
 export function changeRequestView(cr: ChangeRequestDocument): Record<string, unknown> {
   const features: Array<{ name: string; changes: unknown[] }> = [];
   const segments: unknown[] = [];
@@ -125,7 +125,7 @@ function without<T extends object>(doc: T, ...keys: string[]): T {
 }
 
 /**
- * Change requests (SPEC §3.13, [Vane design]): a Draft collects changes, each validated when
+ * Change requests (docs/rules.md §3.13, [Vane design]): a Draft collects changes, each validated when
  * added exactly as its live endpoint would validate it; review states; apply performs the changes
  * with the live rules and events, all or nothing. The preview (E3) runs the same simulation.
  */

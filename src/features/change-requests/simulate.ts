@@ -133,7 +133,7 @@ export class Simulation {
       .map((t) => t.current.name);
   }
 
-  /** The 403 of SPEC §1.4 S4 for a strategy id that belongs to another flag or project. */
+  /** The 403 of docs/rules.md §1.4 S4 for a strategy id that belongs to another flag or project. */
   private async assertStrategyNotElsewhere(flag: FlagData, strategyId: string): Promise<void> {
     for (const t of this.flags.values()) {
       if (t.current.name === flag.name) continue;

@@ -1,5 +1,5 @@
 /**
- * Constraint validation and normalisation shared by strategies and segments (SPEC §1.4 strategies
+ * Constraint validation and normalisation shared by strategies and segments (docs/rules.md §1.4 strategies
  * item 3, segments S9). Pure functions: no database, no request. Failures are thrown as the 400s
  * Unleash answers with, through src/errors.ts:
  *
@@ -10,7 +10,7 @@
  *   → `validationError(reason)`.
  *
  * The result is stored as is: keys in Postgres-JSONB order (`value, values, inverted, operator,
- * contextName, caseInsensitive`, SPEC §3.7), `values` always present (`[]` when missing),
+ * contextName, caseInsensitive`, docs/rules.md §3.7), `values` always present (`[]` when missing),
  * `value`/`inverted`/`caseInsensitive` only when sent.
  */
 import { RE2JS } from 're2js';
@@ -186,7 +186,7 @@ export function countConstraintValues(constraints: readonly ConstraintConfig[]):
 }
 
 /**
- * Strategy limits (SPEC §1.4 strategies item 8): at most 30 constraints, at most 250 values in one
+ * Strategy limits (docs/rules.md §1.4 strategies item 8): at most 30 constraints, at most 250 values in one
  * constraint → 400 ExceedsLimitError.
  */
 export function assertStrategyConstraintLimits(constraints: readonly ConstraintConfig[]): void {
@@ -200,7 +200,7 @@ export function assertStrategyConstraintLimits(constraints: readonly ConstraintC
   }
 }
 
-/** Segment limit (SPEC §1.4 S9): at most 1000 constraint values over the whole segment. */
+/** Segment limit (docs/rules.md §1.4 S9): at most 1000 constraint values over the whole segment. */
 export function assertSegmentValuesLimit(constraints: readonly ConstraintConfig[]): void {
   if (countConstraintValues(constraints) > CONSTRAINT_LIMITS.valuesPerSegment) {
     throw validationError(`Segments may not have more than ${CONSTRAINT_LIMITS.valuesPerSegment} values`);

@@ -25,7 +25,7 @@ export interface EnvironmentView {
   enabledToggleCount: number;
 }
 
-/** Environments (SPEC §1.4 S2), with Vane's creation endpoint. */
+/** Environments (docs/rules.md §1.4 S2), with Vane's creation endpoint. */
 export class EnvironmentService {
   constructor(
     private readonly store: EnvironmentStore,

@@ -13,7 +13,7 @@ export interface EnvironmentDocument extends StoredDocument {
   createdAt: Date;
 }
 
-/** A fresh instance has exactly Unleash OSS's two environments (SPEC §7). */
+/** A fresh instance has exactly Unleash OSS's two environments (docs/rules.md §7). */
 const INITIAL: Array<Pick<EnvironmentDocument, 'name' | 'type' | 'sortOrder'>> = [
   { name: 'development', type: 'development', sortOrder: 2 },
   { name: 'production', type: 'production', sortOrder: 3 },
@@ -46,7 +46,7 @@ export class EnvironmentStore {
     return this.mirror.get(name) ?? null;
   }
 
-  /** Ordered by sortOrder, then creation (SPEC §1.4); from the configuration state, sorted once per revision. */
+  /** Ordered by sortOrder, then creation (docs/rules.md §1.4); from the configuration state, sorted once per revision. */
   async list(): Promise<EnvironmentDocument[]> {
     return this.state.derived('environments:list', () =>
       [...this.mirror.values()].sort((a, b) =>

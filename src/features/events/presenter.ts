@@ -1,5 +1,5 @@
 /**
- * The event object of the search response (SPEC §4.4) with its `label` and `summary` (§4.6).
+ * The event object of the search response (docs/rules.md §4.4) with its `label` and `summary` (§4.6).
  * Pure functions of a stored event and the public base URL.
  */
 import type { EventDocument } from '../../db/outbox.js';
@@ -144,7 +144,7 @@ function listParameter(name: string): (v: unknown) => string {
   return (v) => (nonEmpty(v) ? `[${text(v)}]` : `empty set of ${name}`);
 }
 
-/** The `{change}` text of `feature-strategy-update` (SPEC §4.6). */
+/** The `{change}` text of `feature-strategy-update` (docs/rules.md §4.6). */
 export function strategyChangeText(event: StoredEvent): string {
   const before = isObject(event.preData) ? event.preData : {};
   const after = isObject(event.data) ? event.data : {};
@@ -237,7 +237,7 @@ export function summaryOf(event: StoredEvent, baseUrl: string): string {
   return `${user} triggered **${event.type}**`;
 }
 
-/** The response object, keys in Unleash's order (SPEC §4.4). */
+/** The response object, keys in Unleash's order (docs/rules.md §4.4). */
 export function presentEvent(event: StoredEvent, baseUrl: string): PresentedEvent {
   const createdAt = event.createdAt instanceof Date ? event.createdAt.toISOString() : String(event.createdAt);
   return {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 
-/** Unleash's patterns, verbatim (SPEC §4.1): the lazy `(.*?)` lets any value after the operator through. */
+/** Unleash's patterns, verbatim (docs/rules.md §4.1): the lazy `(.*?)` lets any value after the operator through. */
 export const FILTER_PATTERN = '^(IS|IS_ANY_OF):(.*?)(,([a-zA-Z0-9_]+))*$';
 export const NUMERIC_FILTER_PATTERN = '^(IS|IS_ANY_OF):(.*?)(,([0-9]+))*$';
 export const DATE_PATTERN = '^(IS):\\d{4}-\\d{2}-\\d{2}$';

@@ -39,7 +39,7 @@ export const MAX_LIMIT = 1000;
  */
 export const SEARCH_TIME_BUDGET_MS = 5000;
 
-/** `limit`: Number(limit) when in 1..1000, else 50 (SPEC §4.3: 0, "abc", 5000 → 50). */
+/** `limit`: Number(limit) when in 1..1000, else 50 (docs/rules.md §4.3: 0, "abc", 5000 → 50). */
 export function pageLimit(raw: string | undefined): number {
   const n = Number(raw);
   return raw !== undefined && n > 0 && n <= MAX_LIMIT ? Math.floor(n) : DEFAULT_LIMIT;
@@ -197,7 +197,7 @@ export class EventSearchService {
   }
 
   /**
-   * The MongoDB filter of a search (all conditions AND-ed; SPEC §4.2): the criteria the index
+   * The MongoDB filter of a search (all conditions AND-ed; docs/rules.md §4.2): the criteria the index
    * uses, rendered field by field, so both paths read the query one way. Every condition is on its
    * own field, so the filter is one flat object: the shape every server plans best.
    */
@@ -228,7 +228,7 @@ export class EventSearchService {
 
   /**
    * `allProjects: false` for callers that are not root admins: they see only events that belong
-   * to a project (SPEC §4.2). Admin tokens see everything.
+   * to a project (docs/rules.md §4.2). Admin tokens see everything.
    */
   async search(q: EventSearchQuery, options: { allProjects?: boolean } = {}): Promise<EventSearchResult> {
     return JSON.parse(await this.searchBody(q, options)) as EventSearchResult;

@@ -4,7 +4,7 @@ import { ReadCache } from '../../db/read-cache.js';
 import type { StoredEvent } from './presenter.js';
 
 /**
- * Indexes of the `events` collection for the search (SPEC §4): newest first overall, and newest
+ * Indexes of the `events` collection for the search (docs/rules.md §4): newest first overall, and newest
  * first within each equality filter, so a filtered page is an index range walk, not a sort.
  * `id` already has its unique index (src/db/outbox.ts).
  */

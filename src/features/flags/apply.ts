@@ -1,6 +1,6 @@
 /**
  * Flag operations as pure functions: `(flag, input, ctx) → {next, events, result}`. They hold every
- * rule of SPEC §1.4 S4–S8; nothing here reads or writes the database. FlagService loads the
+ * rule of docs/rules.md §1.4 S4–S8; nothing here reads or writes the database. FlagService loads the
  * context, applies one of these and writes `next` with its events in one document write; change
  * requests (§3.13) apply the same functions in memory to preview or to apply.
  */
@@ -40,7 +40,7 @@ export interface ApplyContext {
 export interface Applied<R = undefined> {
   next: FlagData;
   events: EventInput[];
-  /** Whether the events form one transactional group (SPEC §4.4). */
+  /** Whether the events form one transactional group (docs/rules.md §4.4). */
   transactional: boolean;
   result: R;
 }
@@ -101,7 +101,7 @@ function onlyDisabled(strategies: StrategyConfig[]): boolean {
   return strategies.every((s) => s.disabled === true);
 }
 
-/** Parameters as stored: flexibleRollout defaults (SPEC §1.4 S4 step 4), JSONB key order. */
+/** Parameters as stored: flexibleRollout defaults (docs/rules.md §1.4 S4 step 4), JSONB key order. */
 function normaliseParameters(flag: FlagData, name: string, parameters: Record<string, string> | undefined, ctx: ApplyContext): Record<string, string> {
   const params: Record<string, string> = {};
   for (const [k, v] of Object.entries(parameters ?? {})) params[k] = v === null || v === undefined ? '' : String(v);

@@ -1,6 +1,6 @@
 /**
  * Pure validation and normalisation rules for flags, strategies, constraints and variants
- * (SPEC §1.4 S4/S6, §3.9, §6). No I/O: the live endpoints and change requests share them.
+ * (docs/rules.md §1.4 S4/S6, §3.9, §6). No I/O: the live endpoints and change requests share them.
  */
 import { randomBytes } from 'node:crypto';
 import { schemaValidationError, validationError } from '../../errors.js';
@@ -21,7 +21,7 @@ export const LIMITS = {
   valuesPerSegment: 1000,
 } as const;
 
-/** Flag-name rules of SPEC §6 step 1 (handler 400s whose message is the reason itself). */
+/** Flag-name rules of docs/rules.md §6 step 1 (handler 400s whose message is the reason itself). */
 export function checkFlagName(name: string): void {
   const fail = (reason: string) => schemaValidationError([{ message: reason }]);
   if (name.length === 0) throw fail('"name" is not allowed to be empty.');
@@ -62,7 +62,7 @@ export function normaliseStrategyConstraints(inputs: unknown): ConstraintConfig[
 }
 
 // ---------------------------------------------------------------------------------------------
-// Variants (SPEC §3.9 weight normalisation)
+// Variants (docs/rules.md §3.9 weight normalisation)
 
 interface WeightedInput {
   name: string;
@@ -141,7 +141,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 let lastTime = -1;
 let lastRandom: number[] = [];
 
-/** A 26-character ULID, monotonic within a millisecond (strategy ids, SPEC §1.4 S4 step 6). */
+/** A 26-character ULID, monotonic within a millisecond (strategy ids, docs/rules.md §1.4 S4 step 6). */
 export function ulid(now = Date.now()): string {
   let random: number[];
   if (now === lastTime) {

@@ -13,7 +13,7 @@ export const StrategyParams = Type.Object({
 export const DependencyParams = Type.Object({ projectId: Type.String(), featureName: Type.String(), parent: Type.String() });
 export const ReviveParams = Type.Object({ featureName: Type.String() });
 
-/** `createFeatureSchema`: open at the top level, closed tag objects (SPEC §6). */
+/** `createFeatureSchema`: open at the top level, closed tag objects (docs/rules.md §6). */
 export const CreateFeatureBody = Type.Object(
   {
     name: Type.String(),
@@ -45,7 +45,7 @@ export const StrategyVariantBody = Type.Object({
   payload: Type.Optional(Payload),
 });
 
-/** `createFeatureStrategySchema` (SPEC §1.4 S4). */
+/** `createFeatureStrategySchema` (docs/rules.md §1.4 S4). */
 export const StrategyBody = Type.Object({
   name: Type.String(),
   title: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -86,7 +86,7 @@ export const DependencyBody = Type.Object({
   variants: Type.Optional(Type.Array(Type.String())),
 });
 
-export const FeatureResponse = OpenObject('The feature resource (SPEC §1.4 S3; creation per D6)');
+export const FeatureResponse = OpenObject('The feature resource (docs/rules.md §1.4 S3; creation per D6)');
 export const FeatureListResponse = Type.Object({ version: Type.Number(), features: Type.Array(OpenObject('A flag of the project')) });
 export const StrategyResponse = OpenObject('A strategy of a flag environment');
 export const StrategyListResponse = Type.Array(OpenObject('A strategy of a flag environment'));

@@ -172,7 +172,7 @@ export class FlagService {
   }
 
   // -------------------------------------------------------------------------------------------
-  // creation (SPEC §6)
+  // creation (docs/rules.md §6)
 
   async create(projectId: string, input: CreateFlagInput, audit: AuditUser): Promise<Record<string, unknown>> {
     const name = input.name;
@@ -286,7 +286,7 @@ export class FlagService {
     }, input.segments);
   }
 
-  /** A strategy id of another flag or project is refused with 403 (SPEC §1.4 S4). */
+  /** A strategy id of another flag or project is refused with 403 (docs/rules.md §1.4 S4). */
   private async assertStrategyNotElsewhere(flag: FlagData, strategyId: string): Promise<void> {
     const owner = await this.store.findByStrategyId(strategyId);
     if (!owner || owner.name === flag.name) return;

@@ -35,7 +35,7 @@ export interface FlagData {
   createdBy: { id: number | null; name: string };
   tags: FlagTag[];
   lifecycle: { stage: LifecycleStage; enteredStageAt: Date };
-  /** 0 or 1 entries: a child has at most one parent (SPEC §1.4 S7). */
+  /** 0 or 1 entries: a child has at most one parent (docs/rules.md §1.4 S7). */
   dependencies: DependencyConfig[];
   environments: Record<string, FlagEnvironment>;
   /** Denormalised ids of every strategy in every environment (finds a strategy's flag). */
@@ -46,7 +46,7 @@ export interface FlagDocument extends FlagData, StoredDocument {
   _id: string;
 }
 
-/** A flag document as the evaluation engine wants it (SPEC §3.3). */
+/** A flag document as the evaluation engine wants it (docs/rules.md §3.3). */
 export function toFlagConfig(doc: FlagData): FlagConfig {
   const environments: FlagConfig['environments'] = {};
   for (const [name, env] of Object.entries(doc.environments ?? {})) {
@@ -70,7 +70,7 @@ export function finalise<T extends FlagData>(doc: T): T {
 }
 
 /**
- * Environment names may contain `.` (SPEC §1.4 pattern), which MongoDB-compatible servers refuse
+ * Environment names may contain `.` (docs/rules.md §1.4 pattern), which MongoDB-compatible servers refuse
  * in keys; stored keys escape it as `%2E` (`%` cannot occur in a name). Readers get real names.
  */
 function encodeKey(name: string): string {

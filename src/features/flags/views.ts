@@ -1,12 +1,12 @@
 /**
  * The JSON shapes flags and strategies are shown in. Unleash uses a different key order in almost
- * every place a strategy appears; each is reproduced here (SPEC §1.4 S3/S4, §4.5).
+ * every place a strategy appears; each is reproduced here (docs/rules.md §1.4 S3/S4, §4.5).
  */
 import type { StrategyConfig } from '../../evaluation/types.js';
 import type { FlagData, FlagEnvironment } from './store.js';
 import { gravatarUrl } from '../shared.js';
 
-/** Strategy order within a flag-environment (SPEC §3.3): sortOrder, then id. */
+/** Strategy order within a flag-environment (docs/rules.md §3.3): sortOrder, then id. */
 export function sortStrategies(strategies: StrategyConfig[]): StrategyConfig[] {
   return [...strategies].sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0) || a.id.localeCompare(b.id));
 }
@@ -50,7 +50,7 @@ function userView(user: { id: number | null; name: string }): { id: number | nul
   return { id: user.id, name: user.name, imageUrl: gravatarUrl(user.name) };
 }
 
-/** The eight keys Unleash returns from flag creation, in its order (SPEC §6). */
+/** The eight keys Unleash returns from flag creation, in its order (docs/rules.md §6). */
 export function flagCreatedView(flag: FlagData): Record<string, unknown> {
   return {
     name: flag.name, description: flag.description, type: flag.type, project: flag.project, stale: flag.stale,
@@ -101,7 +101,7 @@ export function withUsage(view: Record<string, unknown>, usage: ReadonlyMap<stri
   return { ...view, environments };
 }
 
-/** Everything after `environments`, `name` of the GET body (SPEC §1.4 S3). */
+/** Everything after `environments`, `name` of the GET body (docs/rules.md §1.4 S3). */
 function tail(flag: FlagData, children: string[]): Record<string, unknown> {
   const creator = userView(flag.createdBy);
   return {
@@ -117,7 +117,7 @@ function tail(flag: FlagData, children: string[]): Record<string, unknown> {
   };
 }
 
-/** `GET .../features/:featureName` (SPEC §1.4 S3), environments in sortOrder. */
+/** `GET .../features/:featureName` (docs/rules.md §1.4 S3), environments in sortOrder. */
 export function flagView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): Record<string, unknown> {
   const { createdBy: _c, type: _t, archived: _a, ...rest } = tail(flag, children);
   return {

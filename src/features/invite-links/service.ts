@@ -13,7 +13,7 @@ export interface InviteLinkUser {
   username: string | null;
 }
 
-/** The token as the API shows it, in Unleash's key order (SPEC §5.1). */
+/** The token as the API shows it, in Unleash's key order (docs/rules.md §5.1). */
 export interface InviteLink {
   secret: string;
   name: string;
@@ -54,7 +54,7 @@ export function oneMonthAfter(instant: Date): Date {
   ));
 }
 
-/** A link can be used while enabled and while the UTC date of its expiry is after now (SPEC §5.3). */
+/** A link can be used while enabled and while the UTC date of its expiry is after now (docs/rules.md §5.3). */
 export function isUsable(token: Pick<InviteLinkDocument, 'enabled' | 'expiresAt'>, now = new Date()): boolean {
   const e = token.expiresAt;
   return token.enabled && Date.UTC(e.getUTCFullYear(), e.getUTCMonth(), e.getUTCDate()) > now.getTime();

@@ -6,7 +6,7 @@ export interface InviteLinkDocument extends StoredDocument {
   _id: string;
   name: string;
   expiresAt: Date;
-  /** As stored; what the API reports is `enabled && expiresAt > now` (SPEC D3). */
+  /** As stored; what the API reports is `enabled && expiresAt > now` (docs/rules.md D3). */
   enabled: boolean;
   createdAt: Date;
   createdBy: string;

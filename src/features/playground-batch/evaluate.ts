@@ -22,7 +22,7 @@ const ABSENT: Decision = Object.freeze({ enabled: false, variant: null });
 
 /**
  * The snapshot as the playground sees it for a project selection: only selected flags exist, so
- * a dependency on an unselected parent is unsatisfied exactly as in the playground (SPEC §3.11
+ * a dependency on an unselected parent is unsatisfied exactly as in the playground (docs/rules.md §3.11
  * rule 1). Undefined projects = all.
  */
 export function projectView(compiled: CompiledSnapshot, projects: readonly string[] | undefined): CompiledSnapshot {

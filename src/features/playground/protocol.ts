@@ -33,7 +33,7 @@ export interface AdvancedChunkTask {
   changesKey?: string;
   environment: string;
   projects?: string[];
-  /** The cleaned context (SPEC §3.4); the worker expands combinations [comboStart, comboEnd). */
+  /** The cleaned context (docs/rules.md §3.4); the worker expands combinations [comboStart, comboEnd). */
   context: Record<string, unknown>;
   comboStart: number;
   comboEnd: number;

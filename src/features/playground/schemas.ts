@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 
-/** `sdkContextSchema` (SPEC §3.1): declared fields are strings (coerced), anything else is free-form. */
+/** `sdkContextSchema` (docs/rules.md §3.1): declared fields are strings (coerced), anything else is free-form. */
 export const PlaygroundContext = Type.Object(
   {
     appName: Type.String({ minLength: 1 }),

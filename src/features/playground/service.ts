@@ -19,7 +19,7 @@ export interface PlaygroundLimits {
 
 export type ProjectsInput = string[] | '*' | undefined | null;
 
-/** SPEC §3.1: absent or falsy, or "*", means every project; an array lists ids ("*" inside is just an id). */
+/** docs/rules.md §3.1: absent or falsy, or "*", means every project; an array lists ids ("*" inside is just an id). */
 export function projectFilter(projects: ProjectsInput): string[] | undefined {
   return Array.isArray(projects) ? projects : undefined;
 }
@@ -28,7 +28,7 @@ const CANONICAL_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
 
 /**
  * Environment keys of the advanced response: request order, duplicates merged, names that are
- * canonical array indices first in numeric order (a JavaScript object orders keys so, SPEC §3.12).
+ * canonical array indices first in numeric order (a JavaScript object orders keys so, docs/rules.md §3.12).
  */
 export function environmentKeys(environments: readonly string[]): string[] {
   const unique = [...new Set(environments)];
@@ -130,7 +130,7 @@ export class PlaygroundService {
   }
 
   /**
-   * S1 and E3: several environments, cleaned context, every combination (SPEC §3.2). Up to
+   * S1 and E3: several environments, cleaned context, every combination (docs/rules.md §3.2). Up to
    * `streamThreshold` evaluations the answer is assembled in memory and sent with a length;
    * beyond, it is streamed flag by flag as the workers produce it, with a bounded number of
    * slices in flight, so memory stays flat whatever the size.

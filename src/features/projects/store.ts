@@ -26,7 +26,7 @@ export class ProjectStore {
     this.mirror = outbox.state.mirror(this.collection);
   }
 
-  /** Project `default` (name `Default`), connected to both initial environments (SPEC §7). */
+  /** Project `default` (name `Default`), connected to both initial environments (docs/rules.md §7). */
   async init(): Promise<void> {
     await this.collection.updateOne(
       { _id: 'default' },

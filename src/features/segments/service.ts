@@ -17,7 +17,7 @@ export interface SegmentInput {
   constraints: unknown[];
 }
 
-/** A segment as Unleash shows it: `project` only when set (SPEC §1.4 S9). */
+/** A segment as Unleash shows it: `project` only when set (docs/rules.md §1.4 S9). */
 export function publicSegment(segment: Segment): SegmentView {
   return {
     id: segment.id,
@@ -113,7 +113,7 @@ export class SegmentService {
         const events = buildEvents(audit, [
           { type: 'segment-updated', project: after.project, data: publicSegment(after), preData: publicSegment(before) },
         ]);
-        if (events.length === 0) return; // nothing changed: no write, no event (SPEC §4.4)
+        if (events.length === 0) return; // nothing changed: no write, no event (docs/rules.md §4.4)
         try {
           await this.store.replace(current, next, events);
         } catch (err) {

@@ -23,7 +23,7 @@ export interface StrategyTypeDocument extends StoredDocument {
   createdAt: Date;
 }
 
-/** The strategy types of a fresh Unleash 8 instance, with the `strategy-created` events of its migrations (SPEC §4.5). */
+/** The strategy types of a fresh Unleash 8 instance, with the `strategy-created` events of its migrations (docs/rules.md §4.5). */
 const BUILT_IN: Array<Pick<StrategyTypeDocument, 'name' | 'description'> & { parameters?: StrategyParameter[] }> = [
   { name: 'default', description: 'Default on or off Strategy.' },
   {

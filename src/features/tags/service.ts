@@ -32,7 +32,7 @@ export function tagTypeView(type: TagTypeDocument): { name: string; description:
   return { name: type.name, description: type.description, icon: type.icon };
 }
 
-/** Tags and tag types (SPEC §1.4 S10; D4 on-the-fly creation for flag creation). */
+/** Tags and tag types (docs/rules.md §1.4 S10; D4 on-the-fly creation for flag creation). */
 export class TagService {
   constructor(
     private readonly store: TagStore,

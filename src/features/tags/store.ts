@@ -27,7 +27,7 @@ export class TagStore {
     this.tags = outbox.collection<TagDocument>('tags');
   }
 
-  /** Tag type `simple` exists in a fresh instance (SPEC §7). */
+  /** Tag type `simple` exists in a fresh instance (docs/rules.md §7). */
   async init(): Promise<void> {
     await this.types.updateOne(
       { _id: 'simple' },

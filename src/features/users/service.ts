@@ -4,7 +4,7 @@ import { badRequest, validationError } from '../../errors.js';
 import { hashPassword, passwordProblems } from './password.js';
 import { UserExistsError, usernameKey, type UserDocument, type UserStore } from './store.js';
 
-/** The root roles of a fresh instance (SPEC §7). */
+/** The root roles of a fresh instance (docs/rules.md §7). */
 export const ROOT_ROLES = [
   { id: 1, name: 'Admin', type: 'root' },
   { id: 2, name: 'Editor', type: 'root' },

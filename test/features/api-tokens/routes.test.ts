@@ -87,7 +87,7 @@ t.test('authentication and API tokens', async (t) => {
   });
 });
 
-t.test('fresh instance: initial events 1–5 (SPEC §4.5, §7)', async (t) => {
+t.test('fresh instance: initial events 1–5 (docs/rules.md §4.5, §7)', async (t) => {
   const app = await buildTestApp(t);
   const events = await app.database.db.collection('events').find({}).sort({ id: 1 }).toArray();
   t.same(events.map((e) => [e.id, e.type, e.createdBy, e.createdByUserId]), [

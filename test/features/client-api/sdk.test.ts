@@ -1,6 +1,6 @@
 /**
  * The official SDKs against a running Vane: what they decide from what Vane serves equals Vane's
- * own playground (the playground's promise, SPEC D2), and what they report shows up in the admin
+ * own playground (the playground's promise, docs/rules.md D2), and what they report shows up in the admin
  * views. Needs no network beyond loopback.
  */
 import { once } from 'node:events';

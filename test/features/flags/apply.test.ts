@@ -103,7 +103,7 @@ t.test('toFlagConfig maps a flag document to the engine config', async (t) => {
   t.equal(config.environments.development!.strategies.length, 1);
 });
 
-t.test('weights (SPEC §3.9)', async (t) => {
+t.test('weights (docs/rules.md §3.9)', async (t) => {
   const out = normaliseWeights([
     { name: 'v2', weight: 0, weightType: 'variable' }, { name: 'v1', weight: 0, weightType: 'variable' },
     { name: 'v3', weight: 100, weightType: 'fix' }, { name: 'gone', weight: 5 },

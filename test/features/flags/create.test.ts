@@ -5,7 +5,7 @@ import { BASE, createFlag, eventsSince, lastEventId, send } from './helpers.js';
 const SCHEMA_MESSAGE =
   'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
 
-t.test('flag creation (E4, SPEC §6)', async (t) => {
+t.test('flag creation (E4, docs/rules.md §6)', async (t) => {
   const app = await buildTestApp(t);
 
   await t.test('201 with the full resource, Unleash\'s eight keys first', async (t) => {

@@ -9,7 +9,7 @@ t.test('playground requests and answers', async (t) => {
   await post(app, '/api/admin/projects', { id: 'other', name: 'Other' });
   await post(app, '/api/admin/projects/other/features', { name: 'elsewhere' });
 
-  await t.test('projects selector (SPEC §3.1)', async (t) => {
+  await t.test('projects selector (docs/rules.md §3.1)', async (t) => {
     const names = async (projects?: unknown) => {
       const res = await playground(app, { appName: 'a' }, projects === undefined ? {} : { projects });
       t.equal(res.statusCode, 200);
