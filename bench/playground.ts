@@ -26,13 +26,11 @@
  * S4  one advanced request of 100 000 evaluations: time to last byte, peak server RSS
  */
 import autocannon from 'autocannon';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { applyConfiguration, generateConfiguration, POOLS, Random, type AdminRequest } from '../tools/difftest/config.js';
+import { startReference, startVane } from './servers.js';
 import { FLAG_COUNT, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -47,63 +45,6 @@ interface Row {
   scenario: string;
   vane: string;
   reference: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.on('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitHealthy(url: string, timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url + '/health')).ok) return;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not become healthy`);
-}
-
-async function startVane(): Promise<{ target: Target; child: ChildProcess; cleanup(): Promise<void> }> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'vane-bench-'));
-  const token = '*:*.bench-admin-token';
-  const child = spawn(process.execPath, [resolve('dist/src/server.js')], {
-    env: {
-      ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: token,
-      MONGODB_DB: `vane_bench_${Date.now()}`, LOG_LEVEL: 'warn', PLAYGROUND_EVALUATION_LIMIT: '1000000',
-      PLAYGROUND_TIMEOUT_MS: '60000',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitHealthy(url);
-  return {
-    target: { name: 'vane', url, token },
-    child,
-    async cleanup() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function startReference(): Promise<{ target: Target; pid: number }> {
-  const local = resolve('../shared/unleash-reference/start-unleash.sh');
-  const script = existsSync(local) ? local : '/work/shared/unleash-reference/start-unleash.sh';
-  const run = spawnSync('bash', [script, '--fresh'], { stdio: 'inherit' });
-  if (run.status !== 0) throw new Error('could not start the reference server');
-  const port = process.env.PEER_PORT ?? '4242';
-  const pid = Number(readFileSync(join(process.env.PEER_DIR ?? join(process.env.HOME ?? '/root', 'unleash-peer'), 'unleash.pid'), 'utf8').trim());
-  return { target: { name: 'unleash', url: `http://127.0.0.1:${port}`, token: process.env.PEER_ADMIN_TOKEN ?? '*:*.peer-admin-token' }, pid };
 }
 
 function headers(target: Target): Record<string, string> {
@@ -255,7 +196,7 @@ async function measure(target: Target, pid: number): Promise<Record<string, stri
 }
 
 async function main(): Promise<void> {
-  const vane = await startVane();
+  const vane = await startVane({ name: 'playground', env: { PLAYGROUND_EVALUATION_LIMIT: '1000000', PLAYGROUND_TIMEOUT_MS: '60000' } });
   let reference: { target: Target; pid: number } | undefined;
   try {
     console.error(`seeding ${FLAG_COUNT} flags into Vane…`);
@@ -265,7 +206,7 @@ async function main(): Promise<void> {
     const vaneFigures = await measure(vane.target, vane.child.pid!);
     let referenceFigures: Record<string, string> = {};
     if (withReference) {
-      reference = await startReference();
+      reference = startReference();
       console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
       t0 = performance.now();
       await seedTarget(reference.target);
