@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { waitHealthy } from './servers.js';
 import { FLAG_COUNT, seed, SEED_PREFIX } from './seed.js';
 
 const PORT = Number(process.env.BENCH_PORT ?? 4416);
@@ -50,16 +51,6 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
   return text ? JSON.parse(text) : undefined;
 }
 
-async function waitHealthy(timeoutMs = 180_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(URL_BASE + '/health')).ok) return;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error('Vane did not become healthy');
-}
 
 const flag = (i: number) => `${SEED_PREFIX}.flag.${String(i).padStart(3, '0')}`;
 
@@ -110,7 +101,8 @@ async function main(): Promise<void> {
   });
   const pid = child.pid!;
   try {
-    await waitHealthy();
+    // Vane listens while its configuration loads (/ready says 503 until then).
+    await waitHealthy(URL_BASE);
     await seed({ name: 'vane', url: URL_BASE, token: TOKEN });
     const id = await changeRequest();
     const population = { userId: { from: 1, to: USERS }, remoteAddress: ['10.1.2.3'], ...Object.fromEntries(Object.entries(PROPERTIES).map(([k, v]) => [`properties.${k}`, [v]])), appName: ['bench'] };
