@@ -106,7 +106,7 @@ export function createServices(stores: Stores, config: Config): Services {
     changeRequests: new ChangeRequestService(
       stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
     ),
-    sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000),
+    sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
   };
 }
 
