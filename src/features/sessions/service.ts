@@ -111,7 +111,8 @@ export async function ensureInitialAdmin(users: UserService, userStore: UserStor
       { rootRole: ADMIN_ROLE_ID, audit: SYSTEM_USER },
     );
   } catch (err) {
-    if (await userStore.findByLogin(login)) return;
+    // Another instance starting at the same time created it first (this one's state has not heard yet).
+    if (await userStore.findByLoginInDatabase(login)) return;
     const reason = err instanceof Error ? err.message : String(err);
     throw new Error(`Cannot create the first admin from INIT_ADMIN_USER/INIT_ADMIN_PASSWORD: ${reason}`);
   }

@@ -102,6 +102,21 @@ export class UserStore {
     return index.byEmail.get(key) ?? index.byUsernameKey.get(usernameKey(key, 0)) ?? null;
   }
 
+  /**
+   * The same look-up in the database, bringing the user found into the state: for a user another
+   * instance may have created a moment ago (two instances creating the first admin at once). A
+   * scan on FerretDB, so not for requests.
+   */
+  async findByLoginInDatabase(login: string): Promise<UserDocument | null> {
+    const key = login.trim().toLowerCase();
+    if (key === '') return null;
+    const found = await this.collection.findOne(
+      { $or: [{ email: key }, { usernameKey: usernameKey(key, 0) }], _deleted: { $ne: true } },
+      { projection: { _id: 1 } },
+    );
+    return found ? ((await this.mirror.refresh(found._id)) ?? null) : null;
+  }
+
   async get(id: number): Promise<UserDocument | null> {
     return this.mirror.get(id) ?? null;
   }
