@@ -27,7 +27,7 @@ import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
 import sessionRoutes from './features/sessions/routes.js';
 import webRoutes from './features/web/routes.js';
-import { registerSdkApi } from './features/client-api/register.js';
+import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
 import { ErrorSchema } from './schemas/common.js';

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static, type TObject, type TUnsafe } from 'typebox';
 
 /** Shared response schemas. Every route declares its responses so they are documented and fast to serialise. */
 export const ErrorSchema = Type.Object(
@@ -27,3 +27,19 @@ export const EmptyResponse = Type.Null({ description: 'No body' });
  * `reply.send(undefined)`, typed, rather than `null`, which would be serialised as "null".
  */
 export const NoBody = Type.Unsafe<undefined>({ type: 'null', description: 'No body' });
+
+/**
+ * A response object whose keys the serializer writes in the order they are declared here.
+ * fast-json-stringify writes required keys before optional ones, which would move an optional key
+ * (`archivedAt`, `project`) out of Unleash's order; so the serialised schema lists no `required`,
+ * while the static type keeps the declared optionality and handlers are checked against it.
+ * (Responses are only serialised, never validated, so `required` has no other effect.)
+ */
+export function inOrder<T extends TObject>(schema: T): TUnsafe<Static<T>> {
+  const { required: _required, ...serialised } = schema;
+  return Type.Unsafe<Static<T>>(serialised);
+}
+
+/** `string | null` as one type list rather than anyOf (the serializer then needs no validation per value). */
+export const NullableString = (options: { description?: string } = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
