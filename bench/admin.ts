@@ -4,6 +4,7 @@
  *
  *   npm run bench:admin                      # Vane only
  *   npm run bench:admin -- --with-reference  # also (re)starts the reference server fresh
+ *   npm run bench:admin -- --replay-only     # the write replay alone (with or without the reference)
  *
  * 1. Write replay: the configuration of bench/seed.ts (5 segments, 100 flags with 1–3 strategies
  *    per environment, variants, dependencies: about 750 admin requests) sent one after another;
@@ -23,6 +24,7 @@ import { call, FLAG_COUNT, seed, type Target } from './seed.js';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 4;
 const withReference = process.argv.includes('--with-reference');
+const replayOnly = process.argv.includes('--replay-only');
 
 const flagName = (i: number) => `bench.flag.${String(i % FLAG_COUNT).padStart(3, '0')}`;
 
@@ -127,9 +129,9 @@ async function measure(target: Target): Promise<Figures> {
   console.error(`${target.name}: write replay…`);
   const { seconds, requests } = await replay(target);
   console.error(`  ${requests} requests in ${seconds.toFixed(1)} s`);
-  await seedLists(target);
+  if (!replayOnly) await seedLists(target);
   const reads = new Map<string, { rps: number; p50: number; p99: number; errors: number }>();
-  for (const read of READS) {
+  for (const read of replayOnly ? [] : READS) {
     if (read.vaneOnly && target.name !== 'vane') continue;
     let i = 0;
     const result = await cannon({
@@ -178,13 +180,14 @@ async function main(): Promise<void> {
     `| write replay, ${vaneFigures.requests} sequential requests | ${ref ? perWrite(ref) : 'not run'} | ${perWrite(vaneFigures)} | ` +
       `${ref ? `${(ref.replaySeconds / vaneFigures.replaySeconds).toFixed(2)}× as fast` : ''} |`,
   );
-  for (const read of READS) {
+  for (const read of replayOnly ? [] : READS) {
     const v = vaneFigures.reads.get(read.label);
     const r = ref?.reads.get(read.label);
     const ratio = v && r && r.rps > 0 ? `${(v.rps / r.rps).toFixed(1)}×` : '';
     console.log(`| \`${read.label}\` | ${cell(r)} | ${cell(v)} | ${ratio} |`);
   }
   console.log(`(${CONNECTIONS} connections, ${DURATION} s per read, node ${process.version}, ${FLAG_COUNT} flags)`);
+  if (replayOnly) return;
   const memory = spawnSync(process.execPath, ['--expose-gc', resolve('dist/bench/state-memory.js'), '1000'], { encoding: 'utf8' });
   if (memory.status === 0) {
     const m = JSON.parse(memory.stdout) as { heapBytes: number; jsonBytes: number };

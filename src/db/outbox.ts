@@ -1,157 +1,39 @@
-import { randomUUID } from 'node:crypto';
 import type { Collection, Db, Document } from 'mongodb';
-import { isDuplicateKey } from './keys.js';
 import { KeyedLock } from './keyed-lock.js';
 import { ConfigState } from './state.js';
+import {
+  ConcurrentModificationError, DELETED_FIELD, OUTBOX_FIELD, REV_FIELD, type StoredDocument,
+} from './outbox/documents.js';
+import { EventAppender, type TailEntry } from './outbox/event-log.js';
+import type { EventDocument, PendingEvent } from './outbox/events.js';
+import { Revisions, type RemoteChanges } from './outbox/revisions.js';
+
+export * from './outbox/documents.js';
+export * from './outbox/event-log.js';
+export * from './outbox/events.js';
 
 /**
- * How a change and its event are kept together (no change without its event, no event without
- * its change), on any MongoDB-compatible server — FerretDB has no multi-document transactions:
+ * The change writer: how a change and its event are kept together (no change without its event,
+ * no event without its change), on any MongoDB-compatible server — FerretDB has no
+ * multi-document transactions:
  *
  * 1. The change is ONE document write (insert, replace, or a tombstone for a delete) that also
  *    carries the change's pending events in the document's `_outbox` array. A single-document
  *    write is atomic everywhere, so the change and its events are committed together or not at all.
- * 2. `flush` then copies the pending events into `events` (idempotent: each has a unique `_id`
- *    key; numeric ids come from a unique index, retried on collision) and clears `_outbox`
- *    (or removes the tombstone).
+ * 2. `flush` then appends the pending events to the log (src/db/outbox/event-log.ts: idempotent,
+ *    each has a unique key; ids are claimed in the event tail) and clears `_outbox` (or removes
+ *    the tombstone).
  * 3. If the process dies (or the database goes away) between 1 and 2, `repair` — run at start and
- *    after the database comes back — flushes every document that still has an `_outbox`.
+ *    after the database comes back — flushes every document that still has an `_outbox`; another
+ *    instance that noticed the change (src/db/outbox/revisions.ts) flushes it after orphanFlushMs.
  *
  * So a reader of `events` may see an event a moment after its change, never an event without a
  * change, and never loses one.
+ *
+ * The parts: documents.ts (bookkeeping fields, conflicts and retries), events.ts (what an event
+ * is), event-log.ts (appending: id claims and the tail), revisions.ts (publishing this instance's
+ * writes and noticing the others'). Importers use this module, which re-exports their surfaces.
  */
-
-export const OUTBOX_FIELD = '_outbox';
-export const REV_FIELD = '_rev';
-export const DELETED_FIELD = '_deleted';
-
-export interface AuditUser {
-  name: string;
-  id: number | null;
-}
-
-export interface EventTag {
-  value: string;
-  type: string;
-}
-
-export interface EventInput {
-  type: string;
-  featureName?: string | null;
-  project?: string | null;
-  environment?: string | null;
-  data?: unknown;
-  preData?: unknown;
-  tags?: EventTag[];
-}
-
-/** An event as it waits in a document's `_outbox`. */
-export interface PendingEvent {
-  key: string;
-  type: string;
-  createdBy: string;
-  createdByUserId: number | null;
-  createdAt: Date;
-  data: unknown;
-  preData: unknown;
-  tags: EventTag[];
-  featureName: string | null;
-  project: string | null;
-  environment: string | null;
-  groupType?: string;
-  groupId?: string;
-}
-
-/** An event as stored in the `events` collection. */
-export interface EventDocument extends Omit<PendingEvent, 'key'> {
-  _id: string;
-  id: number;
-  /** Lower-cased JSON of data, preData and tags: what the free-text search matches. */
-  searchText: string;
-}
-
-export const EVENT_TAIL = 'event_tail';
-
-/** An id claimed in `event_tail`: the event's JSON, or `void` for an id that holds no event. */
-export interface TailEntry {
-  _id: string;
-  id: number;
-  key: string;
-  body?: string | undefined;
-  void?: boolean;
-}
-
-export function tailKey(id: number): string {
-  return `e${id}`;
-}
-
-/** An event as the search returns it before presentation (no key, no search text), as JSON. */
-export function storedEventJson(id: number, event: PendingEvent): string {
-  const { key: _key, ...rest } = event;
-  return JSON.stringify({ id, ...rest });
-}
-
-export interface StoredDocument extends Document {
-  _id: unknown;
-  _rev?: number;
-  _outbox?: PendingEvent[];
-  _deleted?: boolean;
-}
-
-export class ConcurrentModificationError extends Error {
-  override name = 'ConcurrentModificationError';
-}
-
-/** Deep equality for JSON-like values (used to drop no-op update events, docs/rules.md §4.4). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-export function buildEvents(
-  audit: AuditUser,
-  inputs: EventInput[],
-  options: { transactional?: boolean; at?: Date } = {},
-): PendingEvent[] {
-  const createdAt = options.at ?? new Date();
-  const groupId = options.transactional ? randomUUID() : undefined;
-  const events: PendingEvent[] = [];
-  for (const input of inputs) {
-    const data = input.data ?? null;
-    const preData = input.preData ?? null;
-    if (data !== null && preData !== null && jsonEqual(data, preData)) continue;
-    events.push({
-      key: randomUUID(),
-      type: input.type,
-      createdBy: audit.name,
-      createdByUserId: audit.id,
-      createdAt,
-      data,
-      preData,
-      tags: input.tags ?? [],
-      featureName: input.featureName ?? null,
-      project: input.project ?? null,
-      environment: input.environment ?? null,
-      ...(groupId ? { groupType: 'transaction', groupId } : {}),
-    });
-  }
-  return events;
-}
-
-export function searchTextOf(event: Pick<PendingEvent, 'data' | 'preData' | 'tags'>): string {
-  const parts: string[] = [];
-  if (event.data !== null && event.data !== undefined) parts.push(JSON.stringify(event.data));
-  if (event.tags && event.tags.length > 0) parts.push(JSON.stringify(event.tags));
-  if (event.preData !== null && event.preData !== undefined) parts.push(JSON.stringify(event.preData));
-  return parts.join('\u0000').toLowerCase();
-}
-
-/** Strips the bookkeeping fields before a document leaves the store. */
-export function withoutBookkeeping<T extends Document>(doc: T): Omit<T, '_outbox' | '_rev' | '_deleted'> {
-  const { _outbox: _o, _rev: _r, _deleted: _d, ...rest } = doc;
-  return rest;
-}
-
-export const LIVE = { [DELETED_FIELD]: { $ne: true } } as const;
 
 /**
  * Told that state may have changed: `remote` false for a commit of this process, true when another
@@ -159,63 +41,37 @@ export const LIVE = { [DELETED_FIELD]: { $ne: true } } as const;
  */
 type Listener = (remote: boolean) => void;
 
-const EVENTS_META = 'events';
-
-interface MetaDocument {
-  _id: string;
-  lastId?: number;
-  token?: string;
-  /** Revision documents (`rev:<instance>`): this instance's write count and its latest changes. */
-  seq?: number;
-  at?: Date;
-  recent?: ChangedDocument[];
-}
-
-/** One document written by an instance, as its revision document lists it. */
-interface ChangedDocument {
-  seq: number;
-  coll: string;
-  id: unknown;
-}
-
-const REVISION_PREFIX = 'rev:';
-/** Changes listed per revision document: another instance that missed more reloads its state whole. */
-const RECENT_CHANGES = 64;
-/** Revision documents of instances silent this long are removed (their changes were seen long ago). */
-const REVISION_DOCUMENT_TTL_MS = 24 * 3600_000;
-
 export class Outbox {
-  readonly events: Collection<EventDocument>;
+  private readonly log: EventAppender;
+  private readonly revisions: Revisions;
   private readonly flushLock = new KeyedLock();
   private readonly writeLock = new KeyedLock();
   private readonly collections = new Map<string, Collection<StoredDocument>>();
   private readonly listeners = new Set<Listener>();
-  private readonly appendedListeners = new Set<(entry: TailEntry) => void>();
-  /** The next id to try; refreshed from the `meta` hint at every flush (refreshIdHint). */
-  private nextEventId = 1;
-  lastEventId = 0;
-
-  private readonly meta: Collection<MetaDocument>;
 
   /** The configuration state every write of this process is applied to (src/db/state.ts). */
   readonly state = new ConfigState();
 
-  /**
-   * The newest events, one document per id (see appendEvent): where ids are claimed and where
-   * other instances find events they have not seen. Kept small: the event log's mirror moves
-   * complete blocks of it into `event_blocks` and prunes it (src/features/events/log-mirror.ts).
-   */
-  readonly tail: Collection<TailEntry>;
-
   constructor(private readonly db: Db) {
-    this.events = db.collection<EventDocument>('events');
-    this.tail = db.collection<TailEntry>(EVENT_TAIL);
-    this.meta = db.collection<MetaDocument>('meta');
+    this.log = new EventAppender(db);
+    this.revisions = new Revisions(db, () => this.log.lastEventId, (changes) => this.remoteChanges(changes));
+  }
+
+  get events(): Collection<EventDocument> {
+    return this.log.events;
+  }
+
+  /** The event tail (src/db/outbox/event-log.ts); the log's mirror reads and prunes it. */
+  get tail(): Collection<TailEntry> {
+    return this.log.tail;
+  }
+
+  get lastEventId(): number {
+    return this.log.lastEventId;
   }
 
   async createIndexes(): Promise<void> {
-    await this.events.createIndex({ id: 1 }, { unique: true, name: 'id_unique' });
-    await this.tail.createIndex({ key: 1 }, { unique: true, name: 'key_unique' });
+    await this.log.createIndexes();
     const info = await this.db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Record<string, unknown>);
     this.atomicFilters = !('ferretdbVersion' in info);
   }
@@ -230,12 +86,6 @@ export class Outbox {
    * instead of 44. Off until createIndexes has asked the server.
    */
   private atomicFilters = false;
-
-  /** An instance id for this process's revision document (see publishRevision). */
-  private readonly instance = randomUUID();
-  private seq = 0;
-  private recent: ChangedDocument[] = [];
-  private changedSincePublish: Array<{ coll: string; id: unknown }> = [];
 
   /**
    * Runs a write of `id` at revision `rev`: with the `_rev` condition in the filter where the
@@ -291,8 +141,7 @@ export class Outbox {
    */
   private written(coll: string, id: unknown, doc: StoredDocument | null): void {
     this.state.mirrorOf(coll)?.written(id, doc);
-    this.changedSincePublish.push({ coll, id });
-    this.publishSoon();
+    this.revisions.changed(coll, id);
   }
 
   /** A conditional write found the document changed: the state re-reads it before the caller retries. */
@@ -444,174 +293,23 @@ export class Outbox {
     }
   }
 
-  /**
-   * The next id starts from the newest id other instances published in their revision documents,
-   * as of the last poll (no read here: a write costs a few round trips on FerretDB already). One
-   * that appended since makes the claim collide and move on (claimId); ids below the tail's
-   * window would only be found taken by the slow path of appendEvent, which the hint avoids.
-   */
+  /** Moves the next event id past the other instances' newest before appending. */
   private async refreshIdHint(): Promise<void> {
-    if (!this.seen) await this.markRevisionsSeen();
-    this.nextEventId = Math.max(this.nextEventId, this.othersLastId + 1);
+    this.log.startAfter(await this.revisions.othersNewestEventId());
   }
 
-  /** The newest event id other instances published (their revision documents, see pollRevisions). */
-  private othersLastId = 0;
-
-  /**
-   * Appends one event: 1. claims its id in `event_tail` (a unique `_id` per id; the tail is small,
-   * so reading it back is cheap even on FerretDB, which scans a collection for any read); 2. stores
-   * it in `events` (unique key and id). Both steps are idempotent, so a flush repeated after a
-   * crash finds its claim (by key) and its stored event (duplicate key) instead of writing twice.
-   */
   private async appendEvent(event: PendingEvent): Promise<void> {
-    const { key, ...rest } = event;
-    for (;;) {
-      const claim = await this.claimId(event);
-      if (claim.void) return; // stored before, under another id (see below)
-      try {
-        await this.events.insertOne({ _id: key, id: claim.id, ...rest, searchText: searchTextOf(event) });
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        // Either this key is stored (a repeated flush), or the id is taken by an event stored
-        // without a claim (a log written before the tail existed). A scan on FerretDB, but only
-        // on this path.
-        const stored = await this.events.findOne({ _id: key }, { projection: { id: 1 } });
-        if (!stored) {
-          await this.tail.deleteOne({ _id: tailKey(claim.id), key });
-          // The hint is behind a log this instance never heard of (written by an older Vane, or
-          // ids that left the tail before it polled): jump past the newest stored id at once
-          // instead of colliding once per id (2 100 ids took 490 s on FerretDB).
-          const newest = await this.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
-          this.nextEventId = Math.max(claim.id, newest?.id ?? 0) + 1;
-          continue;
-        }
-        if (stored.id !== claim.id) {
-          // Stored under an older id whose claim has left the tail: this claim becomes a void slot
-          // (ids stay dense: the log's blocks are sealed only when every slot is known).
-          await this.tail.replaceOne({ _id: tailKey(claim.id), key }, { id: claim.id, key, void: true });
-          this.emitAppended({ ...claim, void: true, body: undefined });
-          return;
-        }
-      }
-      this.emitAppended(claim);
-      return;
-    }
-  }
-
-  /** Claims the next free id for the event, or returns its earlier claim. */
-  private async claimId(event: PendingEvent): Promise<TailEntry> {
-    for (let attempt = 0; ; attempt++) {
-      const id = this.nextEventId;
-      const entry: TailEntry = { _id: tailKey(id), id, key: event.key, body: storedEventJson(id, event) };
-      try {
-        await this.tail.insertOne(entry);
-        this.nextEventId = id + 1;
-        this.lastEventId = Math.max(this.lastEventId, id);
-        return entry;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        const earlier = await this.tail.findOne({ key: event.key });
-        if (earlier) return earlier;
-        this.nextEventId = id + 1;
-        if (attempt >= 2) {
-          // The hint is behind (racing instances can lose a `$max` on FerretDB): the tail always
-          // holds the newest claims, so its highest id is the log's; jump past it.
-          const last = await this.tail.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
-          this.nextEventId = Math.max(id, last?.id ?? 0) + 1;
-        }
-      }
-    }
-  }
-
-  private emitAppended(entry: TailEntry): void {
-    for (const listener of this.appendedListeners) listener(entry);
+    await this.log.append(event);
   }
 
   /** Told of every event this process appends, as soon as it is stored (before `onCommitted`). */
   onAppended(listener: (entry: TailEntry) => void): () => void {
-    this.appendedListeners.add(listener);
-    return () => this.appendedListeners.delete(listener);
-  }
-
-  /**
-   * Records that state changed. Each instance writes only its own revision document
-   * (`meta`, `_id: rev:<instance>`): its write count and the documents its latest writes changed.
-   * Other instances poll these (see watchRevisions) and re-read just those documents by `_id`; an
-   * instance never mistakes its own writes for someone else's, which a single shared token could
-   * not tell apart (it reloaded the whole state after every one of its own writes). Events also
-   * move the newest id forward as the next writer's hint (`events` document; only close is needed,
-   * see appendEvent).
-   */
-  private async publishRevision(): Promise<void> {
-    const changed = this.changedSincePublish.splice(0);
-    const before = { seq: this.seq, recent: this.recent };
-    this.seq++;
-    const recent = [...this.recent];
-    for (const c of changed) recent.push({ seq: this.seq, coll: c.coll, id: c.id });
-    if (changed.length === 0) recent.push({ seq: this.seq, coll: '', id: null });
-    this.recent = recent.slice(-RECENT_CHANGES);
-    const doc = { seq: this.seq, at: new Date(), lastId: this.lastEventId, recent: this.recent };
-    try {
-      await this.meta.replaceOne({ _id: REVISION_PREFIX + this.instance }, doc, { upsert: true });
-    } catch (err) {
-      // Published with the next write, or by the next poll (watchRevisions).
-      this.seq = before.seq;
-      this.recent = before.recent;
-      this.changedSincePublish.unshift(...changed);
-      throw err;
-    }
-  }
-
-  private publishing: Promise<void> | undefined;
-  private publishAgain = false;
-  private publishError: (err: unknown) => void = () => undefined;
-
-  /**
-   * Publishes the revision without holding up the write's response: the write is applied to this
-   * instance's state already, and the database write of the revision document (4–15 ms on
-   * FerretDB) overlaps the flush of the events. Writes meanwhile are published together by one
-   * more write. Other instances see the change within a poll interval plus these milliseconds.
-   */
-  private publishSoon(): void {
-    if (this.publishing) {
-      this.publishAgain = true;
-      return;
-    }
-    this.publishing = (async () => {
-      try {
-        do {
-          this.publishAgain = false;
-          await this.publishRevision();
-        } while (this.publishAgain);
-      } catch (err) {
-        this.publishError(err);
-      } finally {
-        this.publishing = undefined;
-      }
-    })();
+    return this.log.onAppended(listener);
   }
 
   /** Resolves once every write of this process so far is published (tests, closing). */
   async published(): Promise<void> {
-    while (this.publishing) await this.publishing;
-  }
-
-  private watchTimer: NodeJS.Timeout | undefined;
-  /** The write count of every other instance as last seen. */
-  private seen: Map<string, number> | undefined;
-
-  /**
-   * Reads the other instances' revision documents (the `meta` collection holds a handful) and
-   * the newest event id they published (the `events` document: as written before revision
-   * documents existed).
-   */
-  private async otherRevisions(): Promise<MetaDocument[]> {
-    const docs = await this.meta.find({}).toArray();
-    for (const d of docs) {
-      if (d._id === EVENTS_META || d._id.startsWith(REVISION_PREFIX)) this.othersLastId = Math.max(this.othersLastId, d.lastId ?? 0);
-    }
-    return docs.filter((d) => d._id.startsWith(REVISION_PREFIX) && d._id !== REVISION_PREFIX + this.instance);
+    await this.revisions.published();
   }
 
   /**
@@ -619,76 +317,35 @@ export class Outbox {
    * so a write that lands during the load is picked up by the next poll.
    */
   async markRevisionsSeen(): Promise<void> {
-    this.seen = new Map((await this.otherRevisions()).map((d) => [d._id, d.seq ?? 0]));
+    await this.revisions.markSeen();
   }
 
   /**
-   * Watches for other instances' writes: polls their revision documents every `pollMs` (one
-   * read of the small `meta` collection; change streams need a replica set, which FerretDB and a
-   * standalone mongod do not offer). The documents another instance changed are re-read into the
-   * state by `_id` (all of it when more changed than its document lists), and then every
-   * `onCommitted` listener is told, so caches never refill from a stale state.
+   * Watches for other instances' writes (src/db/outbox/revisions.ts). The documents another
+   * instance changed are re-read into the state by `_id` (all of it when more changed than its
+   * revision document lists), and then every `onCommitted` listener is told, so caches never
+   * refill from a stale state.
    */
   watchRevisions(pollMs: number, onError: (err: unknown) => void): void {
-    this.publishError = onError;
-    const poll = async () => {
-      try {
-        if (this.changedSincePublish.length) this.publishSoon();
-        await this.pollRevisions();
-      } catch (err) {
-        onError(err);
-      } finally {
-        this.watchTimer = setTimeout(poll, pollMs);
-        this.watchTimer.unref();
-      }
-    };
-    this.watchTimer = setTimeout(poll, 0);
-    this.watchTimer.unref();
+    this.revisions.watch(pollMs, onError);
   }
 
   /** One poll of watchRevisions (tests call it to skip the wait). */
   async pollRevisions(): Promise<boolean> {
-    const docs = await this.otherRevisions();
-    if (!this.seen) {
-      this.seen = new Map(docs.map((d) => [d._id, d.seq ?? 0]));
-      return false;
-    }
-    const refresh: ChangedDocument[] = [];
-    let whole = false;
-    let changed = false;
-    const now = Date.now();
-    for (const doc of docs) {
-      const seq = doc.seq ?? 0;
-      const before = this.seen.get(doc._id) ?? 0;
-      if (seq === before) {
-        if (doc.at && now - doc.at.getTime() > REVISION_DOCUMENT_TTL_MS) {
-          await this.meta.deleteOne({ _id: doc._id, seq });
-          this.seen.delete(doc._id);
-        }
-        continue;
-      }
-      changed = true;
-      const recent = doc.recent ?? [];
-      // Covered when the list reaches back to the first write not seen (a restarted instance
-      // counts from 1 again: a seq below the one seen means a new run).
-      const from = seq < before ? 1 : before + 1;
-      if (recent.length === 0 || recent[0]!.seq > from) whole = true;
-      else refresh.push(...recent.filter((c) => c.seq >= from && c.coll !== ''));
-      this.seen.set(doc._id, seq);
-    }
-    if (!changed) return false;
+    return await this.revisions.poll();
+  }
+
+  private async remoteChanges({ whole, documents }: RemoteChanges): Promise<void> {
     if (this.state.isLoaded) {
       if (whole) await this.state.load();
-      else for (const c of refresh) await this.state.mirrorOf(c.coll)?.refresh(c.id);
+      else for (const c of documents) await this.state.mirrorOf(c.coll)?.refresh(c.id);
     }
-    for (const c of refresh) this.checkFlushedLater(c.coll, c.id);
+    for (const c of documents) this.checkFlushedLater(c.coll, c.id);
     this.notify(true);
-    return true;
   }
 
   stopWatching(): void {
-    clearTimeout(this.watchTimer);
-    this.watchTimer = undefined;
+    this.revisions.stopWatching();
     for (const timer of this.flushChecks.values()) clearTimeout(timer);
     this.flushChecks.clear();
   }
@@ -731,21 +388,5 @@ export class Outbox {
       for (const doc of tombstones) await this.flush(coll, doc._id);
     }
     return repaired;
-  }
-}
-
-/**
- * Retries a read-modify-write when a concurrent writer changed the document first, backing off
- * 5, 10, 20, 40 ms (with jitter) so writers racing on one document from several instances spread
- * out instead of colliding again. The last failure reaches the client as a 409 (src/errors.ts).
- */
-export async function retrying<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
-  for (let i = 0; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!(err instanceof ConcurrentModificationError) || i >= attempts - 1) throw err;
-      await new Promise((r) => setTimeout(r, 5 * 2 ** i * (0.5 + Math.random())));
-    }
   }
 }
