@@ -351,6 +351,19 @@ t.test('change requests: made on one instance, seen on the other; a Draft opened
   t.equal(next.statusCode, 200, next.body);
   t.not(next.json().id, id, 'a new Draft');
   t.equal((await b.inject({ url: `/api/admin/projects/default/change-requests/${id}`, headers: ADMIN })).json().state, 'In review');
+
+  // Approved on A; B, not yet told, is asked to apply it: it re-reads the request before refusing,
+  // and applies.
+  t.equal((await a.inject({
+    method: 'PUT', url: `/api/admin/projects/default/change-requests/${id}/state`, headers: JSON_HEADERS, payload: { state: 'Approved' },
+  })).statusCode, 200);
+  const applied = await b.inject({
+    method: 'PUT', url: `/api/admin/projects/default/change-requests/${id}/state`, headers: JSON_HEADERS, payload: { state: 'Applied' },
+  });
+  t.equal(applied.statusCode, 200, applied.body);
+  t.equal(applied.json().state, 'Applied');
+  await propagate(b, a);
+  t.equal((await a.inject({ url: `/api/admin/projects/default/change-requests/${id}`, headers: ADMIN })).json().state, 'Applied');
 });
 
 t.test('tags and tag types made on one instance are listed and usable on the other', async (t) => {

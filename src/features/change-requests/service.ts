@@ -151,6 +151,16 @@ export class ChangeRequestService {
     return cr;
   }
 
+  /**
+   * The request as the database has it now. A state change is validated against the state, which
+   * may not have heard of another instance's change to the request yet (for up to the revision
+   * poll interval): before refusing one, the request is re-read (one `_id` read, on refusals only).
+   */
+  private async requireCurrent(project: string, id: number): Promise<ChangeRequestDocument> {
+    await this.store.refresh(id);
+    return await this.require(project, id);
+  }
+
   async get(project: string, id: string): Promise<Record<string, unknown>> {
     return changeRequestView(await this.require(project, id));
   }
@@ -286,7 +296,8 @@ export class ChangeRequestService {
     const id = (await this.require(project, idText))._id;
     if (state === 'Scheduled') throw validationError('Scheduling change requests is not supported');
     return await this.outbox.exclusive(`change-request:${id}`, async () => {
-      const cr = await this.require(project, id);
+      let cr = await this.require(project, id);
+      if (cr.applying || !TRANSITIONS[cr.state].includes(state)) cr = await this.requireCurrent(project, id);
       if (cr.applying) throw conflict(`Change request #${id} is being applied`);
       if (!TRANSITIONS[cr.state].includes(state)) {
         const allowed = TRANSITIONS[cr.state];
@@ -351,7 +362,8 @@ export class ChangeRequestService {
   private async apply(cr: ChangeRequestDocument, audit: AuditUser): Promise<Record<string, unknown>> {
     const names = [...new Set(cr.changes.flatMap((c) => (c.feature !== undefined ? [c.feature] : [])))].sort();
     return await this.withLocks(names.map((n) => `flag:${n}`), async () => {
-      const current = await this.require(cr.project, cr._id);
+      let current = await this.require(cr.project, cr._id);
+      if (current.state !== 'Approved' || current.applying) current = await this.requireCurrent(cr.project, cr._id);
       if (current.state !== 'Approved' || current.applying) throw conflict(`Change request #${cr._id} changed state meanwhile (now ${current.state})`);
       // Several instances may be asked at once: one claim wins, the others answer 409.
       if (!(await this.store.claimApply(cr._id))) throw conflict(`Change request #${cr._id} is being applied`);

@@ -147,6 +147,11 @@ export class ChangeRequestStore {
     return this.mirror.get(id) ?? null;
   }
 
+  /** Re-reads one request into the state (one `_id` read): before a refusal based on the state. */
+  async refresh(id: number): Promise<void> {
+    await this.mirror.refresh(id);
+  }
+
   async findDraft(draftKey: string): Promise<ChangeRequestDocument | null> {
     return this.index().byDraftKey.get(draftKey) ?? null;
   }
