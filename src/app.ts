@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -36,7 +36,7 @@ import { isDateTime } from './schemas/formats.js';
 
 export interface BuildOptions {
   /** pino options or false; tests pass false to keep output readable. */
-  logger?: boolean | Record<string, unknown>;
+  logger?: FastifyServerOptions['logger'];
   /** Worker pool overrides (tests inject faults through a wrapping entry point). */
   pool?: PoolOptions;
   /**
