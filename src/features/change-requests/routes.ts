@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import { schemaValidationError, validationError } from '../../errors.js';
 import { auditOf } from '../shared.js';
 import { formatValidationErrors } from '../../plugins/errors.js';
@@ -26,22 +26,25 @@ const BASE = '/api/admin/projects/:projectId/change-requests';
  */
 /** `{payload}` around each action's payload schema (compiled once each: the compiler caches by schema object). */
 const wrapPayload = (schema: TSchema) => ({ type: 'object', properties: { payload: schema }, required: ['payload'] });
-const PAYLOAD_WRAPPERS = Object.fromEntries(
+const PAYLOAD_WRAPPERS: Readonly<Record<string, ReturnType<typeof wrapPayload>>> = Object.fromEntries(
   Object.entries(PAYLOAD_SCHEMAS).map(([action, schema]) => [action, wrapPayload(schema)]),
-) as Record<ChangeAction, ReturnType<typeof wrapPayload>>;
+);
+
+type ValidationFunction = ReturnType<FastifyRequest['compileValidationSchema']>;
 
 /** The payload has passed its action's schema (PAYLOAD_SCHEMAS), so the pair is a ValidChange. */
-function payloadFits(
-  change: { action: ChangeAction; payload: unknown },
-  check: (wrapper: { payload: unknown }) => boolean,
-): change is ValidChange {
+function payloadFits(change: { action: ChangeAction; payload: unknown }, check: ValidationFunction): change is ValidChange {
   return check({ payload: change.payload });
 }
 
-function parseChange(request: FastifyRequest, value: unknown, at: string): ChangeInput {
+/** A change the compiled ChangeBody validator accepted has ChangeBody's static type. */
+function shapeFits(value: unknown, check: ValidationFunction): value is Static<typeof ChangeBody> {
+  return check(value);
+}
+
+function parseChange(request: FastifyRequest, change: unknown, at: string): ChangeInput {
   const checkShape = request.compileValidationSchema(ChangeBody, 'body');
-  if (!checkShape(value)) throw schemaValidationError(formatValidationErrors(checkShape.errors ?? [], at));
-  const change = value as { feature?: string | null; action: ChangeAction; payload?: unknown };
+  if (!shapeFits(change, checkShape)) throw schemaValidationError(formatValidationErrors(checkShape.errors ?? [], at));
   const payload = change.payload === undefined && change.action === 'archiveFeature' ? {} : change.payload;
   const checkPayload = request.compileValidationSchema(PAYLOAD_WRAPPERS[change.action], 'body');
   const input = { action: change.action, payload };

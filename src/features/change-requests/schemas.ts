@@ -19,7 +19,7 @@ export const ChangeBody = Type.Object(
   {
     // Unleash's UI sends `"feature": null` for segment changes; null and absent mean the same.
     feature: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-    action: Type.String({ enum: [...FLAG_ACTIONS, ...SEGMENT_ACTIONS] }),
+    action: Type.Enum([...FLAG_ACTIONS, ...SEGMENT_ACTIONS], { type: 'string' }),
     payload: Type.Optional(Type.Unknown({ description: 'As the corresponding live endpoint takes it (see each action)' })),
   },
   { additionalProperties: false },

@@ -26,6 +26,12 @@ function list(value: string | string[] | undefined): string[] | undefined {
   return (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).filter((v) => v !== '');
 }
 
+/** The client specification version the SDK declares (Node joins a repeated header into one string). */
+function clientSpec(request: FastifyRequest): string | undefined {
+  const header = request.headers['unleash-client-spec'];
+  return typeof header === 'string' ? header : undefined;
+}
+
 function acceptsGzip(request: FastifyRequest): boolean {
   const header = request.headers['accept-encoding'];
   return typeof header === 'string' && /\bgzip\b/i.test(header);
@@ -108,7 +114,7 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
     const body = await service.features(
       sdkScope(request),
       { project: list(query.project), namePrefix: query.namePrefix, tag: list(query.tag) },
-      request.headers['unleash-client-spec'] as string | undefined,
+      clientSpec(request),
     );
     reply.header('vary', 'Accept-Encoding');
     if (notModified(request, reply, body.etag)) return sendNotModified(reply);
@@ -128,7 +134,7 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
     },
   }, async (request, reply) => {
     const body = await service.feature(
-      sdkScope(request), request.params.featureName, request.headers['unleash-client-spec'] as string | undefined,
+      sdkScope(request), request.params.featureName, clientSpec(request),
     );
     if (notModified(request, reply, body.etag)) return sendNotModified(reply);
     reply.type('application/json; charset=utf-8');
