@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -33,17 +33,10 @@ import { PlaygroundBatchService } from './features/playground-batch/service.js';
 import { ErrorSchema } from './schemas/common.js';
 import { serviceUnavailable } from './errors.js';
 import { isDateTime } from './schemas/formats.js';
-import ajvFormats from 'ajv-formats';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function addLenientDateTime(ajv: any): any {
-  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
-  return ajv;
-}
 
 export interface BuildOptions {
   /** pino options or false; tests pass false to keep output readable. */
-  logger?: boolean | Record<string, unknown>;
+  logger?: FastifyServerOptions['logger'];
   /** Worker pool overrides (tests inject faults through a wrapping entry point). */
   pool?: PoolOptions;
   /**
@@ -79,15 +72,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }),
     ajv: {
       customOptions: AJV_OPTIONS,
-      // ajv-formats first: Fastify adds it after the plugins (overriding the lenient date-time)
-      // unless a plugin named formatsPlugin is in this list.
-      plugins: [ajvFormats as never, addLenientDateTime],
+      // Runs after Fastify has added ajv-formats, so this lenient date-time replaces its strict one.
+      onCreate: (ajv) => void ajv.addFormat('date-time', { type: 'string', validate: isDateTime }),
     },
     return503OnClosing: true,
     // The first start on a machine may build FerretDB (about a minute) inside the database plugin.
     pluginTimeout: 10 * 60_000,
     forceCloseConnections: 'idle',
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorSchema);
   app.decorate('config', config);

@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject, type TUnsafe } from 'typebox';
+import { Type, type Static, type TObject, type TSchema, type TUnsafe } from 'typebox';
 
 /** Shared response schemas. Every route declares its responses so they are documented and fast to serialise. */
 export const ErrorSchema = Type.Object(
@@ -43,3 +43,13 @@ export function inOrder<T extends TObject>(schema: T): TUnsafe<Static<T>> {
 /** `string | null` as one type list rather than anyOf (the serializer then needs no validation per value). */
 export const NullableString = (options: { description?: string } = {}) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
+/**
+ * A 200 whose body the handler serialises itself (stored bytes of a cached document, or JSON text
+ * it also streams): documented with the body's schema, typed as what the handler hands to
+ * `reply.send`. Fastify sends a Buffer, and a string once the content type is set, unmodified and
+ * never calls the schema's serializer (Fastify docs, Reference/Reply.md, "Strings" and "Buffers").
+ */
+export function preSerialized(schema: TSchema): TUnsafe<Buffer | string> {
+  return Type.Unsafe<Buffer | string>(schema);
+}

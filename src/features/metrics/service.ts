@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApplicationDocument, LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
+import type { Applications, FeatureUsage } from './schemas.js';
 
 const HOUR_MS = 3_600_000;
 /** Hours of this instance's totals kept in memory (an SDK may report a bucket that started last hour). */
@@ -156,7 +157,7 @@ export class MetricsService {
   }
 
   /** `GET /api/admin/client-metrics/features/:name`: the last hour, summed over instances. */
-  async featureUsage(flag: string, now = new Date()): Promise<Record<string, unknown>> {
+  async featureUsage(flag: string, now = new Date()): Promise<FeatureUsage> {
     await this.flush();
     const since = new Date(Math.floor((now.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
     const sums = new Map<string, { environment: string; hour: number; yes: number; no: number }>();
@@ -263,7 +264,7 @@ export class MetricsService {
     await this.store.upsertApplication(doc);
   }
 
-  async applications(): Promise<{ applications: Array<Record<string, unknown>>; total: number }> {
+  async applications(): Promise<Applications> {
     const docs = await this.store.listApplications();
     const applications = docs.map((d) => ({
       appName: d.appName, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
