@@ -60,19 +60,43 @@ function query(context: Record<string, unknown>): string {
   return params.toString();
 }
 
-async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
-  return await new Promise((done, fail) => {
-    autocannon(options, (err, result) => (err ? fail(err) : done(result)));
+/** The server process's CPU time so far (user + system, ms), from /proc (Linux); NaN elsewhere. */
+function cpuMs(pid: number): number {
+  try {
+    // Fields after the parenthesised command name: state is the 1st, utime the 12th, stime the 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** USER_HZ: 100 on Linux (getconf CLK_TCK); /proc/<pid>/stat counts CPU time in these ticks. */
+const CLOCK_TICKS = 100;
+
+interface Run { result: autocannon.Result; cpuPerRequest: number }
+
+/**
+ * One autocannon run, with the server's CPU time per request over it: on a machine shared with
+ * other work, latency says how long a request waited, CPU per request what it cost.
+ */
+async function cannon(options: autocannon.Options, pid?: number): Promise<Run> {
+  const before = pid === undefined ? NaN : cpuMs(pid);
+  const result = await new Promise<autocannon.Result>((done, fail) => {
+    autocannon(options, (err, res) => (err ? fail(err) : done(res)));
   });
+  const after = pid === undefined ? NaN : cpuMs(pid);
+  return { result, cpuPerRequest: (after - before) / result.requests.total };
 }
 
 interface Figure { rps: number; p50: number; p99: number; errors: number; text: string }
 
-function figure(result: autocannon.Result, extra = ''): Figure {
+function figure({ result, cpuPerRequest }: Run, extra = ''): Figure {
   const errors = result.non2xx + result.errors + result.timeouts;
+  const cpu = Number.isFinite(cpuPerRequest) ? `, CPU ${(cpuPerRequest * 1000).toFixed(0)} µs/req` : '';
   return {
     rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors,
-    text: `${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${errors ? `, ${errors} errors/non-2xx` : ''}${extra}`,
+    text: `${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${cpu}${errors ? `, ${errors} errors/non-2xx` : ''}${extra}`,
   };
 }
 
@@ -97,7 +121,7 @@ function rssOf(pid: number): number {
   }
 }
 
-async function measure(target: Target): Promise<Record<string, Figure | string>> {
+async function measure(target: Target, pid: number): Promise<Record<string, Figure | string>> {
   const client = await createToken(target, 'client');
   const frontend = await createToken(target, 'frontend');
   const ctx = contexts();
@@ -107,20 +131,20 @@ async function measure(target: Target): Promise<Record<string, Figure | string>>
   const size = (await features.arrayBuffer()).byteLength;
   const base = { duration: DURATION, connections: 16 };
   await cannon({ ...base, duration: 2, url: `${target.url}/api/client/features`, headers: { authorization: client } }); // warm-up
-  if (runs('C1')) out.C1 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client } }), `, ${(size / 1000).toFixed(0)} KB bodies`);
-  if (runs('C2')) out.C2 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client, 'if-none-match': etag } }));
+  if (runs('C1')) out.C1 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client } }, pid), `, ${(size / 1000).toFixed(0)} KB bodies`);
+  if (runs('C2')) out.C2 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client, 'if-none-match': etag } }, pid));
   const bodies = rotating(ctx.map((context) => JSON.stringify({ context })));
   const f1 = {
     ...base, url: `${target.url}/api/frontend`,
     requests: [{ method: 'POST' as const, path: '/api/frontend', headers: { authorization: frontend, 'content-type': 'application/json' }, setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies() }) }],
   };
-  if (runs('F1')) out.F1 = figure(await cannon(f1));
+  if (runs('F1')) out.F1 = figure(await cannon(f1, pid));
   const paths = rotating(ctx.map((context) => `/api/frontend?${query(context)}`));
   if (runs('F2')) {
     out.F2 = figure(await cannon({
       ...base, url: `${target.url}/api/frontend`,
       requests: [{ method: 'GET', headers: { authorization: frontend }, setupRequest: (req: autocannon.Request) => ({ ...req, path: paths() }) }],
-    }));
+    }, pid));
   }
   if (!runs('A')) return out;
   const flag = await firstFlagName();
@@ -197,18 +221,20 @@ async function fanOut(target: Target, pid: number): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const vane = await startVane({ name: 'sdk', port: Number(process.env.BENCH_VANE_PORT ?? 0) });
+  // BENCH_VANE_NODE_ARGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server alone.
+  const nodeArgs = process.env.BENCH_VANE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const vane = await startVane({ name: 'sdk', port: Number(process.env.BENCH_VANE_PORT ?? 0), nodeArgs });
   try {
     console.error(`seeding ${FLAG_COUNT} flags into Vane…`);
     await seed(vane.target);
-    const vaneFigures = await measure(vane.target);
+    const vaneFigures = await measure(vane.target, vane.child.pid!);
     const fan = runs('S') ? await fanOut(vane.target, vane.child.pid!) : 'not run';
     let reference: Record<string, Figure | string> = {};
     if (withReference) {
       const ref = startReference();
       console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
       await seed(ref.target);
-      reference = await measure(ref.target);
+      reference = await measure(ref.target, ref.pid);
     }
     console.log(`\n| scenario | Vane | Unleash ${withReference ? '8.2 (reference)' : '(not run)'} | ratio |\n|---|---|---|---|`);
     for (const key of ['C1', 'C2', 'F1', 'F2', 'A']) {
