@@ -208,9 +208,10 @@ async function fanOut(target: Target, pid: number): Promise<string> {
     const fanStarted = (await gauge(target, 'vane_sdk_stream_fanout_started_seconds')) * 1000;
     const fanIssued = (await gauge(target, 'vane_sdk_stream_fanout_issued_seconds')) * 1000;
     const fanStreams = await gauge(target, 'vane_sdk_stream_fanout_streams');
+    const fanCpu = (await gauge(target, 'vane_sdk_stream_fanout_cpu_seconds')) * 1000;
     const ms = (t: number) => `${(t - acknowledged).toFixed(0)} ms`;
     return `${STREAMS} streams (${STREAM_PROCS} client processes): server committed the write ${ms(fanCommitted)}, started the fan-out ${ms(fanStarted)} and had issued all ${fanStreams} writes ${ms(fanIssued)} after the write's acknowledgement ` +
-      `(${(fanIssued - fanStarted).toFixed(0)} ms of writes); clients had it: median ${ms(percentile(arrivals, 50))}, p99 ${ms(percentile(arrivals, 99))}, last ${ms(arrivals.at(-1) ?? NaN)} ` +
+      `(${(fanIssued - fanStarted).toFixed(0)} ms of writes, ${fanCpu.toFixed(0)} ms of CPU); clients had it: median ${ms(percentile(arrivals, 50))}, p99 ${ms(percentile(arrivals, 99))}, last ${ms(arrivals.at(-1) ?? NaN)} ` +
       `(write took ${(acknowledged - started).toFixed(0)} ms, HTTP ${res.status}); server RSS +${((rssAfter - rssBefore) / 1e6).toFixed(0)} MB for the streams (${((rssAfter - rssBefore) / STREAMS / 1024).toFixed(1)} KB each)`;
   } finally {
     for (const { child } of children) {

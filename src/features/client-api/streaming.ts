@@ -28,6 +28,11 @@ export interface FanOut {
   /** When the last socket write had been handed to the kernel (or queued behind a full socket). */
   issuedAt: number;
   streams: number;
+  /**
+   * CPU the fan-out used (process user + system ms): unlike issuedAt − startedAt it does not
+   * count the time the process waited for a core on a loaded machine.
+   */
+  cpuMs: number;
   /** Distinct payloads serialized (one per token scope that saw a change). */
   payloads: number;
 }
@@ -110,6 +115,7 @@ export class DeltaService {
 
   private publish(state: SdkState): void {
     const startedAt = wallClock();
+    const cpu = process.cpuUsage();
     const change = this.sync(state);
     if (change === undefined) return;
     let streams = 0;
@@ -122,7 +128,11 @@ export class DeltaService {
       for (const stream of group.streams) this.send(stream, frame);
       streams += group.streams.size;
     }
-    this.lastFanOut = { eventId: change.eventId, committedAt: this.states.invalidatedAt, startedAt, issuedAt: wallClock(), streams, payloads };
+    const used = process.cpuUsage(cpu);
+    this.lastFanOut = {
+      eventId: change.eventId, committedAt: this.states.invalidatedAt, startedAt, issuedAt: wallClock(),
+      streams, cpuMs: (used.user + used.system) / 1000, payloads,
+    };
   }
 
   private send(stream: Stream, frame: Frame): void {
@@ -208,6 +218,7 @@ export class DeltaService {
     fanOut('vane_sdk_stream_fanout_committed_seconds', 'Wall-clock time of the commit the last fan-out pushed (unix seconds)', (f) => f.committedAt / 1000);
     fanOut('vane_sdk_stream_fanout_started_seconds', 'Wall-clock time the last change reached the stream fan-out (unix seconds)', (f) => f.startedAt / 1000);
     fanOut('vane_sdk_stream_fanout_issued_seconds', 'Wall-clock time the last fan-out had issued every socket write (unix seconds)', (f) => f.issuedAt / 1000);
+    fanOut('vane_sdk_stream_fanout_cpu_seconds', 'CPU time the last fan-out used (process user + system)', (f) => f.cpuMs / 1000);
     fanOut('vane_sdk_stream_fanout_streams', 'Streams written to by the last fan-out', (f) => f.streams);
     fanOut('vane_sdk_stream_fanout_payloads', 'Distinct payloads the last fan-out serialized (one per token scope)', (f) => f.payloads);
   }
