@@ -25,6 +25,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   const clientFeatures = new ClientFeaturesService(states);
   app.decorate('sdkStates', states);
   const delta = new DeltaService(states);
+  delta.registerMetrics(app.metrics);
   app.addHook('preClose', async () => delta.close());
   app.decorate('sdkDelta', delta);
   await app.register(clientApiRoutes, { service: clientFeatures, delta });

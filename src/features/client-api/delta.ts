@@ -67,7 +67,8 @@ export class DeltaLog {
     const seenFlags = new Set<string>();
     for (const flag of state.flags) {
       seenFlags.add(flag.name);
-      const json = JSON.stringify(flag);
+      const json = state.flagJson.get(flag.name);
+      if (json === undefined) continue;
       if (this.flagJson.get(flag.name) !== json) flags.add(flag.name);
       this.flagJson.set(flag.name, json);
     }
@@ -79,8 +80,7 @@ export class DeltaLog {
     }
     const segments = new Set<number>();
     const removedSegments = new Set<number>();
-    for (const [id, segment] of state.segments) {
-      const json = JSON.stringify(segment);
+    for (const [id, json] of state.segmentJson) {
       if (this.segmentJson.get(id) !== json) segments.add(id);
       this.segmentJson.set(id, json);
     }

@@ -136,7 +136,8 @@ export class FlagService {
       environments: envs.map((env) => {
         const state = flag.environments[env.name] ?? emptyEnvironment();
         return {
-          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, lastSeenAt: null as string | null,
+          // Unleash 8.2's key order; variantCount counts the environment's variants, not strategies' (measured on the reference).
+          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, variantCount: state.variants.length, lastSeenAt: null as string | null,
           hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
         };
       }),
