@@ -11,7 +11,7 @@ import metrics from './plugins/metrics.js';
 import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
 import playgroundRoutes from './features/playground/routes.js';
-import { PlaygroundService } from './features/playground/service.js';
+import { PLAYGROUND_WORKER, PlaygroundService } from './features/playground/service.js';
 import { SnapshotCache } from './features/playground/snapshot.js';
 import { storeSnapshotSource } from './features/playground/source.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
@@ -45,7 +45,7 @@ export interface BuildOptions {
   /** pino options or false; tests pass false to keep output readable. */
   logger?: boolean | Record<string, unknown>;
   /** Worker pool overrides (tests inject faults through a wrapping entry point). */
-  pool?: PoolOptions;
+  pool?: Partial<PoolOptions>;
   /**
    * Return before the configuration state and the event log have loaded (the server: it listens
    * at once; `/ready` and the API answer 503 until `app.loaded` resolves). Tests wait.
@@ -99,7 +99,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auth, { tokens: stores.apiTokens });
   await app.register(metrics);
   await app.register(docs);
-  await app.register(workerPool, options.pool ?? {});
+  await app.register(workerPool, { filename: options.pool?.filename ?? PLAYGROUND_WORKER });
 
   const services = createServices(stores, config);
   app.decorate('stores', stores);

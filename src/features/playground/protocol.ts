@@ -56,7 +56,7 @@ export interface ChunkResult {
   ends: number[];
 }
 
-/** Chunk layout (written by workers/playground.ts): u32 flag count, u32 end offset of each flag's text, then the text. */
+/** Chunk layout (written by worker.ts): u32 flag count, u32 end offset of each flag's text, then the text. */
 export function unpackChunk(bytes: Uint8Array): ChunkResult {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.readUInt32LE(0);

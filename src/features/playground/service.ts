@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Piscina } from 'piscina';
 import {
@@ -7,6 +8,9 @@ import {
 import { serviceUnavailable, validationError } from '../../errors.js';
 import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
 import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
+
+/** The worker module the pool runs by default (worker.ts, compiled beside this file). */
+export const PLAYGROUND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 export interface PlaygroundLimits {
   evaluationLimit: number;

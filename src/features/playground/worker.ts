@@ -1,5 +1,6 @@
 /**
- * Piscina entry point for every playground evaluation. Pure CPU work on the engine: no I/O.
+ * Piscina entry point for every playground evaluation (the pool's default module, PLAYGROUND_WORKER
+ * in service.ts), kept beside the service that sends it tasks. Pure CPU work on the engine: no I/O.
  *
  * The compiled snapshot is cached per revision in each worker: the raw snapshot reaches a worker
  * as a SharedArrayBuffer reference (no copy) and is parsed and compiled once per revision (tens
@@ -13,8 +14,8 @@ import { move } from 'piscina';
 import {
   AdvancedEntryWriter, combinationAt, combinationSpace, compile, ContextReader, evaluateRange, evaluateSelection,
   JsonChunkWriter, overlay, selectFlags, writePlaygroundFeatures, type CompiledSnapshot, type Snapshot,
-} from '../src/evaluation/index.js';
-import type { AdvancedChunkTask, DeprecatedTask, PlaygroundTask, SnapshotRef } from '../src/features/playground/protocol.js';
+} from '../../evaluation/index.js';
+import type { AdvancedChunkTask, DeprecatedTask, PlaygroundTask, SnapshotRef } from './protocol.js';
 
 let cachedRevision = -1;
 let cached: CompiledSnapshot | undefined;
