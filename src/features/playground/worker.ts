@@ -15,7 +15,7 @@ import {
   AdvancedEntryWriter, combinationAt, combinationSpace, compile, ContextReader, evaluateRange, evaluateSelection,
   JsonChunkWriter, overlay, selectFlags, writePlaygroundFeatures, type CompiledSnapshot, type Snapshot,
 } from '../../evaluation/index.js';
-import type { AdvancedChunkTask, DeprecatedTask, PlaygroundTask, SnapshotRef } from './protocol.js';
+import { ChunkWriter, type AdvancedChunkTask, type DeprecatedTask, type PlaygroundTask, type SnapshotRef } from './protocol.js';
 
 let cachedRevision = -1;
 let cached: CompiledSnapshot | undefined;
@@ -48,14 +48,12 @@ function compiledFor(task: AdvancedChunkTask): CompiledSnapshot {
 }
 
 /**
- * Copies the writer's chunks, after an optional header, into one buffer of its own: small
- * Buffers share Node's 8 kB pool slab, and transferring a view of it would hand over the slab.
+ * Copies the writer's chunks into one buffer of its own: small Buffers share Node's 8 kB pool
+ * slab, and transferring a view of it would hand over the slab.
  */
-function collect(writer: JsonChunkWriter, header?: Buffer): Uint8Array {
-  const headerLength = header?.length ?? 0;
-  const out = Buffer.allocUnsafeSlow(headerLength + writer.byteLength);
-  header?.copy(out, 0);
-  let offset = headerLength;
+function collect(writer: JsonChunkWriter): Uint8Array {
+  const out = Buffer.allocUnsafeSlow(writer.byteLength);
+  let offset = 0;
   for (const chunk of writer.chunksView()) offset += chunk.copy(out, offset);
   return out;
 }
@@ -75,7 +73,7 @@ function runDeprecated(task: DeprecatedTask): Uint8Array {
  * the main thread can splice flags from several slices into response order. Combinations are
  * decoded and serialised once per slice and their parsed fields shared through one ContextReader
  * each; a flag's parent is evaluated alongside it when it has a dependency.
- * Layout of the result: u32 flag count, u32 end offset per flag, then the text (see protocol.ts).
+ * The result's layout is protocol.ts's (ChunkWriter writes it, unpackChunk reads it).
  */
 /**
  * Output bytes per advanced entry in this worker's last chunk: the next chunk's writer is sized
@@ -99,24 +97,18 @@ function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array {
   }
   const flagCount = task.flagEnd - task.flagStart;
   const entries = flagCount * count;
-  const headerBytes = 4 * (flagCount + 1);
-  const writer = new JsonChunkWriter({ firstChunkBytes: Math.ceil(entries * bytesPerEntry * 1.25), reserve: headerBytes });
-  const entryWriter = new AdvancedEntryWriter(writer);
-  const ends: number[] = new Array(flagCount);
+  const chunk = new ChunkWriter(flagCount, Math.ceil(entries * bytesPerEntry * 1.25));
+  const entryWriter = new AdvancedEntryWriter(chunk.text);
   for (let f = 0; f < flagCount; f++) {
     const index = task.flagStart + f;
     for (let i = 0; i < count; i++) {
       const evaluation = evaluateRange(compiled, selection, task.environment, readers[i]!, index, index + 1)[0]!;
       entryWriter.write(evaluation, contexts[i]!, i === 0);
     }
-    ends[f] = writer.byteLength;
+    chunk.endFlag();
   }
-  if (entries > 0) bytesPerEntry = Math.max(64, Math.ceil(writer.byteLength / entries));
-  const whole = writer.whole();
-  const header = whole ?? Buffer.allocUnsafe(headerBytes);
-  header.writeUInt32LE(flagCount, 0);
-  for (let f = 0; f < flagCount; f++) header.writeUInt32LE(ends[f]!, 4 * (f + 1));
-  return whole ?? collect(writer, header);
+  if (entries > 0) bytesPerEntry = Math.max(64, Math.ceil(chunk.text.byteLength / entries));
+  return chunk.finish();
 }
 
 export default function evaluatePlayground(task: PlaygroundTask): unknown {
