@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
-import { createServices, createStores, initialiseState, type Services, type Stores } from './composition.js';
+import { createPlayground, createServices, createStores, initialiseState, type Services, type Stores } from './composition.js';
 import errors from './plugins/errors.js';
 import database from './plugins/database.js';
 import auth from './plugins/auth.js';
@@ -11,9 +11,7 @@ import metrics from './plugins/metrics.js';
 import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
 import playgroundRoutes from './features/playground/routes.js';
-import { PlaygroundService } from './features/playground/service.js';
-import { SnapshotCache } from './features/playground/snapshot.js';
-import { storeSnapshotSource } from './features/playground/source.js';
+import { PLAYGROUND_WORKER, type PlaygroundService } from './features/playground/service.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
 import eventRoutes from './features/events/routes.js';
@@ -29,7 +27,6 @@ import sessionRoutes from './features/sessions/routes.js';
 import webRoutes from './features/web/routes.js';
 import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
-import { PlaygroundBatchService } from './features/playground-batch/service.js';
 import { ErrorSchema } from './schemas/common.js';
 import { serviceUnavailable } from './errors.js';
 import { isDateTime } from './schemas/formats.js';
@@ -38,7 +35,7 @@ export interface BuildOptions {
   /** pino options or false; tests pass false to keep output readable. */
   logger?: FastifyServerOptions['logger'];
   /** Worker pool overrides (tests inject faults through a wrapping entry point). */
-  pool?: PoolOptions;
+  pool?: Partial<PoolOptions>;
   /**
    * Return before the configuration state and the event log have loaded (the server: it listens
    * at once; `/ready` and the API answer 503 until `app.loaded` resolves). Tests wait.
@@ -91,7 +88,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auth, { tokens: stores.apiTokens });
   await app.register(metrics);
   await app.register(docs);
-  await app.register(workerPool, options.pool ?? {});
+  await app.register(workerPool, { filename: options.pool?.filename ?? PLAYGROUND_WORKER });
 
   const services = createServices(stores, config);
   app.decorate('stores', stores);
@@ -119,29 +116,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(webRoutes, { inviteLinks: services.inviteLinks });
 
-  const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), app.database.outbox);
+  // Other instances' commits reach every onCommitted listener (the configuration state, read
+  // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
   app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));
   app.addHook('onClose', async () => {
     app.database.outbox.stopWatching();
     stores.eventLog.stop();
     await stores.eventLog.settled();
   });
-  const playground = new PlaygroundService(app.workerPool, snapshots, {
-    evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
-    streamThreshold: config.PLAYGROUND_STREAM_THRESHOLD,
-    maxQueue: config.PLAYGROUND_MAX_QUEUE,
-    timeoutMs: config.PLAYGROUND_TIMEOUT_MS,
-    threads: app.workerPool.options.maxThreads,
-  });
-  app.decorate('playground', playground);
-  await app.register(playgroundRoutes, { service: playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
-  await app.register(changeRequestRoutes, { service: services.changeRequests, playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
-  const playgroundBatch = new PlaygroundBatchService(app.workerPool, snapshots, services.changeRequests, {
-    evaluationLimit: config.PLAYGROUND_BATCH_LIMIT,
-    maxQueue: config.PLAYGROUND_MAX_QUEUE,
-    threads: app.workerPool.options.maxThreads,
-  });
-  await app.register(playgroundBatchRoutes, { service: playgroundBatch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  const playground = createPlayground(app.workerPool, stores, services, config);
+  app.decorate('playground', playground.service);
+  await app.register(playgroundRoutes, { service: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  await app.register(changeRequestRoutes, { service: services.changeRequests, playground: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  await app.register(playgroundBatchRoutes, { service: playground.batch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
 
   await registerSdkApi(app, stores, config);
 

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Piscina } from 'piscina';
 import {
@@ -7,6 +8,9 @@ import {
 import { serviceUnavailable, validationError } from '../../errors.js';
 import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
 import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
+
+/** The worker module the pool runs by default (worker.ts, compiled beside this file). */
+export const PLAYGROUND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 export interface PlaygroundLimits {
   evaluationLimit: number;
@@ -56,6 +60,23 @@ export function planSlices(occurrences: number, combinations: number, flagCount:
     }
   }
   return slices;
+}
+
+const COMMA = Buffer.from(',');
+const CLOSE_LIST = Buffer.from(']');
+const CLOSE_FLAG = Buffer.from('}}');
+type SelectedFlag = ReturnType<typeof selectFlags>['flags'][number];
+/** Per compiled flag, so it lives as long as the snapshot that flag belongs to. */
+const flagOpeners = new WeakMap<SelectedFlag, Buffer>();
+
+/** `{"name":…,"projectId":…,"environments":{` of a buffered answer's flag. */
+function flagOpener(flag: SelectedFlag): Buffer {
+  let bytes = flagOpeners.get(flag);
+  if (bytes === undefined) {
+    bytes = Buffer.from(`{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`);
+    flagOpeners.set(flag, bytes);
+  }
+  return bytes;
 }
 
 /** Entries per streamed piece: ~2.5 MB of JSON, a few ms of one worker's time. */
@@ -207,23 +228,25 @@ export class PlaygroundService {
       list.push(chunk);
       byOccurrence.set(slice.occurrence, list);
     }
+    // The glue is encoded once per request (per snapshot for flag heads), not once per flag: an S2
+    // answer has ~1 500 pieces, and allocating each anew was the main thread's young garbage.
+    const keyOpeners = plan.keys.map((key, k) => Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
+    const chunksByKey = plan.keys.map((key) => plan.occurrencesByKey.get(key)!.flatMap((occurrence) => byOccurrence.get(occurrence) ?? []));
     const parts: Buffer[] = [this.head()];
-    const comma = Buffer.from(',');
     for (let f = 0; f < flagCount; f++) {
-      parts.push(Buffer.from(this.flagHead(plan, f)));
-      plan.keys.forEach((key, k) => {
-        parts.push(Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
-        let first = true;
-        for (const occurrence of plan.occurrencesByKey.get(key)!) {
-          for (const chunk of byOccurrence.get(occurrence) ?? []) {
-            if (!first) parts.push(comma);
-            first = false;
-            parts.push(chunk.bytes.subarray(f === 0 ? 0 : chunk.ends[f - 1], chunk.ends[f]));
-          }
+      if (f > 0) parts.push(COMMA);
+      parts.push(flagOpener(plan.selection.flags[f]!));
+      for (let k = 0; k < keyOpeners.length; k++) {
+        parts.push(keyOpeners[k]!);
+        const chunks = chunksByKey[k]!;
+        for (let c = 0; c < chunks.length; c++) {
+          if (c > 0) parts.push(COMMA);
+          const chunk = chunks[c]!;
+          parts.push(chunk.bytes.subarray(f === 0 ? 0 : chunk.ends[f - 1], chunk.ends[f]));
         }
-        parts.push(Buffer.from(']'));
-      });
-      parts.push(Buffer.from('}}'));
+        parts.push(CLOSE_LIST);
+      }
+      parts.push(CLOSE_FLAG);
     }
     parts.push(this.tail(plan));
     let byteLength = 0;
