@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { stdTimeFunctions } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
@@ -59,7 +60,8 @@ const AJV_OPTIONS = {
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.LOG_LEVEL },
+    // pino is Fastify's logger; ISO timestamps so an operator reads the log without converting epochs.
+    logger: options.logger ?? { level: config.LOG_LEVEL, timestamp: stdTimeFunctions.isoTime },
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     // Per-request "incoming/completed" lines only at debug: at playground volumes they would cost
