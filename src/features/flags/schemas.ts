@@ -202,6 +202,7 @@ const FeatureListItem = inOrder(Type.Object({
   ...createdFields,
   environments: Type.Array(inOrder(Type.Object({
     name: Type.String(), enabled: Type.Boolean(), type: Type.String(), sortOrder: Type.Number(),
+    variantCount: Type.Integer({ description: 'The environment\'s variants (not its strategies\')' }),
     lastSeenAt: NullableString({ description: 'From client metrics' }),
     hasStrategies: Type.Boolean(), hasEnabledStrategies: Type.Boolean(),
   }))),
