@@ -105,7 +105,8 @@ export class MetricsService {
   }
 
   private async ensureLoaded(): Promise<void> {
-    this.loaded ??= this.refresh(true).catch((err: unknown) => {
+    // The indexes only make the poll cheaper: a server that refuses one still gets its reads.
+    this.loaded ??= this.store.init().catch(() => undefined).then(() => this.refresh(true)).catch((err: unknown) => {
       this.loaded = undefined;
       throw err;
     });

@@ -62,6 +62,17 @@ export class MetricsStore {
     this.applications = outbox.collection<ApplicationDocument & { _rev?: number }>('client_applications');
   }
 
+  /**
+   * Indexes for MetricsService.refresh, which every instance runs every FLUSH_MS: documents
+   * flushed since the last poll, buckets of the last hours. One command per index (FerretDB 1.24
+   * fails a createIndexes that mixes existing and new ones).
+   */
+  async init(): Promise<void> {
+    await this.buckets.createIndex({ flushedAt: 1 }, { name: 'flushed_at' });
+    await this.buckets.createIndex({ hour: 1 }, { name: 'hour' });
+    await this.lastSeen.createIndex({ flushedAt: 1 }, { name: 'flushed_at' });
+  }
+
   async writeBuckets(docs: MetricsBucketDocument[]): Promise<void> {
     if (docs.length === 0) return;
     await this.buckets.bulkWrite(
