@@ -91,9 +91,13 @@ export class MetricsService {
 
   start(): void {
     this.ensureLoaded().catch(() => undefined);
+    let polling = false;
     this.timer = setInterval(() => {
       this.flush().catch(() => undefined);
-      this.refresh().catch(() => undefined);
+      // One poll at a time: a slow database must not pile them up.
+      if (polling) return;
+      polling = true;
+      this.refresh().catch(() => undefined).finally(() => { polling = false; });
     }, this.flushMs);
     this.timer.unref();
   }
