@@ -138,13 +138,17 @@ async function measure(target: Target, pid: number): Promise<Record<string, Figu
     ...base, url: `${target.url}/api/frontend`,
     requests: [{ method: 'POST' as const, path: '/api/frontend', headers: { authorization: frontend, 'content-type': 'application/json' }, setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies() }) }],
   };
-  if (runs('F1')) out.F1 = figure(await cannon(f1, pid));
+  if (runs('F1')) {
+    const { value, text } = await stalls(target, () => cannon(f1, pid));
+    out.F1 = figure(value, text);
+  }
   const paths = rotating(ctx.map((context) => `/api/frontend?${query(context)}`));
   if (runs('F2')) {
-    out.F2 = figure(await cannon({
+    const { value, text } = await stalls(target, () => cannon({
       ...base, url: `${target.url}/api/frontend`,
       requests: [{ method: 'GET', headers: { authorization: frontend }, setupRequest: (req: autocannon.Request) => ({ ...req, path: paths() }) }],
     }, pid));
+    out.F2 = figure(value, text);
   }
   if (!runs('A')) return out;
   const flag = await firstFlagName();
@@ -158,9 +162,38 @@ async function measure(target: Target, pid: number): Promise<Record<string, Figu
 
 /** Reads a gauge of Vane's /internal-backstage/prometheus (NaN when absent). */
 async function gauge(target: Target, name: string): Promise<number> {
-  const text = await (await fetch(`${target.url}/internal-backstage/prometheus`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? NaN : Number(line.slice(name.length + 1));
+  return (await scrape(target))(name);
+}
+
+async function scrape(target: Target): Promise<(name: string) => number> {
+  const res = await fetch(`${target.url}/internal-backstage/prometheus`, { headers: { authorization: target.token } }).catch(() => undefined);
+  const lines = res?.ok ? (await res.text()).split('\n') : [];
+  return (name) => {
+    const line = lines.find((l) => l.startsWith(`${name} `));
+    return line === undefined ? NaN : Number(line.slice(name.length + 1));
+  };
+}
+
+const GC_KINDS = ['minor', 'major', 'incremental', 'weakcb'];
+
+/**
+ * Where a tail comes from: the server's own event-loop delay (prom-client's monitorEventLoopDelay,
+ * reset by every scrape, so the scrape before the run starts it afresh) and its GC time over the
+ * run. A p99 well above the loop's delay is time the process waited for a core, not time it spent.
+ */
+async function stalls<T>(target: Target, run: () => Promise<T>): Promise<{ value: T; text: string }> {
+  const before = await scrape(target);
+  const value = await run();
+  const after = await scrape(target);
+  const gc = GC_KINDS.reduce((sum, kind) => {
+    const name = `nodejs_gc_duration_seconds_sum{kind="${kind}"}`;
+    const delta = after(name) - before(name);
+    return Number.isFinite(delta) ? sum + delta : sum;
+  }, 0);
+  const p99 = after('nodejs_eventloop_lag_p99_seconds');
+  const max = after('nodejs_eventloop_lag_max_seconds');
+  const text = Number.isFinite(p99) ? `; server loop delay p99 ${(p99 * 1000).toFixed(0)} ms, max ${(max * 1000).toFixed(0)} ms, GC ${(gc * 1000).toFixed(0)} ms` : '';
+  return { value, text };
 }
 
 function percentile(sorted: readonly number[], p: number): number {
