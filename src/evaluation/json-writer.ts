@@ -26,9 +26,9 @@ export class JsonChunkWriter {
    * that can estimate its output gets it in one allocation. `reserve`: bytes left free in front of
    * the text for the caller to fill (a header), not counted in `byteLength` nor in `chunksView`.
    */
-  constructor(options: { firstChunkBytes?: number; reserve?: number } = {}) {
+  constructor(options: { firstChunkBytes?: number; reserve?: number; firstChunk?: Buffer } = {}) {
     const reserve = options.reserve ?? 0;
-    this.current = Buffer.allocUnsafe(reserve + Math.max(CHUNK_BYTES, options.firstChunkBytes ?? 0));
+    this.current = options.firstChunk ?? Buffer.allocUnsafe(reserve + Math.max(CHUNK_BYTES, options.firstChunkBytes ?? 0));
     this.offset = this.start = reserve;
   }
 

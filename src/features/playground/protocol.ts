@@ -40,6 +40,11 @@ export interface AdvancedChunkTask {
   /** Flags [flagStart, flagEnd) of the selection are written. */
   flagStart: number;
   flagEnd: number;
+  /**
+   * Memory lent by the main thread: the chunk is written into it when it fits, and the result is
+   * then only the chunk's length (see ChunkWriter).
+   */
+  output?: SharedArrayBuffer;
 }
 
 export interface CrashTask {
@@ -71,8 +76,18 @@ export class ChunkWriter {
    * `expectedBytes`: the caller's estimate of the text's size. When the text fits, it is written
    * behind room reserved for the header and the chunk leaves as that one buffer, uncopied.
    */
-  constructor(private readonly flagCount: number, expectedBytes: number) {
-    this.text = new JsonChunkWriter({ firstChunkBytes: expectedBytes, reserve: this.headerBytes() });
+  private readonly shared: boolean;
+
+  /**
+   * `output`: the task's lent memory, used when the estimate fits in it; `finish` then returns the
+   * chunk's length in it instead of a buffer.
+   */
+  constructor(private readonly flagCount: number, expectedBytes: number, output?: SharedArrayBuffer) {
+    const reserve = this.headerBytes();
+    this.shared = output !== undefined && reserve + expectedBytes <= output.byteLength;
+    this.text = new JsonChunkWriter({
+      firstChunkBytes: expectedBytes, reserve, firstChunk: this.shared ? Buffer.from(output!) : undefined,
+    });
   }
 
   /** The text written so far is the next flag's. */
@@ -80,8 +95,11 @@ export class ChunkWriter {
     this.ends.push(this.text.byteLength);
   }
 
-  /** The chunk, in a buffer of its own (transferable); the writer must not be used afterwards. */
-  finish(): Uint8Array {
+  /**
+   * The chunk's length in the lent memory when it was written there; else the chunk in a buffer
+   * of its own (transferable). The writer must not be used afterwards.
+   */
+  finish(): Uint8Array | number {
     if (this.ends.length !== this.flagCount) throw new Error(`chunk of ${this.flagCount} flags ended after ${this.ends.length}`);
     const whole = this.text.whole();
     // Past the estimate: header and chunks copied into one buffer (small Buffers share Node's
@@ -93,7 +111,7 @@ export class ChunkWriter {
       let offset = this.headerBytes();
       for (const chunk of this.text.chunksView()) offset += chunk.copy(out, offset);
     }
-    return out;
+    return whole !== undefined && this.shared ? whole.length : out;
   }
 
   private headerBytes(): number {

@@ -78,6 +78,9 @@ export async function answerWithinBudget(
   } else if (result instanceof BufferedAnswer) {
     // Known length, so sent with Content-Length as one buffer would be, without joining the pieces.
     budget.done();
+    // 'close' follows 'finish' (the last byte handed to the kernel) or the client going away:
+    // either way nothing reads the pieces after it.
+    reply.raw.once('close', result.release);
     reply.header('content-length', result.byteLength);
     result = new CorkedPieces(result.parts);
   } else {

@@ -106,8 +106,52 @@ export class BufferedAnswer {
   constructor(
     readonly parts: readonly Buffer[],
     readonly byteLength: number,
+    /** To call once the answer's bytes are no longer read (the response closed): frees lent memory. */
+    readonly release: () => void = () => undefined,
   ) {}
 }
+
+/**
+ * Memory lent to the workers to write advanced chunks into, reused from answer to answer.
+ *
+ * Performance: each S2 answer (tester seed 3) brought ~8 MB of new transferred ArrayBuffers into
+ * the main isolate; that external memory kept triggering major GCs, and V8's GC helper threads
+ * used as much CPU as the two workers. A lent SharedArrayBuffer goes back to the free list only
+ * when its answer's response has closed (every byte handed to the kernel, or the client gone); a
+ * failed request abandons its buffers to the GC instead, since a slice may still be writing.
+ * Past `max` buffers in use, tasks get none and the worker transfers its own buffer as before.
+ */
+export class OutputBuffers {
+  private readonly free: SharedArrayBuffer[] = [];
+  private lent = 0;
+
+  constructor(
+    readonly bytes: number,
+    private readonly max: number,
+  ) {}
+
+  take(): SharedArrayBuffer | undefined {
+    const buffer = this.free.pop() ?? (this.lent + this.free.length < this.max ? new SharedArrayBuffer(this.bytes) : undefined);
+    if (buffer) this.lent++;
+    return buffer;
+  }
+
+  giveBack(buffers: ReadonlyArray<SharedArrayBuffer | undefined>): void {
+    for (const buffer of buffers) {
+      if (buffer === undefined) continue;
+      this.lent--;
+      this.free.push(buffer);
+    }
+  }
+
+  abandon(buffers: ReadonlyArray<SharedArrayBuffer | undefined>): void {
+    for (const buffer of buffers) if (buffer !== undefined) this.lent--;
+  }
+}
+
+/** 4 MiB: an S2 slice's chunk is ~2.4 MB; 64 of them cover 8 connections × 4 slices twice. */
+const OUTPUT_BYTES = 4 * 1024 * 1024;
+const MAX_OUTPUTS = 64;
 
 export interface AdvancedRequest {
   environments: string[];
@@ -120,6 +164,8 @@ export interface AdvancedRequest {
 }
 
 export class PlaygroundService {
+  private readonly outputs = new OutputBuffers(OUTPUT_BYTES, MAX_OUTPUTS);
+
   constructor(
     private readonly pool: Piscina,
     private readonly snapshots: SnapshotCache,
@@ -218,10 +264,18 @@ export class PlaygroundService {
     const { flagCount, request, combinations } = plan;
     const slices = flagCount === 0 ? [] : planSlices(request.environments.length, combinations, flagCount, this.limits.threads);
     this.ensureRoom(slices.length);
-    const results = await Promise.all(slices.map(async (slice) => ({
-      slice,
-      chunk: unpackChunk(await this.run<Uint8Array>(this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), signal)),
-    })));
+    const outputs = slices.map(() => this.outputs.take());
+    let results: Array<{ slice: (typeof slices)[number]; chunk: ChunkResult }>;
+    try {
+      results = await Promise.all(slices.map(async (slice, i) => {
+        const task = { ...this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), output: outputs[i] };
+        const result = await this.run<Uint8Array | number>(task, signal);
+        return { slice, chunk: unpackChunk(typeof result === 'number' ? new Uint8Array(outputs[i]!, 0, result) : result) };
+      }));
+    } catch (err) {
+      this.outputs.abandon(outputs);
+      throw err;
+    }
     const byOccurrence = new Map<number, ChunkResult[]>();
     for (const { slice, chunk } of results) {
       const list = byOccurrence.get(slice.occurrence) ?? [];
@@ -251,7 +305,7 @@ export class PlaygroundService {
     parts.push(this.tail(plan));
     let byteLength = 0;
     for (const part of parts) byteLength += part.length;
-    return new BufferedAnswer(parts, byteLength);
+    return new BufferedAnswer(parts, byteLength, () => this.outputs.giveBack(outputs));
   }
 
   /**

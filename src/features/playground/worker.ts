@@ -83,7 +83,7 @@ function runDeprecated(task: DeprecatedTask): Uint8Array {
  */
 let bytesPerEntry = 2048;
 
-function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array {
+function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array | number {
   const compiled = compiledFor(task);
   const selection = selectFlags(compiled, task.projects);
   const space = combinationSpace(task.context);
@@ -97,7 +97,7 @@ function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array {
   }
   const flagCount = task.flagEnd - task.flagStart;
   const entries = flagCount * count;
-  const chunk = new ChunkWriter(flagCount, Math.ceil(entries * bytesPerEntry * 1.25));
+  const chunk = new ChunkWriter(flagCount, Math.ceil(entries * bytesPerEntry * 1.25), task.output);
   const entryWriter = new AdvancedEntryWriter(chunk.text);
   for (let f = 0; f < flagCount; f++) {
     const index = task.flagStart + f;
@@ -115,8 +115,10 @@ export default function evaluatePlayground(task: PlaygroundTask): unknown {
   switch (task.kind) {
     case 'deprecated':
       return move(runDeprecated(task));
-    case 'advanced-chunk':
-      return move(runAdvancedChunk(task));
+    case 'advanced-chunk': {
+      const result = runAdvancedChunk(task);
+      return typeof result === 'number' ? result : move(result);
+    }
     case 'crash':
       process.exit(1);
   }
