@@ -152,8 +152,9 @@ t.test('a change whose writer died before flushing its events is completed by a 
     await eventually(async () => (await survivor.database.db.collection('events').countDocuments({ type: 'segment-created' })) === 1),
     'its event is flushed by the survivor',
   );
-  const stored = await survivor.database.db.collection('segments').findOne({ _id: 4242 as never });
-  t.notOk(stored?._outbox, 'and cleared from the document');
+  // The event is appended first, then the document's `_outbox` is cleared: wait for the second step too.
+  const cleared = async () => !(await survivor.database.db.collection('segments').findOne({ _id: 4242 as never }))?._outbox;
+  t.ok(await eventually(cleared), 'and cleared from the document');
 });
 
 t.test('a change request applied from two instances at once is applied exactly once', async (t) => {
