@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { referenceScript, startReference, startVane } from './servers.js';
-import { FLAG_COUNT, seed, type Target } from './seed.js';
+import { call, FLAG_COUNT, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 4;
@@ -31,6 +31,8 @@ const flagName = (i: number) => `bench.flag.${String(i % FLAG_COUNT).padStart(3,
 interface Read {
   label: string;
   path: (i: number) => string;
+  /** Not in Unleash OSS (change requests are an Enterprise feature there). */
+  vaneOnly?: boolean;
 }
 
 /** The reads of the issue's table, in its order. */
@@ -50,7 +52,44 @@ const READS: Read[] = [
   { label: 'GET /api/admin/strategies', path: () => '/api/admin/strategies' },
   { label: 'GET …/features/:name (one flag)', path: (i) => `/api/admin/projects/default/features/${flagName(i)}` },
   { label: 'GET /api/admin/search/events?limit=50', path: () => '/api/admin/search/events?limit=50' },
+  // Further lists the configuration state answers (filled by seedLists).
+  { label: 'GET /api/admin/tags', path: () => '/api/admin/tags' },
+  { label: 'GET /api/admin/tag-types', path: () => '/api/admin/tag-types' },
+  { label: 'GET /api/admin/invite-link/tokens', path: () => '/api/admin/invite-link/tokens' },
+  { label: 'GET /api/admin/user-admin', path: () => '/api/admin/user-admin' },
+  { label: 'GET /api/admin/projects/default/change-requests', path: () => '/api/admin/projects/default/change-requests', vaneOnly: true },
 ];
+
+/**
+ * Fills the lists bench/seed.ts leaves empty, after the write replay (so its figure stays
+ * comparable): 3 tag types, 60 tags, 6 invite links, 8 users who joined through them (under
+ * the default sign-up rate limit of 10 a minute) and, on Vane, 10 change requests.
+ */
+async function seedLists(target: Target): Promise<void> {
+  for (let k = 0; k < 3; k++) await call(target, 'POST', '/api/admin/tag-types', { name: `bench-type-${k}`, description: `bench tag type ${k}` });
+  for (let k = 0; k < 60; k++) await call(target, 'POST', '/api/admin/tags', { type: `bench-type-${k % 3}`, value: `bench-tag-${k}` });
+  const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+  const secrets: string[] = [];
+  for (let k = 0; k < 6; k++) {
+    secrets.push(((await call(target, 'POST', '/api/admin/invite-link/tokens', { name: `bench-link-${k}`, expiresAt })) as { secret: string }).secret);
+  }
+  for (let k = 0; k < 8; k++) {
+    const res = await fetch(`${target.url}/invite/${secrets[k % 2]!}/signup`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Bench User ${k}`, email: `bench-${k}@example.com`, username: `bench-${k}`, password: 'Bench-Password-9' }),
+    });
+    if (res.status >= 300) throw new Error(`${target.name} signup → ${res.status} ${await res.text()}`);
+  }
+  if (target.name !== 'vane') return;
+  // One open Draft per caller and environment: each is sent to review before the next is opened.
+  for (let k = 0; k < 10; k++) {
+    const environment = k % 2 === 0 ? 'development' : 'production';
+    const cr = (await call(target, 'POST', `/api/admin/projects/default/environments/${environment}/change-requests`, {
+      feature: flagName(k), action: 'updateEnabled', payload: { enabled: false },
+    })) as { id: number };
+    await call(target, 'PUT', `/api/admin/projects/default/change-requests/${cr.id}/state`, { state: 'In review' });
+  }
+}
 
 interface Figures {
   replaySeconds: number;
@@ -90,8 +129,10 @@ async function measure(target: Target): Promise<Figures> {
   console.error(`${target.name}: write replay…`);
   const { seconds, requests } = await replay(target);
   console.error(`  ${requests} requests in ${seconds.toFixed(1)} s`);
+  if (!replayOnly) await seedLists(target);
   const reads = new Map<string, { rps: number; p50: number; p99: number; errors: number }>();
   for (const read of replayOnly ? [] : READS) {
+    if (read.vaneOnly && target.name !== 'vane') continue;
     let i = 0;
     const result = await cannon({
       url: target.url,

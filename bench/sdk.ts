@@ -14,7 +14,7 @@
  *     update; server RSS before and after opening them (Vane only: streaming is Enterprise in Unleash)
  */
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
 import { resolve } from 'node:path';
@@ -24,6 +24,11 @@ import { FLAG_COUNT, firstFlagName, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
+/** Processes the stream clients are spread over (each a separate event loop, like separate SDK hosts). */
+const STREAM_PROCS = Number(process.env.BENCH_STREAM_PROCS ?? 2);
+/** `--only=S` or `--only=F1,F2`: run only these scenarios (for iterating on one). */
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const runs = (scenario: string) => only === undefined || only.includes(scenario);
 const withReference = process.argv.includes('--with-reference');
 
 async function createToken(target: Target, type: string): Promise<string> {
@@ -55,19 +60,43 @@ function query(context: Record<string, unknown>): string {
   return params.toString();
 }
 
-async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
-  return await new Promise((done, fail) => {
-    autocannon(options, (err, result) => (err ? fail(err) : done(result)));
+/** The server process's CPU time so far (user + system, ms), from /proc (Linux); NaN elsewhere. */
+function cpuMs(pid: number): number {
+  try {
+    // Fields after the parenthesised command name: state is the 1st, utime the 12th, stime the 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** USER_HZ: 100 on Linux (getconf CLK_TCK); /proc/<pid>/stat counts CPU time in these ticks. */
+const CLOCK_TICKS = 100;
+
+interface Run { result: autocannon.Result; cpuPerRequest: number }
+
+/**
+ * One autocannon run, with the server's CPU time per request over it: on a machine shared with
+ * other work, latency says how long a request waited, CPU per request what it cost.
+ */
+async function cannon(options: autocannon.Options, pid?: number): Promise<Run> {
+  const before = pid === undefined ? NaN : cpuMs(pid);
+  const result = await new Promise<autocannon.Result>((done, fail) => {
+    autocannon(options, (err, res) => (err ? fail(err) : done(res)));
   });
+  const after = pid === undefined ? NaN : cpuMs(pid);
+  return { result, cpuPerRequest: (after - before) / result.requests.total };
 }
 
 interface Figure { rps: number; p50: number; p99: number; errors: number; text: string }
 
-function figure(result: autocannon.Result, extra = ''): Figure {
+function figure({ result, cpuPerRequest }: Run, extra = ''): Figure {
   const errors = result.non2xx + result.errors + result.timeouts;
+  const cpu = Number.isFinite(cpuPerRequest) ? `, CPU ${(cpuPerRequest * 1000).toFixed(0)} µs/req` : '';
   return {
     rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors,
-    text: `${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${errors ? `, ${errors} errors/non-2xx` : ''}${extra}`,
+    text: `${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${cpu}${errors ? `, ${errors} errors/non-2xx` : ''}${extra}`,
   };
 }
 
@@ -92,7 +121,7 @@ function rssOf(pid: number): number {
   }
 }
 
-async function measure(target: Target): Promise<Record<string, Figure | string>> {
+async function measure(target: Target, pid: number): Promise<Record<string, Figure | string>> {
   const client = await createToken(target, 'client');
   const frontend = await createToken(target, 'frontend');
   const ctx = contexts();
@@ -102,19 +131,26 @@ async function measure(target: Target): Promise<Record<string, Figure | string>>
   const size = (await features.arrayBuffer()).byteLength;
   const base = { duration: DURATION, connections: 16 };
   await cannon({ ...base, duration: 2, url: `${target.url}/api/client/features`, headers: { authorization: client } }); // warm-up
-  out.C1 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client } }), `, ${(size / 1000).toFixed(0)} KB bodies`);
-  out.C2 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client, 'if-none-match': etag } }));
+  if (runs('C1')) out.C1 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client } }, pid), `, ${(size / 1000).toFixed(0)} KB bodies`);
+  if (runs('C2')) out.C2 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client, 'if-none-match': etag } }, pid));
   const bodies = rotating(ctx.map((context) => JSON.stringify({ context })));
   const f1 = {
     ...base, url: `${target.url}/api/frontend`,
     requests: [{ method: 'POST' as const, path: '/api/frontend', headers: { authorization: frontend, 'content-type': 'application/json' }, setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies() }) }],
   };
-  out.F1 = figure(await cannon(f1));
+  if (runs('F1')) {
+    const { value, text } = await stalls(target, () => cannon(f1, pid));
+    out.F1 = figure(value, text);
+  }
   const paths = rotating(ctx.map((context) => `/api/frontend?${query(context)}`));
-  out.F2 = figure(await cannon({
-    ...base, url: `${target.url}/api/frontend`,
-    requests: [{ method: 'GET', headers: { authorization: frontend }, setupRequest: (req: autocannon.Request) => ({ ...req, path: paths() }) }],
-  }));
+  if (runs('F2')) {
+    const { value, text } = await stalls(target, () => cannon({
+      ...base, url: `${target.url}/api/frontend`,
+      requests: [{ method: 'GET', headers: { authorization: frontend }, setupRequest: (req: autocannon.Request) => ({ ...req, path: paths() }) }],
+    }, pid));
+    out.F2 = figure(value, text);
+  }
+  if (!runs('A')) return out;
   const flag = await firstFlagName();
   const [, admin] = await Promise.all([
     cannon(f1),
@@ -124,69 +160,120 @@ async function measure(target: Target): Promise<Record<string, Figure | string>>
   return out;
 }
 
-/** Opens `count` SSE streams, toggles a flag, and times until every stream has seen the update. */
+/** Reads a gauge of Vane's /internal-backstage/prometheus (NaN when absent). */
+async function gauge(target: Target, name: string): Promise<number> {
+  return (await scrape(target))(name);
+}
+
+async function scrape(target: Target): Promise<(name: string) => number> {
+  const res = await fetch(`${target.url}/internal-backstage/prometheus`, { headers: { authorization: target.token } }).catch(() => undefined);
+  const lines = res?.ok ? (await res.text()).split('\n') : [];
+  return (name) => {
+    const line = lines.find((l) => l.startsWith(`${name} `));
+    return line === undefined ? NaN : Number(line.slice(name.length + 1));
+  };
+}
+
+const GC_KINDS = ['minor', 'major', 'incremental', 'weakcb'];
+
+/**
+ * Where a tail comes from: the server's own event-loop delay (prom-client's monitorEventLoopDelay,
+ * reset by every scrape, so the scrape before the run starts it afresh) and its GC time over the
+ * run. A p99 well above the loop's delay is time the process waited for a core, not time it spent.
+ */
+async function stalls<T>(target: Target, run: () => Promise<T>): Promise<{ value: T; text: string }> {
+  const before = await scrape(target);
+  const value = await run();
+  const after = await scrape(target);
+  const gc = GC_KINDS.reduce((sum, kind) => {
+    const name = `nodejs_gc_duration_seconds_sum{kind="${kind}"}`;
+    const delta = after(name) - before(name);
+    return Number.isFinite(delta) ? sum + delta : sum;
+  }, 0);
+  const p99 = after('nodejs_eventloop_lag_p99_seconds');
+  const max = after('nodejs_eventloop_lag_max_seconds');
+  const text = Number.isFinite(p99) ? `; server loop delay p99 ${(p99 * 1000).toFixed(0)} ms, max ${(max * 1000).toFixed(0)} ms, GC ${(gc * 1000).toFixed(0)} ms` : '';
+  return { value, text };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+/**
+ * Opens STREAMS SSE streams from STREAM_PROCS child processes (bench/stream-clients.ts: raw
+ * sockets, a byte search for the event line), toggles a flag, and reports in one wall clock
+ * (performance.timeOrigin + now(), the same system clock in every process):
+ * - server side: when Vane's fan-out started and when it had issued the last socket write
+ *   (Vane's vane_sdk_stream_fanout_* gauges), relative to the write's acknowledgement;
+ * - client side: when the median and the LAST stream had the event, relative to the same ack.
+ * The clients share the machine's cores with the server, so the client-side time includes
+ * their own reading; the server-side time is what Vane alone takes.
+ */
 async function fanOut(target: Target, pid: number): Promise<string> {
   const client = await createToken(target, 'client');
-  const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  const { hostname, port } = new URL(target.url);
   const rssBefore = rssOf(pid);
-  let updated = 0;
-  let resolveAll: () => void = () => undefined;
-  const allUpdated = new Promise<void>((r) => (resolveAll = r));
-  const requests: Array<ReturnType<typeof httpRequest>> = [];
-  const opened: Array<Promise<void>> = [];
-  for (let i = 0; i < STREAMS; i++) {
-    opened.push(new Promise<void>((ready, fail) => {
-      const req = httpRequest(`${target.url}/api/client/streaming`, { agent, headers: { authorization: client, accept: 'text/event-stream' } }, (res) => {
-        if (res.statusCode !== 200) { fail(new Error(`stream ${res.statusCode}`)); return; }
-        let buffer = '';
-        let connected = false;
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          if (!connected && buffer.includes('event: unleash-connected')) { connected = true; buffer = ''; ready(); }
-          if (connected && buffer.includes('event: unleash-updated')) {
-            buffer = '';
-            if (++updated === STREAMS) resolveAll();
-          }
-        });
+  const share = Math.ceil(STREAMS / STREAM_PROCS);
+  const children = Array.from({ length: STREAM_PROCS }, (_, i) => {
+    const count = Math.max(0, Math.min(share, STREAMS - i * share));
+    const child = fork(resolve('dist/bench/stream-clients.js'), [hostname, port, client, String(count)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const message = (type: string) => new Promise<{ arrivals?: number[] }>((done, fail) => {
+      child.on('message', (m: { type: string; message?: string; arrivals?: number[] }) => {
+        if (m.type === type) done(m);
+        else if (m.type === 'error') fail(new Error(m.message));
       });
-      req.on('error', fail);
-      req.end();
-      requests.push(req);
-    }));
-    if (i % 200 === 199) await Promise.all(opened.slice(-200));
+      child.once('exit', (code) => fail(new Error(`stream clients exited (${code}) before ${type}`)));
+    });
+    return { child, ready: message('ready'), done: message('done') };
+  });
+  try {
+    await Promise.all(children.map((c) => c.ready));
+    await new Promise((r) => setTimeout(r, 1000)); // let the hydrations drain before measuring RSS
+    const rssAfter = rssOf(pid);
+    const flag = await firstFlagName();
+    const wall = () => performance.timeOrigin + performance.now();
+    const started = wall();
+    const res = await fetch(`${target.url}/api/admin/projects/default/features/${flag}/environments/development/off`, { method: 'POST', headers: { authorization: target.token } });
+    const acknowledged = wall();
+    const arrivals = (await Promise.all(children.map((c) => c.done))).flatMap((m) => m.arrivals ?? []).sort((a, b) => a - b);
+    const fanCommitted = (await gauge(target, 'vane_sdk_stream_fanout_committed_seconds')) * 1000;
+    const fanStarted = (await gauge(target, 'vane_sdk_stream_fanout_started_seconds')) * 1000;
+    const fanIssued = (await gauge(target, 'vane_sdk_stream_fanout_issued_seconds')) * 1000;
+    const fanStreams = await gauge(target, 'vane_sdk_stream_fanout_streams');
+    const fanCpu = (await gauge(target, 'vane_sdk_stream_fanout_cpu_seconds')) * 1000;
+    const ms = (t: number) => `${(t - acknowledged).toFixed(0)} ms`;
+    return `${STREAMS} streams (${STREAM_PROCS} client processes): server committed the write ${ms(fanCommitted)}, started the fan-out ${ms(fanStarted)} and had issued all ${fanStreams} writes ${ms(fanIssued)} after the write's acknowledgement ` +
+      `(${(fanIssued - fanStarted).toFixed(0)} ms of writes, ${fanCpu.toFixed(0)} ms of CPU); clients had it: median ${ms(percentile(arrivals, 50))}, p99 ${ms(percentile(arrivals, 99))}, last ${ms(arrivals.at(-1) ?? NaN)} ` +
+      `(write took ${(acknowledged - started).toFixed(0)} ms, HTTP ${res.status}); server RSS +${((rssAfter - rssBefore) / 1e6).toFixed(0)} MB for the streams (${((rssAfter - rssBefore) / STREAMS / 1024).toFixed(1)} KB each)`;
+  } finally {
+    for (const { child } of children) {
+      child.removeAllListeners('exit');
+      if (child.connected) child.send('close');
+    }
   }
-  await Promise.all(opened);
-  const rssAfter = rssOf(pid);
-  const flag = await firstFlagName();
-  const started = performance.now();
-  const res = await fetch(`${target.url}/api/admin/projects/default/features/${flag}/environments/development/off`, { method: 'POST', headers: { authorization: target.token } });
-  const acknowledged = performance.now();
-  await allUpdated;
-  const done = performance.now();
-  for (const req of requests) req.destroy();
-  agent.destroy();
-  return `${STREAMS} streams: all updated ${(done - acknowledged).toFixed(0)} ms after the write's acknowledgement (write took ${(acknowledged - started).toFixed(0)} ms, HTTP ${res.status}); ` +
-    `server RSS +${((rssAfter - rssBefore) / 1e6).toFixed(0)} MB for the streams (${((rssAfter - rssBefore) / STREAMS / 1024).toFixed(1)} KB each)`;
 }
 
 async function main(): Promise<void> {
-  const vane = await startVane({ name: 'sdk', port: Number(process.env.BENCH_VANE_PORT ?? 0) });
+  // BENCH_VANE_NODE_ARGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server alone.
+  const nodeArgs = process.env.BENCH_VANE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const vane = await startVane({ name: 'sdk', port: Number(process.env.BENCH_VANE_PORT ?? 0), nodeArgs });
   try {
     console.error(`seeding ${FLAG_COUNT} flags into Vane…`);
     await seed(vane.target);
-    const vaneFigures = await measure(vane.target);
-    const fan = await fanOut(vane.target, vane.child.pid!);
+    const vaneFigures = await measure(vane.target, vane.child.pid!);
+    const fan = runs('S') ? await fanOut(vane.target, vane.child.pid!) : 'not run';
     let reference: Record<string, Figure | string> = {};
     if (withReference) {
       const ref = startReference();
       console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
       await seed(ref.target);
-      reference = await measure(ref.target);
+      reference = await measure(ref.target, ref.pid);
     }
     console.log(`\n| scenario | Vane | Unleash ${withReference ? '8.2 (reference)' : '(not run)'} | ratio |\n|---|---|---|---|`);
     for (const key of ['C1', 'C2', 'F1', 'F2', 'A']) {
-      const v = vaneFigures[key]!;
+      const v = vaneFigures[key];
+      if (v === undefined) continue;
       const r = reference[key];
       const ratio = typeof v === 'object' && typeof r === 'object' && r.rps > 0 ? `${(v.rps / r.rps).toFixed(1)}×` : '';
       console.log(`| ${key} | ${typeof v === 'object' ? v.text : v} | ${r === undefined ? 'not run' : typeof r === 'object' ? r.text : r} | ${ratio} |`);

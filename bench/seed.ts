@@ -35,7 +35,7 @@ export interface Target {
   token: string;
 }
 
-async function call(target: Target, method: string, path: string, body?: unknown): Promise<unknown> {
+export async function call(target: Target, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(target.url + path, {
     method,
     headers: { authorization: target.token, 'content-type': 'application/json', accept: 'application/json' },

@@ -44,10 +44,10 @@ export interface StartedVane {
 }
 
 /** A Vane from `dist/` on a fresh embedded database; `env` adds or overrides settings. */
-export async function startVane(options: { name: string; port?: number; env?: Record<string, string> }): Promise<StartedVane> {
+export async function startVane(options: { name: string; port?: number; env?: Record<string, string>; nodeArgs?: string[] }): Promise<StartedVane> {
   const port = options.port || (await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), `vane-bench-${options.name}-`));
-  const child = spawn(process.execPath, [resolve('dist/src/server.js')], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), resolve('dist/src/server.js')], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: BENCH_ADMIN_TOKEN,
       MONGODB_DB: `vane_bench_${options.name}_${Date.now()}`, LOG_LEVEL: 'warn', ...options.env,

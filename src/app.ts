@@ -1,8 +1,9 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { stdTimeFunctions } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
-import { createServices, createStores, initialiseState, type Services, type Stores } from './composition.js';
+import { createPlayground, createServices, createStores, initialiseState, type Services, type Stores } from './composition.js';
 import errors from './plugins/errors.js';
 import database from './plugins/database.js';
 import auth from './plugins/auth.js';
@@ -11,9 +12,7 @@ import metrics from './plugins/metrics.js';
 import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
 import playgroundRoutes from './features/playground/routes.js';
-import { PlaygroundService } from './features/playground/service.js';
-import { SnapshotCache } from './features/playground/snapshot.js';
-import { storeSnapshotSource } from './features/playground/source.js';
+import { PLAYGROUND_WORKER, type PlaygroundService } from './features/playground/service.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
 import eventRoutes from './features/events/routes.js';
@@ -27,25 +26,17 @@ import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
 import sessionRoutes from './features/sessions/routes.js';
 import webRoutes from './features/web/routes.js';
-import { registerSdkApi } from './features/client-api/register.js';
+import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
-import { PlaygroundBatchService } from './features/playground-batch/service.js';
 import { ErrorSchema } from './schemas/common.js';
 import { serviceUnavailable } from './errors.js';
 import { isDateTime } from './schemas/formats.js';
-import ajvFormats from 'ajv-formats';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function addLenientDateTime(ajv: any): any {
-  ajv.addFormat('date-time', { type: 'string', validate: isDateTime });
-  return ajv;
-}
 
 export interface BuildOptions {
   /** pino options or false; tests pass false to keep output readable. */
-  logger?: boolean | Record<string, unknown>;
+  logger?: FastifyServerOptions['logger'];
   /** Worker pool overrides (tests inject faults through a wrapping entry point). */
-  pool?: PoolOptions;
+  pool?: Partial<PoolOptions>;
   /**
    * Return before the configuration state and the event log have loaded (the server: it listens
    * at once; `/ready` and the API answer 503 until `app.loaded` resolves). Tests wait.
@@ -69,7 +60,8 @@ const AJV_OPTIONS = {
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? { level: config.LOG_LEVEL },
+    // pino is Fastify's logger; ISO timestamps so an operator reads the log without converting epochs.
+    logger: options.logger ?? { level: config.LOG_LEVEL, timestamp: stdTimeFunctions.isoTime },
     genReqId: () => randomUUID(),
     requestIdHeader: 'x-request-id',
     // Per-request "incoming/completed" lines only at debug: at playground volumes they would cost
@@ -79,15 +71,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }),
     ajv: {
       customOptions: AJV_OPTIONS,
-      // ajv-formats first: Fastify adds it after the plugins (overriding the lenient date-time)
-      // unless a plugin named formatsPlugin is in this list.
-      plugins: [ajvFormats as never, addLenientDateTime],
+      // Runs after Fastify has added ajv-formats, so this lenient date-time replaces its strict one.
+      onCreate: (ajv) => void ajv.addFormat('date-time', { type: 'string', validate: isDateTime }),
     },
     return503OnClosing: true,
     // The first start on a machine may build FerretDB (about a minute) inside the database plugin.
     pluginTimeout: 10 * 60_000,
     forceCloseConnections: 'idle',
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance;
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorSchema);
   app.decorate('config', config);
@@ -99,7 +90,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auth, { tokens: stores.apiTokens });
   await app.register(metrics);
   await app.register(docs);
-  await app.register(workerPool, options.pool ?? {});
+  await app.register(workerPool, { filename: options.pool?.filename ?? PLAYGROUND_WORKER });
 
   const services = createServices(stores, config);
   app.decorate('stores', stores);
@@ -127,29 +118,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(webRoutes, { inviteLinks: services.inviteLinks });
 
-  const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), app.database.outbox);
+  // Other instances' commits reach every onCommitted listener (the configuration state, read
+  // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
   app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));
   app.addHook('onClose', async () => {
     app.database.outbox.stopWatching();
     stores.eventLog.stop();
     await stores.eventLog.settled();
   });
-  const playground = new PlaygroundService(app.workerPool, snapshots, {
-    evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
-    streamThreshold: config.PLAYGROUND_STREAM_THRESHOLD,
-    maxQueue: config.PLAYGROUND_MAX_QUEUE,
-    timeoutMs: config.PLAYGROUND_TIMEOUT_MS,
-    threads: app.workerPool.options.maxThreads,
-  });
-  app.decorate('playground', playground);
-  await app.register(playgroundRoutes, { service: playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
-  await app.register(changeRequestRoutes, { service: services.changeRequests, playground, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
-  const playgroundBatch = new PlaygroundBatchService(app.workerPool, snapshots, services.changeRequests, {
-    evaluationLimit: config.PLAYGROUND_BATCH_LIMIT,
-    maxQueue: config.PLAYGROUND_MAX_QUEUE,
-    threads: app.workerPool.options.maxThreads,
-  });
-  await app.register(playgroundBatchRoutes, { service: playgroundBatch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  const playground = createPlayground(app.workerPool, stores, services, config);
+  app.decorate('playground', playground.service);
+  await app.register(playgroundRoutes, { service: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  await app.register(changeRequestRoutes, { service: services.changeRequests, playground: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  await app.register(playgroundBatchRoutes, { service: playground.batch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
 
   await registerSdkApi(app, stores, config);
 

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
+import type { Piscina } from 'piscina';
 import type { Outbox } from './db/outbox.js';
 import type { LoadProgress } from './db/state.js';
 import { ApiTokenService } from './features/api-tokens/service.js';
@@ -27,6 +28,10 @@ import { ChangeRequestStore } from './features/change-requests/store.js';
 import { ChangeRequestService } from './features/change-requests/service.js';
 import { SessionStore } from './features/sessions/store.js';
 import { SessionService, ensureInitialAdmin } from './features/sessions/service.js';
+import { PlaygroundService } from './features/playground/service.js';
+import { SnapshotCache } from './features/playground/snapshot.js';
+import { storeSnapshotSource } from './features/playground/source.js';
+import { PlaygroundBatchService } from './features/playground-batch/service.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -106,8 +111,39 @@ export function createServices(stores: Stores, config: Config): Services {
     changeRequests: new ChangeRequestService(
       stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
     ),
-    sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000),
+    sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
   };
+}
+
+/** The playground and its batch/impact sibling: one snapshot cache, one worker pool. */
+export interface Playground {
+  snapshots: SnapshotCache;
+  service: PlaygroundService;
+  batch: PlaygroundBatchService;
+}
+
+/**
+ * The playground's wiring: the per-revision snapshot (built from the flags and segments stores,
+ * rebuilt after any commit this process hears of) shared by the playground and playground-batch
+ * services, both dispatching to `pool` (the worker-pool plugin's, whose default module is the
+ * playground's worker).
+ */
+export function createPlayground(pool: Piscina, stores: Stores, services: Services, config: Config): Playground {
+  const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), stores.outbox);
+  const threads = pool.options.maxThreads;
+  const service = new PlaygroundService(pool, snapshots, {
+    evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
+    streamThreshold: config.PLAYGROUND_STREAM_THRESHOLD,
+    maxQueue: config.PLAYGROUND_MAX_QUEUE,
+    timeoutMs: config.PLAYGROUND_TIMEOUT_MS,
+    threads,
+  });
+  const batch = new PlaygroundBatchService(pool, snapshots, services.changeRequests, {
+    evaluationLimit: config.PLAYGROUND_BATCH_LIMIT,
+    maxQueue: config.PLAYGROUND_MAX_QUEUE,
+    threads,
+  });
+  return { snapshots, service, batch };
 }
 
 /**

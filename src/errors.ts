@@ -11,9 +11,19 @@ export interface ErrorDetail {
   [key: string]: unknown;
 }
 
+/** The body of every error answer (src/schemas/common.ts ErrorSchema describes it for the serializer). */
+export interface ErrorBody {
+  id: string;
+  name: string;
+  message: string;
+  details: ErrorDetail[];
+  [extra: string]: unknown;
+}
+
 export class ApiError extends Error {
   readonly statusCode: number;
   readonly details: ErrorDetail[];
+  /** Keys some errors add after `details` (NoAccessError's `permissions`, the login 401's `path`…). */
   readonly extras: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
@@ -31,7 +41,7 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
   }
 
-  toJSON(): Record<string, unknown> {
+  toJSON(): ErrorBody {
     return { id: randomUUID(), name: this.name, message: this.message, details: this.details, ...this.extras };
   }
 }

@@ -3,7 +3,8 @@ import type { StoredDocument } from './outbox.js';
 
 /**
  * The configuration state: every live document of the configuration collections (flags,
- * segments, environments, projects, strategy types, API tokens), held in memory and kept current
+ * segments, environments, projects, strategy types, API tokens, tags and tag types, change
+ * requests, invite links, users), held in memory and kept current
  * per revision. Admin reads are answered from it and writes validate against it, so neither waits
  * on the database for configuration: on FerretDB reading the 104 flag documents of the bench
  * configuration (5 KB each) takes 150–200 ms, one `_id` read about 1.5 ms, a map look-up well
@@ -119,7 +120,10 @@ export class ConfigState {
   private loaded = false;
 
   /** The names of the collections the state holds. */
-  static readonly COLLECTIONS = ['flags', 'segments', 'environments', 'projects', 'strategy_types', 'api_tokens'] as const;
+  static readonly COLLECTIONS = [
+    'flags', 'segments', 'environments', 'projects', 'strategy_types', 'api_tokens',
+    'tags', 'tag_types', 'change_requests', 'public_signup_tokens', 'users',
+  ] as const;
 
   isHeld(name: string): boolean {
     return (ConfigState.COLLECTIONS as readonly string[]).includes(name);

@@ -303,8 +303,9 @@ function localeLowerCase(value: string): string {
  */
 function constraintEcho(config: ConstraintConfig, owner: ConstraintOwner): Record<string, unknown> {
   const echo: Record<string, unknown> = owner === 'strategy' ? { inverted: false, values: [] } : {};
-  for (const key of Object.keys(config)) {
-    const value = (config as unknown as Record<string, unknown>)[key];
+  // Every stored key, those outside ConstraintConfig included (the client specification has some).
+  for (const entry of Object.entries(config)) {
+    const [key, value]: [string, unknown] = entry;
     if (key === 'result' || value === undefined) continue;
     if (key === 'value') {
       if (value !== null) setOwn(echo, key, String(value));

@@ -46,6 +46,7 @@ export {
   playgroundFlagObject,
 } from './result-objects.js';
 export {
+  AdvancedEntryWriter,
   advancedEntryJson,
   appendAdvancedEntry,
   appendPlaygroundFlag,

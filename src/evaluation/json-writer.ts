@@ -14,9 +14,23 @@ const CHUNK_BYTES = 64 * 1024;
 
 export class JsonChunkWriter {
   private readonly chunks: Buffer[] = [];
-  private current: Buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  private offset = 0;
+  private current: Buffer;
+  private offset: number;
+  /** Where the current chunk's text starts: after the reserved prefix in the first chunk, else 0. */
+  private start: number;
+  private inFirstChunk = true;
   private total = 0;
+
+  /**
+   * `firstChunkBytes`: room for the text in the first chunk (at least CHUNK_BYTES), so a caller
+   * that can estimate its output gets it in one allocation. `reserve`: bytes left free in front of
+   * the text for the caller to fill (a header), not counted in `byteLength` nor in `chunksView`.
+   */
+  constructor(options: { firstChunkBytes?: number; reserve?: number; firstChunk?: Buffer } = {}) {
+    const reserve = options.reserve ?? 0;
+    this.current = options.firstChunk ?? Buffer.allocUnsafe(reserve + Math.max(CHUNK_BYTES, options.firstChunkBytes ?? 0));
+    this.offset = this.start = reserve;
+  }
 
   /** Appends `text` as UTF-8. */
   write(text: string): void {
@@ -27,6 +41,14 @@ export class JsonChunkWriter {
     this.total += written;
   }
 
+  /** Appends bytes already encoded (a remembered fragment). */
+  writeBytes(bytes: Uint8Array): void {
+    if (this.offset + bytes.length > this.current.length) this.startChunk(bytes.length);
+    this.current.set(bytes, this.offset);
+    this.offset += bytes.length;
+    this.total += bytes.length;
+  }
+
   /** Bytes written so far. */
   get byteLength(): number {
     return this.total;
@@ -34,10 +56,19 @@ export class JsonChunkWriter {
 
   /** The written bytes as chunks (views; the writer must not be used afterwards). */
   chunksView(): Buffer[] {
-    if (this.offset > 0) this.chunks.push(this.current.subarray(0, this.offset));
+    if (this.offset > this.start) this.chunks.push(this.current.subarray(this.start, this.offset));
     this.current = Buffer.alloc(0);
-    this.offset = 0;
+    this.offset = this.start = 0;
     return this.chunks;
+  }
+
+  /**
+   * The reserved prefix and the text as one view starting at offset 0 of its own ArrayBuffer, when
+   * all of it fit in the first chunk (so it can be transferred to another thread without a copy);
+   * undefined otherwise. The writer must not be used afterwards.
+   */
+  whole(): Buffer | undefined {
+    return this.inFirstChunk ? this.current.subarray(0, this.offset) : undefined;
   }
 
   /** The written bytes as one Buffer (the writer must not be used afterwards). */
@@ -47,8 +78,9 @@ export class JsonChunkWriter {
   }
 
   private startChunk(atLeast: number): void {
-    if (this.offset > 0) this.chunks.push(this.current.subarray(0, this.offset));
+    if (this.offset > this.start) this.chunks.push(this.current.subarray(this.start, this.offset));
     this.current = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, atLeast));
-    this.offset = 0;
+    this.offset = this.start = 0;
+    this.inFirstChunk = false;
   }
 }

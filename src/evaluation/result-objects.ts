@@ -62,7 +62,7 @@ export function advancedEntryObject(evaluation: FlagEvaluation, context: unknown
 
 function flagVariantObject(evaluation: FlagEvaluation): PlaygroundVariant {
   if (!evaluation.isEnabled) return DISABLED_VARIANT_FLAG_OFF;
-  return (evaluation.variant?.flagVariant as PlaygroundVariant | undefined) ?? DISABLED_VARIANT_FLAG_ON;
+  return evaluation.variant?.flagVariant ?? DISABLED_VARIANT_FLAG_ON;
 }
 
 function strategyObject(evaluation: StrategyEvaluation): PlaygroundStrategyResult {

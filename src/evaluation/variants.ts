@@ -8,7 +8,7 @@
 import type { ContextReader } from './context-reader.js';
 import { randomIntString, variantBucket } from './hash.js';
 import { isObject } from './json.js';
-import type { SdkVariant, StrategyVariantResult, VariantPayload } from './types.js';
+import type { PlaygroundVariant, SdkVariant, StrategyVariantResult, VariantPayload } from './types.js';
 
 /** Where the variant list lives: it decides the stickiness source and the flag-variant JSON shape. */
 export type VariantOwner = 'strategy' | 'environment';
@@ -29,7 +29,7 @@ export class CompiledVariant {
   readonly strategyResult: StrategyVariantResult;
   readonly strategyResultJson: string;
   /** Flag-level `variant` (docs/rules.md §3.10 step 5) when this variant is picked. */
-  readonly flagVariant: Readonly<Record<string, unknown>>;
+  readonly flagVariant: Readonly<PlaygroundVariant>;
   readonly flagVariantJson: string;
   /** What an SDK's getVariant returns for this variant. */
   readonly sdkVariant: Readonly<SdkVariant>;

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 
 /**
@@ -17,15 +16,17 @@ import { Piscina } from 'piscina';
  * - one task per thread at a time: tasks are synchronous CPU work.
  */
 export interface PoolOptions {
-  /** Entry point override (tests wrap the real worker to inject faults). */
-  filename?: string;
+  /**
+   * The module tasks run without a filename of their own: the playground's worker, named by its
+   * slice (src/features/playground/service.ts); tests wrap it to inject faults.
+   */
+  filename: string;
 }
 
 async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promise<void> {
   const threads = app.config.PLAYGROUND_WORKERS || Math.max(1, availableParallelism());
-  const filename = opts.filename ?? fileURLToPath(new URL('../../workers/playground.js', import.meta.url));
   const pool = new Piscina({
-    filename,
+    filename: opts.filename,
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 60_000,

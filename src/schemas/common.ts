@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static, type TObject, type TSchema, type TUnsafe } from 'typebox';
 
 /** Shared response schemas. Every route declares its responses so they are documented and fast to serialise. */
 export const ErrorSchema = Type.Object(
@@ -27,3 +27,29 @@ export const EmptyResponse = Type.Null({ description: 'No body' });
  * `reply.send(undefined)`, typed, rather than `null`, which would be serialised as "null".
  */
 export const NoBody = Type.Unsafe<undefined>({ type: 'null', description: 'No body' });
+
+/**
+ * A response object whose keys the serializer writes in the order they are declared here.
+ * fast-json-stringify writes required keys before optional ones, which would move an optional key
+ * (`archivedAt`, `project`) out of Unleash's order; so the serialised schema lists no `required`,
+ * while the static type keeps the declared optionality and handlers are checked against it.
+ * (Responses are only serialised, never validated, so `required` has no other effect.)
+ */
+export function inOrder<T extends TObject>(schema: T): TUnsafe<Static<T>> {
+  const { required: _required, ...serialised } = schema;
+  return Type.Unsafe<Static<T>>(serialised);
+}
+
+/** `string | null` as one type list rather than anyOf (the serializer then needs no validation per value). */
+export const NullableString = (options: { description?: string } = {}) =>
+  Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
+
+/**
+ * A 200 whose body the handler serialises itself (stored bytes of a cached document, or JSON text
+ * it also streams): documented with the body's schema, typed as what the handler hands to
+ * `reply.send`. Fastify sends a Buffer, and a string once the content type is set, unmodified and
+ * never calls the schema's serializer (Fastify docs, Reference/Reply.md, "Strings" and "Buffers").
+ */
+export function preSerialized(schema: TSchema): TUnsafe<Buffer | string> {
+  return Type.Unsafe<Buffer | string>(schema);
+}

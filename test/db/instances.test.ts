@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument } from '../../src/db/outbox.js';
 import { unpackFlag, type StoredFlag } from '../../src/features/flags/store.js';
+import { ensureInitialAdmin } from '../../src/features/sessions/service.js';
 import { ADMIN, ADMIN_TOKEN, dropDatabase, testConfig } from '../helpers/app.js';
 
 const JSON_HEADERS = { ...ADMIN, 'content-type': 'application/json' };
@@ -213,4 +214,186 @@ t.test('deleting a segment while another instance adds a strategy using it never
   t.equal((await a.inject({ method: 'DELETE', url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 409);
   t.equal((await a.inject({ url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 200, 'the segment is kept');
   t.same(await storedSegments(), [second]);
+});
+
+// Tags, tag types, invite links, users and change requests are held in the configuration state
+// too: what one instance writes is read on the other once its revision is noticed, never earlier
+// from the database behind the state's back.
+
+const STRONG = 'Correct-Horse-9';
+const JSON_ONLY = { 'content-type': 'application/json' };
+
+async function inviteLink(app: FastifyInstance, name: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST', url: '/api/admin/invite-link/tokens', headers: JSON_HEADERS,
+    payload: { name, expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString() },
+  });
+  if (res.statusCode !== 201) throw new Error(res.body);
+  return res.json().secret as string;
+}
+
+function signup(app: FastifyInstance, secret: string, username: string) {
+  return app.inject({
+    method: 'POST', url: `/invite/${secret}/signup`, headers: JSON_ONLY,
+    payload: { name: username, email: `${username}@example.com`, username, password: STRONG },
+  });
+}
+
+function login(app: FastifyInstance, username: string) {
+  return app.inject({ method: 'POST', url: '/auth/simple/login', headers: JSON_ONLY, payload: { username, password: STRONG } });
+}
+
+t.test('an invite link created on one instance is usable on the other once noticed; its users are listed on both', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  const secret = await inviteLink(a, 'made on a');
+  t.equal((await b.inject({ url: `/invite/${secret}/validate` })).statusCode, 400, 'not yet noticed');
+  await propagate(a, b);
+  t.equal((await b.inject({ url: `/invite/${secret}/validate` })).statusCode, 200);
+  const joined = await signup(b, secret, 'joiner');
+  t.equal(joined.statusCode, 201, joined.body);
+  await propagate(b, a);
+  const link = (await a.inject({ url: `/api/admin/invite-link/tokens/${secret}`, headers: ADMIN })).json();
+  t.same(link.users.map((u: { username: string }) => u.username), ['joiner'], 'the joiner is listed on the instance that made the link');
+  t.same((await a.inject({ url: '/api/admin/user-admin', headers: ADMIN })).json().users.map((u: { id: number }) => u.id), [joined.json().id]);
+
+  // Disabled on A: refused on B with the revision.
+  const disabled = await a.inject({ method: 'PUT', url: `/api/admin/invite-link/tokens/${secret}`, headers: JSON_HEADERS, payload: { enabled: false } });
+  t.equal(disabled.statusCode, 200, disabled.body);
+  await propagate(a, b);
+  t.equal((await b.inject({ url: `/invite/${secret}/validate` })).statusCode, 400);
+  t.equal((await signup(b, secret, 'too-late')).statusCode, 400);
+});
+
+t.test('users: ids stay unique when two instances create users, e-mails too; a user deleted on one instance is signed out on the other', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  const secret = await inviteLink(a, 'for both');
+  await propagate(a, b);
+
+  // B has not heard of A's user: its first id is taken, the next one is used.
+  const first = await signup(a, secret, 'first');
+  const second = await signup(b, secret, 'second');
+  t.equal(first.statusCode, 201, first.body);
+  t.equal(second.statusCode, 201, second.body);
+  t.not(second.json().id, first.json().id, 'distinct ids');
+  // Nor of A's next user's e-mail: the unique index refuses it, as "already exists".
+  t.equal((await signup(a, secret, 'third')).statusCode, 201);
+  const twice = await signup(b, secret, 'third');
+  t.equal(twice.statusCode, 400, twice.body);
+  t.match(twice.json().message, /already exists/);
+  await propagate(a, b);
+  await propagate(b, a);
+  const listed = async (app: FastifyInstance) =>
+    (await app.inject({ url: '/api/admin/user-admin', headers: ADMIN })).json().users.map((u: { username: string }) => u.username);
+  t.same(await listed(b), ['first', 'second', 'third']);
+  t.same(await listed(a), ['first', 'second', 'third']);
+  t.equal(await a.database.db.collection('users').countDocuments({}), 3);
+
+  const signedIn = await login(b, 'first');
+  t.equal(signedIn.statusCode, 200, 'a user created on A signs in on B');
+  const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+  t.equal((await b.inject({ url: '/api/admin/user', headers: { cookie } })).statusCode, 200);
+
+  // Deleted on A (there is no API for it: through A's outbox, as a write of A would be).
+  const outbox = a.database.outbox;
+  const users = outbox.collection<StoredDocument>('users');
+  const stored = outbox.state.mirror(users).get(first.json().id);
+  t.ok(stored);
+  await outbox.remove(users, stored!, []);
+  t.equal((await b.inject({ url: '/api/admin/user', headers: { cookie } })).statusCode, 200, 'not yet noticed');
+  await propagate(a, b);
+  t.equal((await b.inject({ url: '/api/admin/user', headers: { cookie } })).statusCode, 401, 'its session ends on B');
+  t.equal((await login(b, 'first')).statusCode, 401, 'and it cannot sign in there');
+  t.equal(await b.database.db.collection('sessions').countDocuments({ userId: first.json().id }), 0, 'its sessions are removed');
+});
+
+t.test('change requests: made on one instance, seen on the other; a Draft opened on both at once stays one Draft', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  for (const name of ['cr-one', 'cr-two']) {
+    t.equal((await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name } })).statusCode, 201);
+  }
+  await propagate(a, b);
+  const add = (app: FastifyInstance, feature: string) => app.inject({
+    method: 'POST', url: '/api/admin/projects/default/environments/development/change-requests', headers: JSON_HEADERS,
+    payload: { feature, action: 'updateEnabled', payload: { enabled: true } },
+  });
+  const made = await add(a, 'cr-one');
+  t.equal(made.statusCode, 200, made.body);
+  const id = made.json().id as number;
+  t.equal((await b.inject({ url: `/api/admin/projects/default/change-requests/${id}`, headers: ADMIN })).statusCode, 404, 'not yet noticed');
+
+  // B has not heard of A's Draft: its insert collides (id, then draft key), it reads A's Draft
+  // and appends to it instead of opening a second one.
+  const appended = await add(b, 'cr-two');
+  t.equal(appended.statusCode, 200, appended.body);
+  t.equal(appended.json().id, id, "B appended to A's Draft");
+  t.same(appended.json().features.map((f: { name: string }) => f.name), ['cr-one', 'cr-two']);
+
+  await propagate(b, a);
+  const listed = (await a.inject({ url: '/api/admin/projects/default/change-requests', headers: ADMIN })).json();
+  t.same(listed.map((cr: { id: number }) => cr.id), [id], 'one request');
+  t.same(listed[0].features.map((f: { name: string }) => f.name), ['cr-one', 'cr-two'], "A sees B's change");
+  t.equal(await a.database.db.collection('change_requests').countDocuments({}), 1, 'one request stored');
+
+  // Sent to review on A; B (stale) opens the next Draft under a new id.
+  t.equal((await a.inject({
+    method: 'PUT', url: `/api/admin/projects/default/change-requests/${id}/state`, headers: JSON_HEADERS, payload: { state: 'In review' },
+  })).statusCode, 200);
+  await propagate(a, b);
+  const next = await add(b, 'cr-one');
+  t.equal(next.statusCode, 200, next.body);
+  t.not(next.json().id, id, 'a new Draft');
+  t.equal((await b.inject({ url: `/api/admin/projects/default/change-requests/${id}`, headers: ADMIN })).json().state, 'In review');
+
+  // Approved on A; B, not yet told, is asked to apply it: it re-reads the request before refusing,
+  // and applies.
+  t.equal((await a.inject({
+    method: 'PUT', url: `/api/admin/projects/default/change-requests/${id}/state`, headers: JSON_HEADERS, payload: { state: 'Approved' },
+  })).statusCode, 200);
+  const applied = await b.inject({
+    method: 'PUT', url: `/api/admin/projects/default/change-requests/${id}/state`, headers: JSON_HEADERS, payload: { state: 'Applied' },
+  });
+  t.equal(applied.statusCode, 200, applied.body);
+  t.equal(applied.json().state, 'Applied');
+  await propagate(b, a);
+  t.equal((await a.inject({ url: `/api/admin/projects/default/change-requests/${id}`, headers: ADMIN })).json().state, 'Applied');
+});
+
+t.test('tags and tag types made on one instance are listed and usable on the other', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  t.equal((await a.inject({ method: 'POST', url: '/api/admin/tag-types', headers: JSON_HEADERS, payload: { name: 'team' } })).statusCode, 201);
+  t.equal((await a.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_HEADERS, payload: { type: 'team', value: 'core' } })).statusCode, 201);
+  const types = async () => (await b.inject({ url: '/api/admin/tag-types', headers: ADMIN })).json().tagTypes.map((x: { name: string }) => x.name);
+  t.same(await types(), ['simple'], 'not yet noticed');
+  // B, stale, still refuses a second type of that name: the unique `_id` decides.
+  t.equal((await b.inject({ method: 'POST', url: '/api/admin/tag-types', headers: JSON_HEADERS, payload: { name: 'team' } })).statusCode, 409);
+  await propagate(a, b);
+  t.same(await types(), ['simple', 'team']);
+  t.same((await b.inject({ url: '/api/admin/tags', headers: ADMIN })).json().tags, [{ value: 'core', type: 'team' }]);
+  const tagged = await b.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_HEADERS, payload: { type: 'team', value: 'edge' } });
+  t.equal(tagged.statusCode, 201, 'the type is known on B');
+});
+
+t.test('the first admin, created by another instance a moment ago, is found in the database: the start goes on', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await instance(t, config);
+  // A creates the admin; B, which has not heard of it, then runs its start-up step.
+  await ensureInitialAdmin(a.services.users, a.stores.users, 'admin', STRONG);
+  t.equal(await b.stores.users.findByLogin('admin'), null, 'B has not heard of it');
+  await ensureInitialAdmin(b.services.users, b.stores.users, 'admin', STRONG);
+  t.ok(await b.stores.users.findByLogin('admin'), 'B now holds it');
+  t.equal(await b.database.db.collection('users').countDocuments({}), 1, 'created once');
 });

@@ -19,6 +19,25 @@ t.test('bytes equal Buffer.from of the concatenated text, across chunk boundarie
   t.equal(empty.toBuffer().length, 0);
 });
 
+t.test('a reserved prefix and a sized first chunk give the text in one transferable view', async (t) => {
+  const fits = new JsonChunkWriter({ firstChunkBytes: 200_000, reserve: 8 });
+  for (let i = 0; i < 150; i++) fits.write('x'.repeat(1000)); // write() keeps room for 3 bytes a character
+  fits.writeBytes(Buffer.from('"€"'));
+  t.equal(fits.byteLength, 150_005, 'the reserve is not counted');
+  const whole = fits.whole();
+  t.ok(whole, 'everything fit in the first chunk');
+  t.equal(whole!.byteOffset, 0);
+  t.equal(whole!.length, 8 + 150_005);
+  t.equal(whole!.subarray(8).toString('utf8'), 'x'.repeat(150_000) + '"€"');
+
+  const overflows = new JsonChunkWriter({ reserve: 8 });
+  const pieces = ['a'.repeat(60_000), 'b'.repeat(60_000)];
+  for (const piece of pieces) overflows.write(piece);
+  overflows.writeBytes(Buffer.from('c'.repeat(70_000)));
+  t.equal(overflows.whole(), undefined, 'not in one chunk');
+  t.equal(Buffer.concat(overflows.chunksView()).toString('utf8'), pieces.join('') + 'c'.repeat(70_000), 'chunks leave the reserve out');
+});
+
 t.test('chunked playground output equals the string output', async (t) => {
   const compiled = compile(PEER_SNAPSHOT);
   for (const environment of ['development', 'production']) {

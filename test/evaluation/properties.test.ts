@@ -2,6 +2,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import {
+  AdvancedEntryWriter,
   advancedEntryJson,
   advancedEntryObject,
   compile,
@@ -9,6 +10,7 @@ import {
   evaluateSelection,
   getVariant,
   isEnabled,
+  JsonChunkWriter,
   playgroundFeaturesJson,
   playgroundFlagJson,
   playgroundFlagObject,
@@ -43,6 +45,36 @@ t.test('fast serializer equals JSON.stringify of the result objects, byte for by
     { numRuns: 400 },
   );
   t.pass('400 generated configurations');
+});
+
+t.test('the advanced entry writer writes the bytes of advancedEntryJson, its memos hit or not', async (t) => {
+  // Several contexts per flag, in two rounds, so remembered heads and tails are reused and matched
+  // against entries that differ; a writer per round, as a worker has one per task.
+  const contexts = fc.array(contextArb(), { minLength: 1, maxLength: 6 });
+  fc.assert(
+    fc.property(snapshotArb(), contexts, fc.constantFrom(...ENVIRONMENTS), (config, contextList, environment) => {
+      const compiled = compile(config);
+      const selection = selectFlags(compiled);
+      const byContext = contextList.map((context) => evaluateSelection(compiled, selection, environment, context));
+      for (let round = 0; round < 2; round++) {
+        const writer = new JsonChunkWriter();
+        const entries = new AdvancedEntryWriter(writer);
+        let expected = '';
+        for (let f = 0; f < selection.flags.length; f++) {
+          contextList.forEach((context, i) => {
+            const contextJson = JSON.stringify(context);
+            entries.write(byContext[i]![f]!, Buffer.from(',"context":' + contextJson), i === 0);
+            expected += (i === 0 ? '' : ',') + advancedEntryJson(byContext[i]![f]!, contextJson);
+          });
+        }
+        const written = writer.toBuffer().toString('utf8');
+        if (written !== expected) throw new Error(`entry writer differs:\n${written}\n${expected}`);
+      }
+      return true;
+    }),
+    { numRuns: 300 },
+  );
+  t.pass('300 generated configurations');
 });
 
 t.test('evaluation never throws, whatever the context', async (t) => {

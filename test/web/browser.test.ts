@@ -232,6 +232,9 @@ if (!existsSync(CHROMIUM)) {
       await page.waitForURL(`${base}/playground`);
       await page.locator('#query').waitFor();
       await app.database.db.collection('sessions').deleteMany({});
+      // Ended in the database, behind this instance's back: seen once its session look-up cache
+      // lapses (REVISION_POLL_MS, as for a sign-out on another instance).
+      await new Promise((r) => setTimeout(r, app.config.REVISION_POLL_MS + 50));
       // Only until the page arrives: its script leaves for /login at once, maybe before 'load'.
       await page.goto(`${base}/playground`, { waitUntil: 'commit' });
       await page.waitForURL(/\/login\?next=%2Fplayground&expired=1/);

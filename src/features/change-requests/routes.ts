@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
 import { schemaValidationError, validationError } from '../../errors.js';
 import { auditOf } from '../shared.js';
 import { formatValidationErrors } from '../../plugins/errors.js';
@@ -13,7 +13,8 @@ import {
   EnvironmentParams, PAYLOAD_SCHEMAS, PreviewParams, ProjectParams, StateBody,
 } from './schemas.js';
 import type { ChangeInput, ChangeRequestService } from './service.js';
-import type { ChangeAction, ChangeRequestState } from './store.js';
+import type { ValidChange } from './schemas.js';
+import type { ChangeAction } from './store.js';
 
 const TAGS = ['Change requests'];
 const BASE = '/api/admin/projects/:projectId/change-requests';
@@ -25,22 +26,33 @@ const BASE = '/api/admin/projects/:projectId/change-requests';
  */
 /** `{payload}` around each action's payload schema (compiled once each: the compiler caches by schema object). */
 const wrapPayload = (schema: TSchema) => ({ type: 'object', properties: { payload: schema }, required: ['payload'] });
-const PAYLOAD_WRAPPERS = Object.fromEntries(
+const PAYLOAD_WRAPPERS: Readonly<Record<string, ReturnType<typeof wrapPayload>>> = Object.fromEntries(
   Object.entries(PAYLOAD_SCHEMAS).map(([action, schema]) => [action, wrapPayload(schema)]),
-) as Record<ChangeAction, ReturnType<typeof wrapPayload>>;
+);
 
-function parseChange(request: FastifyRequest, value: unknown, at: string): ChangeInput {
+type ValidationFunction = ReturnType<FastifyRequest['compileValidationSchema']>;
+
+/** The payload has passed its action's schema (PAYLOAD_SCHEMAS), so the pair is a ValidChange. */
+function payloadFits(change: { action: ChangeAction; payload: unknown }, check: ValidationFunction): change is ValidChange {
+  return check({ payload: change.payload });
+}
+
+/** A change the compiled ChangeBody validator accepted has ChangeBody's static type. */
+function shapeFits(value: unknown, check: ValidationFunction): value is Static<typeof ChangeBody> {
+  return check(value);
+}
+
+function parseChange(request: FastifyRequest, change: unknown, at: string): ChangeInput {
   const checkShape = request.compileValidationSchema(ChangeBody, 'body');
-  if (!checkShape(value)) throw schemaValidationError(formatValidationErrors(checkShape.errors ?? [], at));
-  const change = value as { feature?: string | null; action: ChangeAction; payload?: unknown };
+  if (!shapeFits(change, checkShape)) throw schemaValidationError(formatValidationErrors(checkShape.errors ?? [], at));
   const payload = change.payload === undefined && change.action === 'archiveFeature' ? {} : change.payload;
-  const wrapper = { payload };
   const checkPayload = request.compileValidationSchema(PAYLOAD_WRAPPERS[change.action], 'body');
-  if (!checkPayload(wrapper)) throw schemaValidationError(formatValidationErrors(checkPayload.errors ?? [], at));
-  const input: ChangeInput = { action: change.action, payload: wrapper.payload };
-  if (change.feature !== undefined && change.feature !== null) input.feature = change.feature;
-  if (change.action === 'updateSegment' || change.action === 'deleteSegment') input.segment = (wrapper.payload as { id: number }).id;
-  return input;
+  const input = { action: change.action, payload };
+  if (!payloadFits(input, checkPayload)) throw schemaValidationError(formatValidationErrors(checkPayload.errors ?? [], at));
+  const valid: ChangeInput = input;
+  if (change.feature !== undefined && change.feature !== null) valid.feature = change.feature;
+  if (valid.action === 'updateSegment' || valid.action === 'deleteSegment') valid.segment = valid.payload.id;
+  return valid;
 }
 
 function parseChanges(request: FastifyRequest): ChangeInput[] {
@@ -99,7 +111,7 @@ const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestSer
     },
   }, async (request) => {
     const { projectId, id } = request.params;
-    return await service.setState(projectId, id, request.body.state as ChangeRequestState, auditOf(request));
+    return await service.setState(projectId, id, request.body.state, auditOf(request));
   });
 
   app.delete(`${BASE}/:id/changes/:changeId`, {

@@ -12,21 +12,20 @@ import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME, gravatarUrl } from '../shar
 import type { ProjectStore } from '../projects/store.js';
 import type { SegmentService } from '../segments/service.js';
 import type { SegmentStore } from '../segments/store.js';
+import type { ChangeRequestView, ValidChange } from './schemas.js';
 import { Simulation, type SegmentOp, type SimChange } from './simulate.js';
 import {
   FINAL_STATES, type ChangeAction, type ChangeRequestDocument, type ChangeRequestState, type ChangeRequestStore,
   type ChangeRequestUser, type StoredChange,
 } from './store.js';
 
-/** A change as the routes hand it over: its payload has passed the live endpoint's schema. */
-export interface ChangeInput {
-  action: ChangeAction;
+/** A change as the routes hand it over: its payload has passed its action's schema (the live endpoint's). */
+export type ChangeInput = ValidChange & {
   /** Flag changes. */
   feature?: string;
   /** Segment changes: the segment's id (from the payload's `id`). */
   segment?: number;
-  payload: unknown;
-}
+};
 
 /**
  * The writes an apply performs, fixed by its dry run and saved on the request before the first
@@ -84,9 +83,9 @@ function describe(change: StoredChange): string {
 }
 
 /** The request as the API shows it (docs/rules.md §3.13 key order). */
-export function changeRequestView(cr: ChangeRequestDocument): Record<string, unknown> {
-  const features: Array<{ name: string; changes: unknown[] }> = [];
-  const segments: unknown[] = [];
+export function changeRequestView(cr: ChangeRequestDocument): ChangeRequestView {
+  const features: ChangeRequestView['features'] = [];
+  const segments: ChangeRequestView['segments'] = [];
   for (const change of cr.changes) {
     const payload = JSON.parse(change.payloadJson) as unknown;
     if (change.feature === undefined) {
@@ -117,13 +116,6 @@ export function changeRequestView(cr: ChangeRequestDocument): Record<string, unk
   };
 }
 
-/** Removes optional bookkeeping keys (a key set to undefined would be stored as null). */
-function without<T extends object>(doc: T, ...keys: string[]): T {
-  const copy = { ...doc } as Record<string, unknown>;
-  for (const key of keys) delete copy[key];
-  return copy as T;
-}
-
 /**
  * Change requests (docs/rules.md §3.13, [Vane design]): a Draft collects changes, each validated when
  * added exactly as its live endpoint would validate it; review states; apply performs the changes
@@ -151,11 +143,21 @@ export class ChangeRequestService {
     return cr;
   }
 
-  async get(project: string, id: string): Promise<Record<string, unknown>> {
+  /**
+   * The request as the database has it now. A state change is validated against the state, which
+   * may not have heard of another instance's change to the request yet (for up to the revision
+   * poll interval): before refusing one, the request is re-read (one `_id` read, on refusals only).
+   */
+  private async requireCurrent(project: string, id: number): Promise<ChangeRequestDocument> {
+    await this.store.refresh(id);
+    return await this.require(project, id);
+  }
+
+  async get(project: string, id: string): Promise<ChangeRequestView> {
     return changeRequestView(await this.require(project, id));
   }
 
-  async list(project: string): Promise<Array<Record<string, unknown>>> {
+  async list(project: string): Promise<ChangeRequestView[]> {
     if (!(await this.projects.get(project))) throw notFound(`Project ${project} does not exist`);
     return (await this.store.listByProject(project)).map(changeRequestView);
   }
@@ -169,7 +171,7 @@ export class ChangeRequestService {
    * Draft's earlier changes applied (earlier changes that no longer apply are skipped there;
    * the apply reports them). One refused change refuses them all; nothing is stored then.
    */
-  async addChanges(project: string, environment: string, inputs: ChangeInput[], audit: AuditUser): Promise<Record<string, unknown>> {
+  async addChanges(project: string, environment: string, inputs: ChangeInput[], audit: AuditUser): Promise<ChangeRequestView> {
     const projectDoc = await this.projects.get(project);
     if (!projectDoc) throw notFound(`Project ${project} does not exist`);
     if (!projectDoc.environments.includes(environment) || !(await this.environments.get(environment))) {
@@ -254,7 +256,7 @@ export class ChangeRequestService {
     );
   }
 
-  async discardChange(project: string, idText: string, changeIdText: string, audit: AuditUser): Promise<Record<string, unknown>> {
+  async discardChange(project: string, idText: string, changeIdText: string, audit: AuditUser): Promise<ChangeRequestView> {
     const id = (await this.require(project, idText))._id;
     return await this.outbox.exclusive(`change-request:${id}`, () =>
       retrying(async () => {
@@ -282,11 +284,12 @@ export class ChangeRequestService {
   // -------------------------------------------------------------------------------------------
   // states
 
-  async setState(project: string, idText: string, state: ChangeRequestState, audit: AuditUser): Promise<Record<string, unknown>> {
+  async setState(project: string, idText: string, state: ChangeRequestState, audit: AuditUser): Promise<ChangeRequestView> {
     const id = (await this.require(project, idText))._id;
     if (state === 'Scheduled') throw validationError('Scheduling change requests is not supported');
     return await this.outbox.exclusive(`change-request:${id}`, async () => {
-      const cr = await this.require(project, id);
+      let cr = await this.require(project, id);
+      if (cr.applying || !TRANSITIONS[cr.state].includes(state)) cr = await this.requireCurrent(project, id);
       if (cr.applying) throw conflict(`Change request #${id} is being applied`);
       if (!TRANSITIONS[cr.state].includes(state)) {
         const allowed = TRANSITIONS[cr.state];
@@ -304,8 +307,10 @@ export class ChangeRequestService {
         if (current.state !== cr.state) throw conflict(`Change request #${id} changed state meanwhile (now ${current.state})`);
         const now = new Date();
         const review = { createdBy: userOf(audit), createdAt: now };
+        // A key set to undefined would be stored as null: the draft key is left out instead.
+        const { draftKey: _draftKey, ...kept } = current;
         const next: ChangeRequestDocument = {
-          ...without(current, 'draftKey'),
+          ...kept,
           state,
           updatedAt: now,
           approvals: state === 'Approved' ? [...current.approvals, review] : current.approvals,
@@ -348,10 +353,11 @@ export class ChangeRequestService {
    * doubled writes no-ops on MongoDB, but FerretDB's conditional replace is not atomic across
    * processes, so run one instance while an apply may be pending there.)
    */
-  private async apply(cr: ChangeRequestDocument, audit: AuditUser): Promise<Record<string, unknown>> {
+  private async apply(cr: ChangeRequestDocument, audit: AuditUser): Promise<ChangeRequestView> {
     const names = [...new Set(cr.changes.flatMap((c) => (c.feature !== undefined ? [c.feature] : [])))].sort();
     return await this.withLocks(names.map((n) => `flag:${n}`), async () => {
-      const current = await this.require(cr.project, cr._id);
+      let current = await this.require(cr.project, cr._id);
+      if (current.state !== 'Approved' || current.applying) current = await this.requireCurrent(cr.project, cr._id);
       if (current.state !== 'Approved' || current.applying) throw conflict(`Change request #${cr._id} changed state meanwhile (now ${current.state})`);
       // Several instances may be asked at once: one claim wins, the others answer 409.
       if (!(await this.store.claimApply(cr._id))) throw conflict(`Change request #${cr._id} is being applied`);
@@ -366,7 +372,7 @@ export class ChangeRequestService {
     });
   }
 
-  private async planAndApply(current: ChangeRequestDocument, cr: ChangeRequestDocument, audit: AuditUser): Promise<Record<string, unknown>> {
+  private async planAndApply(current: ChangeRequestDocument, cr: ChangeRequestDocument, audit: AuditUser): Promise<ChangeRequestView> {
     const now = new Date();
     const sim = await this.simulation(current.project, current.environment, audit, now).load();
     for (const change of current.changes) {
@@ -394,14 +400,15 @@ export class ChangeRequestService {
   }
 
   /** Steps 4 of `apply` (also after a crash): the planned writes, then the Applied state. */
-  private async finishApply(id: number, plan: ApplyPlan): Promise<Record<string, unknown>> {
+  private async finishApply(id: number, plan: ApplyPlan): Promise<ChangeRequestView> {
     const errors = await this.executePlan(plan);
     return await retrying(async () => {
       const current = await this.store.get(id);
       if (!current) throw notFound(`Could not find change request with id ${id}`);
       const now = new Date();
+      const { applying: _applying, draftKey: _draftKey, ...kept } = current;
       const next: ChangeRequestDocument = {
-        ...without(current, 'applying', 'draftKey'),
+        ...kept,
         state: 'Applied',
         updatedAt: now,
         ...(errors.length ? { applyErrors: errors } : {}),

@@ -12,23 +12,22 @@ import type { SnapshotChanges } from '../../evaluation/index.js';
 import {
   applyAddDependency, applyAddStrategy, applyArchive, applyDeleteStrategy, applyRemoveDependency, applyReorderStrategies,
   applySetEnabled, applySetVariants, applyUpdateStrategy,
-  type Applied, type ApplyContext, type DependencyInput, type SegmentInfo, type StrategyInput,
+  type Applied, type ApplyContext, type SegmentInfo,
 } from '../flags/apply.js';
 import type { FlagService } from '../flags/service.js';
 import { toFlagConfig, type FlagData, type FlagDocument } from '../flags/store.js';
-import type { VariantInput } from '../flags/rules.js';
 import type { SegmentInput, SegmentService } from '../segments/service.js';
 import { toSegmentConfig, type Segment, type SegmentStore } from '../segments/store.js';
+import type { ValidChange } from './schemas.js';
 import type { ChangeAction } from './store.js';
 
 /** A change as the simulation takes it (payload already schema-validated). */
-export interface SimChange {
+/** A change to simulate: its payload has passed its action's schema (when it was added). */
+export type SimChange = ValidChange & {
   id?: number;
-  action: ChangeAction;
   feature?: string;
   segment?: number;
-  payload: unknown;
-}
+};
 
 export interface SimulationDeps {
   flags: FlagService;
@@ -62,8 +61,6 @@ export interface FlagWrite {
 export type SegmentOp =
   | { kind: 'update'; id: number; input: SegmentInput; changeIds: number[] }
   | { kind: 'delete'; id: number; changeIds: number[] };
-
-type Payload = Record<string, unknown>;
 
 export class Simulation {
   private readonly flags = new Map<string, FlagTrack>();
@@ -145,46 +142,44 @@ export class Simulation {
     if (owner && owner.project !== this.project) throw invalidOperation('You can not change the projectId for an activation strategy.');
   }
 
-  private async applyFlag(change: SimChange): Promise<void> {
+  private async applyFlag(change: Exclude<SimChange, { action: 'updateSegment' | 'deleteSegment' }>): Promise<void> {
     const name = change.feature!;
     const track = await this.track(name, change.action);
     const flag = track.current;
     const env = this.environment;
-    const p = change.payload as Payload;
     let applied: Applied<unknown>;
     switch (change.action) {
       case 'updateEnabled':
-        applied = applySetEnabled(flag, env, p.enabled as boolean, await this.contextFor([]));
+        applied = applySetEnabled(flag, env, change.payload.enabled, await this.contextFor([]));
         break;
       case 'addStrategy':
-        applied = applyAddStrategy(flag, env, p as unknown as StrategyInput, await this.contextFor(p.segments));
+        applied = applyAddStrategy(flag, env, change.payload, await this.contextFor(change.payload.segments));
         break;
       case 'updateStrategy': {
-        const { id, ...input } = p;
-        const strategyId = id as string;
+        const { id: strategyId, ...input } = change.payload;
         if (!flag.environments[env]?.strategies.some((s) => s.id === strategyId)) await this.assertStrategyNotElsewhere(flag, strategyId);
-        applied = applyUpdateStrategy(flag, env, strategyId, input as unknown as StrategyInput, await this.contextFor(input.segments));
+        applied = applyUpdateStrategy(flag, env, strategyId, input, await this.contextFor(input.segments));
         break;
       }
       case 'deleteStrategy': {
         // Live, an unknown id is a silent no-op; a change request's change must still apply (the
         // strategy deleted meanwhile is a conflict), so it fails as an update would.
         const ctx = await this.contextFor([]);
-        applied = applyDeleteStrategy(flag, env, p.id as string, ctx);
-        if (applied.result === null) throw notFound(`Could not find strategy with id ${String(p.id)}`);
+        applied = applyDeleteStrategy(flag, env, change.payload.id, ctx);
+        if (applied.result === null) throw notFound(`Could not find strategy with id ${change.payload.id}`);
         break;
       }
       case 'patchVariant':
-        applied = applySetVariants(flag, env, p.variants as VariantInput[], await this.contextFor([]));
+        applied = applySetVariants(flag, env, change.payload.variants, await this.contextFor([]));
         break;
       case 'reorderStrategy':
-        applied = applyReorderStrategies(flag, env, change.payload as Array<{ id: string; sortOrder: number }>, await this.contextFor([]));
+        applied = applyReorderStrategies(flag, env, change.payload, await this.contextFor([]));
         break;
       case 'archiveFeature':
         applied = applyArchive(flag, this.children(name), await this.contextFor([]));
         break;
       case 'addDependency': {
-        const input = p as unknown as DependencyInput;
+        const input = change.payload;
         let parent: FlagData | null = null;
         if (input.feature !== name) {
           const inProject = this.flags.get(input.feature);
@@ -198,10 +193,13 @@ export class Simulation {
         break;
       }
       case 'deleteDependency':
-        applied = applyRemoveDependency(flag, p.feature as string);
+        applied = applyRemoveDependency(flag, change.payload.feature);
         break;
-      default:
-        throw validationError(`Unknown change action ${String(change.action)}`);
+      default: {
+        // Every action is handled (the compiler checks); a stored change of an unknown one still fails cleanly.
+        const unhandled: never = change;
+        throw validationError(`Unknown change action in ${JSON.stringify(unhandled)}`);
+      }
     }
     track.current = applied.next;
     track.events.push(...buildEvents(this.audit, applied.events, { transactional: applied.transactional, at: this.now }));
@@ -251,7 +249,7 @@ export class Simulation {
     return false;
   }
 
-  private async applySegment(change: SimChange): Promise<void> {
+  private async applySegment(change: Extract<SimChange, { action: 'updateSegment' | 'deleteSegment' }>): Promise<void> {
     const id = change.segment!;
     const track = await this.segmentTrack(id);
     if (!track?.current) throw notFound(`No segment exists with ID "${id}"`);
@@ -263,8 +261,8 @@ export class Simulation {
       }
       track.current = null;
     } else {
-      const { id: _id, ...body } = change.payload as Payload;
-      const valid = await this.deps.segments.checkInput(body as unknown as SegmentInput);
+      const { id: _id, ...body } = change.payload;
+      const valid = await this.deps.segments.checkInput(body);
       if (current.name !== valid.name && (await this.nameTaken(valid.name, id))) throw nameExists('Segment name already exists');
       if (valid.project) {
         const used = await this.projectsUsing(id);

@@ -1,6 +1,7 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
-import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Cancelled', 'Rejected'] as const;
 export type ChangeRequestState = (typeof STATES)[number];
@@ -74,14 +75,45 @@ export interface ChangeRequestDocument extends StoredDocument {
   applyErrors?: string[];
 }
 
-/** Change requests, one document each, integer ids from 1 allocated with a unique `_id` and retry. */
+/** Look-ups of the requests the state holds, built once per revision. */
+interface ChangeRequestIndex {
+  byDraftKey: Map<string, ChangeRequestDocument>;
+  byProject: Map<string, ChangeRequestDocument[]>;
+  applying: ChangeRequestDocument[];
+  highestId: number;
+}
+
+/**
+ * Change requests, one document each, integer ids from 1 allocated with a unique `_id` and retry.
+ * Read from the configuration state (src/db/state.ts); the unique `_id` and the unique draft key
+ * stay the arbiters across instances (see insertNew).
+ */
 export class ChangeRequestStore {
   readonly collection: Collection<ChangeRequestDocument>;
   private readonly applies: Collection<{ _id: number; at: Date }>;
+  private readonly mirror: CollectionMirror<ChangeRequestDocument>;
+  private readonly state: ConfigState;
 
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<ChangeRequestDocument>('change_requests');
     this.applies = outbox.collection<{ _id: number; at: Date }>('change_request_applies');
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
+  }
+
+  private index(): ChangeRequestIndex {
+    return this.state.derived('change-requests:index', () => {
+      const index: ChangeRequestIndex = { byDraftKey: new Map(), byProject: new Map(), applying: [], highestId: 0 };
+      for (const cr of [...this.mirror.values()].sort((a, b) => a._id - b._id)) {
+        if (cr.draftKey !== undefined) index.byDraftKey.set(cr.draftKey, cr);
+        const inProject = index.byProject.get(cr.project);
+        if (inProject) inProject.push(cr);
+        else index.byProject.set(cr.project, [cr]);
+        if (cr.applying !== undefined) index.applying.push(cr);
+        index.highestId = cr._id;
+      }
+      return index;
+    });
   }
 
   /**
@@ -112,36 +144,55 @@ export class ChangeRequestStore {
 
   async get(id: number): Promise<ChangeRequestDocument | null> {
     if (!Number.isSafeInteger(id)) return null;
-    return await this.collection.findOne({ _id: id, ...LIVE });
+    return this.mirror.get(id) ?? null;
+  }
+
+  /** Re-reads one request into the state (one `_id` read): before a refusal based on the state. */
+  async refresh(id: number): Promise<void> {
+    await this.mirror.refresh(id);
   }
 
   async findDraft(draftKey: string): Promise<ChangeRequestDocument | null> {
-    return await this.collection.findOne({ draftKey, ...LIVE });
+    return this.index().byDraftKey.get(draftKey) ?? null;
   }
 
+  /** By id. */
   async listByProject(project: string): Promise<ChangeRequestDocument[]> {
-    return await this.collection.find({ project, ...LIVE }).sort({ _id: 1 }).toArray();
+    return this.index().byProject.get(project) ?? [];
   }
 
   /** Requests whose apply was interrupted (a crash between its commit point and its end). */
   async listApplying(): Promise<ChangeRequestDocument[]> {
-    return await this.collection.find({ applying: { $exists: true }, ...LIVE } as never).sort({ _id: 1 }).toArray();
+    return this.index().applying;
   }
 
   /**
-   * Inserts a new request under the next free id (highest + 1; a concurrent insert that took it
-   * makes us retry with the next). When the draft key is already taken (another request created
-   * the caller's Draft first) returns null and inserts nothing.
+   * Inserts a new request under the next free id (highest the state holds + 1). A duplicate key
+   * means another instance got there first and this one has not heard of it yet: either the id
+   * is taken (one `_id` read tells; retry with the next) or the draft key is (another request
+   * became the caller's Draft first: it is read into the state, so the caller's retry appends to
+   * it, and null is returned with nothing inserted).
    */
   async insertNew(build: (id: number) => { doc: ChangeRequestDocument; events: PendingEvent[] }): Promise<ChangeRequestDocument | null> {
+    let next = 0;
     for (let attempt = 0; ; attempt++) {
-      const { doc, events } = build(await nextIntegerId(this.collection as never));
+      next = Math.max(next, this.index().highestId + 1);
+      const { doc, events } = build(next);
       try {
         await this.outbox.insert(this.collection, doc, events);
         return doc;
       } catch (err) {
         if (!isDuplicateKey(err) || attempt > 100) throw err;
-        if (doc.draftKey && (await this.findDraft(doc.draftKey))) return null;
+        if (await this.collection.findOne({ _id: doc._id }, { projection: { _id: 1 } })) {
+          await this.mirror.refresh(doc._id);
+          next = doc._id + 1;
+          continue;
+        }
+        if (!doc.draftKey) throw err;
+        // Off the index on FerretDB (a scan), but only when two instances raced for one Draft.
+        const draft = await this.collection.findOne({ draftKey: doc.draftKey, ...LIVE }, { projection: { _id: 1 } });
+        if (draft) await this.mirror.refresh(draft._id);
+        return null;
       }
     }
   }

@@ -9,6 +9,7 @@ import type { SegmentConfig } from '../../evaluation/index.js';
 import type { FlagData } from '../flags/store.js';
 import { clientFeatureView, isAllProjects, type TokenScope } from './features.js';
 import type { SdkState } from './state.js';
+import type { DeltaBody, DeltaEventView, DeltaSegmentView } from './schemas.js';
 
 /** What changed between two states (scope-free: filtered per token when sent). */
 interface Change {
@@ -66,7 +67,8 @@ export class DeltaLog {
     const seenFlags = new Set<string>();
     for (const flag of state.flags) {
       seenFlags.add(flag.name);
-      const json = JSON.stringify(flag);
+      const json = state.flagJson.get(flag.name);
+      if (json === undefined) continue;
       if (this.flagJson.get(flag.name) !== json) flags.add(flag.name);
       this.flagJson.set(flag.name, json);
     }
@@ -78,8 +80,7 @@ export class DeltaLog {
     }
     const segments = new Set<number>();
     const removedSegments = new Set<number>();
-    for (const [id, segment] of state.segments) {
-      const json = JSON.stringify(segment);
+    for (const [id, json] of state.segmentJson) {
       if (this.segmentJson.get(id) !== json) segments.add(id);
       this.segmentJson.set(id, json);
     }
@@ -111,7 +112,7 @@ export class DeltaLog {
     return eventId === this.lastEventId || this.changes.some((c) => c.eventId === eventId);
   }
 
-  hydration(state: SdkState, scope: DeltaScope): Record<string, unknown> {
+  hydration(state: SdkState, scope: DeltaScope): DeltaBody {
     const flags = state.flags.filter((flag) => inScope(scope, flag.project, flag.name));
     return {
       events: [{
@@ -124,14 +125,14 @@ export class DeltaLog {
   }
 
   /** The events after `since` that this scope sees (empty: nothing it sees changed). */
-  eventsSince(state: SdkState, scope: DeltaScope, since: number): Array<Record<string, unknown>> {
+  eventsSince(state: SdkState, scope: DeltaScope, since: number): DeltaEventView[] {
     const index = this.changes.findIndex((c) => c.eventId > since);
     if (index < 0) return [];
     return this.render(state, scope, this.changes.slice(index));
   }
 
-  render(state: SdkState, scope: DeltaScope, changes: readonly Change[]): Array<Record<string, unknown>> {
-    const events: Array<Record<string, unknown>> = [];
+  render(state: SdkState, scope: DeltaScope, changes: readonly Change[]): DeltaEventView[] {
+    const events: DeltaEventView[] = [];
     const last = changes.at(-1)?.eventId ?? this.lastEventId;
     const flags = new Set<string>();
     const removed = new Map<string, string>();
@@ -168,6 +169,6 @@ export class DeltaLog {
   }
 }
 
-function segmentView(segment: SegmentConfig): Record<string, unknown> {
+function segmentView(segment: SegmentConfig): DeltaSegmentView {
   return { id: segment.id, name: segment.name, constraints: segment.constraints };
 }

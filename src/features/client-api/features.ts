@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ConstraintConfig, SegmentConfig, StrategyConfig, VariantConfig } from '../../evaluation/index.js';
 import type { FlagData } from '../flags/store.js';
 import { sortStrategies } from '../flags/views.js';
+import type { ClientFeature, ClientStrategyView, ClientVariantView } from './schemas.js';
 
 /** What a token may read: its projects (`*` = all) in one environment. */
 export interface TokenScope {
@@ -67,7 +68,7 @@ export function matchesQuery(flag: FlagData, query: ResolvedQuery): boolean {
   return true;
 }
 
-function variantView(v: VariantConfig): Record<string, unknown> {
+function variantView(v: VariantConfig): ClientVariantView {
   return {
     name: v.name,
     weight: v.weight,
@@ -82,7 +83,7 @@ function strategyView(
   s: StrategyConfig,
   segments: ReadonlyMap<number, SegmentConfig>,
   inline: boolean,
-): Record<string, unknown> {
+): ClientStrategyView {
   const ids = s.segments ?? [];
   let constraints: ConstraintConfig[] = s.constraints;
   if (inline && ids.length > 0) {
@@ -104,7 +105,7 @@ export function clientFeatureView(
   environment: string,
   segments: ReadonlyMap<number, SegmentConfig>,
   inline: boolean,
-): Record<string, unknown> {
+): ClientFeature {
   const env = flag.environments[environment];
   const strategies = env ? sortStrategies(env.strategies).filter((s) => s.disabled !== true) : [];
   return {

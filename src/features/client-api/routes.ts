@@ -3,9 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unauthorized } from '../../errors.js';
 import type { SdkPrincipal } from '../../plugins/auth.js';
 import { Type } from 'typebox';
-import { errorResponses } from '../../schemas/common.js';
+import { errorResponses, preSerialized } from '../../schemas/common.js';
 import type { TokenScope } from './features.js';
-import { ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, FeatureNameParams, NotModified } from './schemas.js';
+import {
+  ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, DeltaSchema, FeatureNameParams, NotModified, type DeltaBody,
+} from './schemas.js';
 import type { ClientFeaturesService } from './service.js';
 import type { DeltaService } from './streaming.js';
 import { deltaScope } from './delta.js';
@@ -22,6 +24,12 @@ export function sdkScope(request: FastifyRequest): TokenScope & { principal: Sdk
 function list(value: string | string[] | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).filter((v) => v !== '');
+}
+
+/** The client specification version the SDK declares (Node joins a repeated header into one string). */
+function clientSpec(request: FastifyRequest): string | undefined {
+  const header = request.headers['unleash-client-spec'];
+  return typeof header === 'string' ? header : undefined;
 }
 
 function acceptsGzip(request: FastifyRequest): boolean {
@@ -54,7 +62,7 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
       tags: TAGS,
       summary: 'Changes since the event id in If-None-Match ("<eventId>"), or a hydration; 304 when none',
       querystring: ClientFeaturesQuery,
-      response: { 200: Type.Object({ events: Type.Array(Type.Object({}, { additionalProperties: true })) }), 304: NotModified, ...errorResponses(401, 403, 503) },
+      response: { 200: preSerialized(DeltaSchema), 304: NotModified, ...errorResponses(401, 403, 503) },
     },
   }, async (request, reply) => {
     const scope = deltaScope(sdkScope(request), { project: list(request.query.project), namePrefix: request.query.namePrefix });
@@ -63,12 +71,15 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
     reply.header('etag', etag);
     const header = request.headers['if-none-match'];
     const since = typeof header === 'string' ? Number(header.replace(/^W\//, '').replace(/"/g, '').trim()) : NaN;
+    let body: DeltaBody;
     if (Number.isInteger(since) && delta.log.knows(since)) {
       const events = delta.log.eventsSince(state, scope, since);
       if (events.length === 0) return sendNotModified(reply);
-      return { events } as never;
-    }
-    return delta.log.hydration(state, scope) as never;
+      body = { events };
+    } else body = delta.log.hydration(state, scope);
+    // JSON.stringify, as the stream writes the same events: the union schema would make the
+    // serializer validate every event against each branch to pick one.
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
   });
 
   app.get('/api/client/streaming', {
@@ -96,21 +107,21 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
       tags: TAGS,
       summary: 'The flags a client (backend) token sees in its environment',
       querystring: ClientFeaturesQuery,
-      response: { 200: ClientFeaturesSchema, 304: NotModified, ...errorResponses(400, 401, 403, 503) },
+      response: { 200: preSerialized(ClientFeaturesSchema), 304: NotModified, ...errorResponses(400, 401, 403, 503) },
     },
   }, async (request, reply) => {
     const query = request.query;
     const body = await service.features(
       sdkScope(request),
       { project: list(query.project), namePrefix: query.namePrefix, tag: list(query.tag) },
-      request.headers['unleash-client-spec'] as string | undefined,
+      clientSpec(request),
     );
     reply.header('vary', 'Accept-Encoding');
     if (notModified(request, reply, body.etag)) return sendNotModified(reply);
     reply.type('application/json; charset=utf-8');
     const gzip = acceptsGzip(request) ? service.compressed(body) : undefined;
-    if (gzip) return reply.header('content-encoding', 'gzip').send(gzip as never);
-    return reply.send(body.json as never);
+    if (gzip) return reply.header('content-encoding', 'gzip').send(gzip);
+    return reply.send(body.json);
   });
 
   app.get('/api/client/features/:featureName', {
@@ -119,15 +130,15 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
       tags: TAGS,
       summary: 'One flag as a client token sees it',
       params: FeatureNameParams,
-      response: { 200: ClientFeatureSchema, 304: NotModified, ...errorResponses(401, 403, 404, 503) },
+      response: { 200: preSerialized(ClientFeatureSchema), 304: NotModified, ...errorResponses(401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const body = await service.feature(
-      sdkScope(request), request.params.featureName, request.headers['unleash-client-spec'] as string | undefined,
+      sdkScope(request), request.params.featureName, clientSpec(request),
     );
     if (notModified(request, reply, body.etag)) return sendNotModified(reply);
     reply.type('application/json; charset=utf-8');
-    return reply.send(body.json as never);
+    return reply.send(body.json);
   });
 };
 

@@ -26,6 +26,10 @@ function isContainer(value: unknown): value is Container {
   return value !== null && typeof value === 'object';
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return isContainer(value) && !Array.isArray(value);
+}
+
 function arrayIndex(token: string, length: number, allowEnd: boolean): number {
   if (allowEnd && token === '-') return length;
   if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new JsonPatchError(`Invalid array index "${token}"`);
@@ -38,7 +42,7 @@ function parentOf(doc: unknown, tokens: string[], pointer: string): Container {
   let node = doc;
   for (const token of tokens.slice(0, -1)) {
     if (Array.isArray(node)) node = node[arrayIndex(token, node.length, false)];
-    else if (isContainer(node) && Object.prototype.hasOwnProperty.call(node, token)) node = (node as Record<string, unknown>)[token];
+    else if (isRecord(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
     else throw new JsonPatchError(`Path "${pointer}" does not exist`);
   }
   if (!isContainer(node)) throw new JsonPatchError(`Path "${pointer}" does not exist`);

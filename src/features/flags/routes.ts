@@ -4,14 +4,12 @@ import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
 import { validationError } from '../../errors.js';
 import {
-  CreateFeatureBody, DependencyBody, DependencyParams, EnvironmentParams, FeatureListResponse, FeatureParams, FeatureResponse,
+  CreateFeatureBody, DependencyBody, FeatureCreatedResponse, StrategyEventResponse, DependencyParams, EnvironmentParams, FeatureListResponse, FeatureParams, FeatureResponse,
   PatchBody, ProjectParams, ReviveParams, StrategyBody, StrategyListResponse, StrategyParams, StrategyResponse,
   VariantsBatchBody, VariantsBody, VariantsResponse,
 } from './schemas.js';
 import type { FlagService } from './service.js';
 import { strategyCreatedView, strategyEventView, strategyListView } from './views.js';
-import type { StrategyInput } from './apply.js';
-import type { PatchOperation } from './json-patch.js';
 
 const FLAGS = ['Feature flags'];
 const STRATEGIES = ['Strategies'];
@@ -26,7 +24,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     config: { permission: 'CREATE_FEATURE' },
     schema: {
       tags: FLAGS, summary: 'Create a feature flag in a project', params: ProjectParams, body: CreateFeatureBody,
-      response: { 201: FeatureResponse, ...errorResponses(...ADMIN_ERRORS, 404, 409) },
+      response: { 201: FeatureCreatedResponse, ...errorResponses(...ADMIN_ERRORS, 404, 409) },
     },
   }, async (request, reply) => {
     const flag = await service.create(request.params.projectId, request.body, auditOf(request));
@@ -78,7 +76,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     },
   }, async (request) => {
     const { projectId, featureName, environment } = request.params;
-    const strategy = await service.addStrategy(projectId, featureName, environment, request.body as StrategyInput, auditOf(request));
+    const strategy = await service.addStrategy(projectId, featureName, environment, request.body, auditOf(request));
     return strategyCreatedView(strategy);
   });
 
@@ -106,11 +104,11 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     config: { permission: 'UPDATE_FEATURE_STRATEGY' },
     schema: {
       tags: STRATEGIES, summary: 'Replace a strategy', params: StrategyParams, body: StrategyBody,
-      response: { 200: StrategyResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+      response: { 200: StrategyEventResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
     },
   }, async (request) => {
     const { projectId, featureName, environment, strategyId } = request.params;
-    const strategy = await service.updateStrategy(projectId, featureName, environment, strategyId, request.body as StrategyInput, auditOf(request));
+    const strategy = await service.updateStrategy(projectId, featureName, environment, strategyId, request.body, auditOf(request));
     return strategyEventView(strategy);
   });
 
@@ -171,7 +169,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
     },
   }, async (request) => {
     const { projectId, featureName, environment } = request.params;
-    const patch = request.body as PatchOperation[];
+    const patch = request.body;
     return { version: 1, variants: await service.patchVariants(projectId, featureName, environment, patch, auditOf(request)) };
   });
 

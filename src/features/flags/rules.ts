@@ -97,14 +97,14 @@ export function normaliseWeights<T extends WeightedInput>(variants: T[]): T[] {
 export interface StrategyVariantInput {
   name: string;
   weight: number;
-  weightType: string;
+  weightType: 'variable' | 'fix';
   stickiness: string;
   payload?: { type: string; value: string };
 }
 
 export function normaliseStrategyVariants(inputs: StrategyVariantInput[] | undefined): StrategyVariantConfig[] {
   if (!inputs || inputs.length === 0) return [];
-  return jsonbOrder(normaliseWeights(inputs.map((v) => ({ ...v })))) as unknown as StrategyVariantConfig[];
+  return jsonbOrder(normaliseWeights(inputs.map((v) => ({ ...v }))));
 }
 
 export interface VariantInput {

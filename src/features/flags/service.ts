@@ -16,6 +16,7 @@ import {
   type Applied, type ApplyContext, type DependencyInput, type SegmentInfo, type StrategyInput,
 } from './apply.js';
 import type { PatchOperation } from './json-patch.js';
+import type { FeatureCreatedView, FeatureListItemView, FeatureView } from './schemas.js';
 import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
 import type { SegmentSource } from './segment-source.js';
 import { finalise, type FlagData, type FlagDocument, type FlagStore, type FlagTag } from './store.js';
@@ -101,10 +102,10 @@ export class FlagService {
   }
 
   /** Served per revision from memory (see ReadCache): a flag's view changes only with a write. */
-  async get(projectId: string, featureName: string): Promise<Record<string, unknown>> {
+  async get(projectId: string, featureName: string): Promise<FeatureView> {
     const view = await this.views.get(`${projectId}\u0000${featureName}`, async () => {
       const flag = await this.requireFlag(projectId, featureName, { archived: false });
-      return await this.view(flag);
+      return flagView(flag, ...await this.viewParts(flag));
     });
     return this.usage ? withUsage(view, await this.usage(featureName)) : view;
   }
@@ -114,17 +115,17 @@ export class FlagService {
   /** flag → environment → when metrics last saw it (the project flag list); set with `usage`. */
   lastSeenAll: (() => Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>>) | undefined;
 
-  private async view(flag: FlagData, created = false): Promise<Record<string, unknown>> {
+  /** The flag's environments and children, which both flag views show. */
+  private async viewParts(flag: FlagData): Promise<[EnvironmentInfo[], string[]]> {
     // Concurrently: under load each sequential round trip also waits its turn on the event loop.
-    const [envs, children] = await Promise.all([
+    return await Promise.all([
       this.projects.get(flag.project).then((project) => this.projectEnvironments(project)),
       this.store.children(flag.name),
     ]);
-    return created ? flagCreatedFullView(flag, envs, children) : flagView(flag, envs, children);
   }
 
   /** Built once per revision of the configuration state (a list of 100 flags costs about 0.5 ms). */
-  async list(projectId: string): Promise<Array<Record<string, unknown>>> {
+  async list(projectId: string): Promise<FeatureListItemView[]> {
     const project = await this.projects.get(projectId);
     if (!project) throw notFound(`Project ${projectId} does not exist`);
     const envs = await this.projectEnvironments(project);
@@ -135,7 +136,8 @@ export class FlagService {
       environments: envs.map((env) => {
         const state = flag.environments[env.name] ?? emptyEnvironment();
         return {
-          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, lastSeenAt: null as string | null,
+          // Unleash 8.2's key order; variantCount counts the environment's variants, not strategies' (measured on the reference).
+          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, variantCount: state.variants.length, lastSeenAt: null as string | null,
           hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
         };
       }),
@@ -174,7 +176,7 @@ export class FlagService {
   // -------------------------------------------------------------------------------------------
   // creation (docs/rules.md §6)
 
-  async create(projectId: string, input: CreateFlagInput, audit: AuditUser): Promise<Record<string, unknown>> {
+  async create(projectId: string, input: CreateFlagInput, audit: AuditUser): Promise<FeatureCreatedView> {
     const name = input.name;
     checkFlagName(name);
     const existing = await this.store.get(name);
@@ -228,7 +230,7 @@ export class FlagService {
     } finally {
       await this.outbox.flush(this.store.collection, name);
     }
-    return await this.view(flag, true);
+    return flagCreatedFullView(flag, ...await this.viewParts(flag));
   }
 
   private nameTaken(flag: FlagData): Error {

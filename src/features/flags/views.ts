@@ -4,6 +4,9 @@
  */
 import type { StrategyConfig } from '../../evaluation/types.js';
 import type { FlagData, FlagEnvironment } from './store.js';
+import type {
+  FeatureCreatedView, FeatureEnvironmentView, FeatureStrategyView, FeatureView, StrategyEventView, StrategyListView, StrategyView,
+} from './schemas.js';
 import { gravatarUrl } from '../shared.js';
 
 /** Strategy order within a flag-environment (docs/rules.md §3.3): sortOrder, then id. */
@@ -12,7 +15,7 @@ export function sortStrategies(strategies: StrategyConfig[]): StrategyConfig[] {
 }
 
 /** Response of "add strategy" and "get strategy". */
-export function strategyCreatedView(s: StrategyConfig): Record<string, unknown> {
+export function strategyCreatedView(s: StrategyConfig): StrategyView {
   return {
     id: s.id, name: s.name, constraints: s.constraints, parameters: s.parameters, variants: s.variants ?? [],
     segments: s.segments ?? [], title: s.title ?? null, disabled: s.disabled ?? false, sortOrder: s.sortOrder ?? 0,
@@ -20,7 +23,7 @@ export function strategyCreatedView(s: StrategyConfig): Record<string, unknown> 
 }
 
 /** Event data of strategy events, and the response of "update strategy". */
-export function strategyEventView(s: StrategyConfig): Record<string, unknown> {
+export function strategyEventView(s: StrategyConfig): StrategyEventView {
   return {
     id: s.id, name: s.name, title: s.title ?? null, disabled: s.disabled ?? false, constraints: s.constraints,
     parameters: s.parameters, variants: s.variants ?? [], sortOrder: s.sortOrder ?? 0, segments: s.segments ?? [],
@@ -28,7 +31,7 @@ export function strategyEventView(s: StrategyConfig): Record<string, unknown> {
 }
 
 /** Element of the strategy list. */
-export function strategyListView(s: StrategyConfig): Record<string, unknown> {
+export function strategyListView(s: StrategyConfig): StrategyListView {
   return {
     id: s.id, name: s.name, constraints: s.constraints, parameters: s.parameters, variants: s.variants ?? [],
     title: s.title ?? null, disabled: s.disabled ?? false, sortOrder: s.sortOrder ?? 0, milestoneId: null,
@@ -37,7 +40,7 @@ export function strategyListView(s: StrategyConfig): Record<string, unknown> {
 }
 
 /** Strategy inside the feature resource. */
-export function strategyFeatureView(s: StrategyConfig): Record<string, unknown> {
+export function strategyFeatureView(s: StrategyConfig): FeatureStrategyView {
   return {
     name: s.name, constraints: s.constraints, variants: s.variants ?? [], parameters: s.parameters,
     segments: s.segments ?? [], sortOrder: s.sortOrder ?? 0, id: s.id, title: s.title ?? null,
@@ -50,8 +53,10 @@ function userView(user: { id: number | null; name: string }): { id: number | nul
   return { id: user.id, name: user.name, imageUrl: gravatarUrl(user.name) };
 }
 
+type FlagCreatedKeys = Pick<FeatureCreatedView, 'name' | 'description' | 'type' | 'project' | 'stale' | 'createdAt' | 'impressionData' | 'archived'>;
+
 /** The eight keys Unleash returns from flag creation, in its order (docs/rules.md §6). */
-export function flagCreatedView(flag: FlagData): Record<string, unknown> {
+export function flagCreatedView(flag: FlagData): FlagCreatedKeys {
   return {
     name: flag.name, description: flag.description, type: flag.type, project: flag.project, stale: flag.stale,
     createdAt: flag.createdAt.toISOString(), impressionData: flag.impressionData, archived: flag.archived,
@@ -68,7 +73,7 @@ export function emptyEnvironment(): FlagEnvironment {
   return { enabled: false, strategies: [], variants: [] };
 }
 
-function environmentsView(flag: FlagData, environments: EnvironmentInfo[]): Array<Record<string, unknown>> {
+function environmentsView(flag: FlagData, environments: EnvironmentInfo[]): FeatureEnvironmentView[] {
   return environments.map((env) => {
     const state = flag.environments[env.name] ?? emptyEnvironment();
     return {
@@ -90,10 +95,9 @@ export interface UsageInfo {
  * cached per configuration revision, metrics change without one: so they are laid over it per
  * read, copying only the environments.
  */
-export function withUsage(view: Record<string, unknown>, usage: ReadonlyMap<string, UsageInfo>): Record<string, unknown> {
-  if (usage.size === 0 || !Array.isArray(view.environments)) return view;
-  const environments = view.environments.map((env: unknown) => {
-    if (typeof env !== 'object' || env === null || !('name' in env) || typeof env.name !== 'string') return env;
+export function withUsage(view: FeatureView, usage: ReadonlyMap<string, UsageInfo>): FeatureView {
+  if (usage.size === 0) return view;
+  const environments = view.environments.map((env) => {
     const seen = usage.get(env.name);
     if (!seen) return env;
     return { ...env, lastSeenAt: seen.lastSeenAt?.toISOString() ?? null, yes: seen.yes, no: seen.no };
@@ -102,7 +106,9 @@ export function withUsage(view: Record<string, unknown>, usage: ReadonlyMap<stri
 }
 
 /** Everything after `environments`, `name` of the GET body (docs/rules.md §1.4 S3). */
-function tail(flag: FlagData, children: string[]): Record<string, unknown> {
+type Tail = Omit<FeatureView, 'environments' | 'name' | 'impressionData' | 'description' | 'project' | 'stale' | 'createdAt'>;
+
+function tail(flag: FlagData, children: string[]): Tail {
   const creator = userView(flag.createdBy);
   return {
     createdBy: creator,
@@ -118,7 +124,7 @@ function tail(flag: FlagData, children: string[]): Record<string, unknown> {
 }
 
 /** `GET .../features/:featureName` (docs/rules.md §1.4 S3), environments in sortOrder. */
-export function flagView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): Record<string, unknown> {
+export function flagView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): FeatureView {
   const { createdBy: _c, type: _t, archived: _a, ...rest } = tail(flag, children);
   return {
     environments: environmentsView(flag, environments),
@@ -136,7 +142,7 @@ export function flagView(flag: FlagData, environments: EnvironmentInfo[], childr
 }
 
 /** Flag creation (D6): the full resource, Unleash's eight keys first. */
-export function flagCreatedFullView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): Record<string, unknown> {
+export function flagCreatedFullView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): FeatureCreatedView {
   const { type: _t, archived: _a, ...rest } = tail(flag, children);
   return { ...flagCreatedView(flag), environments: environmentsView(flag, environments), ...rest };
 }

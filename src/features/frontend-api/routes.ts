@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { errorResponses } from '../../schemas/common.js';
+import { errorResponses, preSerialized } from '../../schemas/common.js';
 import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js';
 import type { SdkStateCache } from '../client-api/state.js';
 import { MetricsBody } from '../metrics/schemas.js';
@@ -68,11 +68,11 @@ const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app
     const body = frontendToggles(state, scope, frontendContext(input, request.ip), all);
     reply.header('cache-control', 'no-cache');
     if (notModified(request, reply, etagOf(body))) return sendNotModified(reply);
-    return reply.type('application/json; charset=utf-8').send(body as never);
+    return reply.type('application/json; charset=utf-8').send(body);
   }
 
   const FRONTEND = { tokenFamily: 'frontend' } as const;
-  const RESPONSES = { 200: TogglesSchema, 304: Type.Null(), ...errorResponses(400, 401, 403, 415, 503) };
+  const RESPONSES = { 200: preSerialized(TogglesSchema), 304: Type.Null(), ...errorResponses(400, 401, 403, 415, 503) };
   for (const [path, all] of [['/api/frontend', false], ['/api/frontend/all', true]] as const) {
     const what = all ? 'Every flag (disabled ones too)' : 'The flags enabled';
     app.get(path, {
@@ -86,7 +86,7 @@ const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app
     app.options(path, { config: FRONTEND, schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
   }
 
-  const ok = (reply: FastifyReply) => reply.code(200).type('text/plain; charset=utf-8').send('OK' as never);
+  const ok = (reply: FastifyReply) => reply.code(200).type('text/plain; charset=utf-8').send('OK');
 
   app.post('/api/frontend/client/metrics', {
     config: FRONTEND,

@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import type { Outbox, StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 
 export interface InviteLinkDocument extends StoredDocument {
   /** The secret: 32 lowercase hex characters. Kept in clear, as Unleash does: it is part of the link shown to admins. */
@@ -13,11 +14,19 @@ export interface InviteLinkDocument extends StoredDocument {
   roleId: number;
 }
 
+/**
+ * Invite links, read from the configuration state (src/db/state.ts): a link created or disabled
+ * on one instance is usable or refused on the others with the next revision.
+ */
 export class InviteLinkStore {
   readonly collection: Collection<InviteLinkDocument>;
+  private readonly mirror: CollectionMirror<InviteLinkDocument>;
+  private readonly state: ConfigState;
 
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<InviteLinkDocument>('public_signup_tokens');
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
   }
 
   async init(): Promise<void> {
@@ -25,11 +34,12 @@ export class InviteLinkStore {
   }
 
   async get(secret: string): Promise<InviteLinkDocument | null> {
-    return await this.collection.findOne({ _id: secret, ...LIVE });
+    return this.mirror.get(secret) ?? null;
   }
 
   /** In creation order. */
   async list(): Promise<InviteLinkDocument[]> {
-    return await this.collection.find({ ...LIVE }).sort({ createdAt: 1, _id: 1 }).toArray();
+    return this.state.derived('invite-links:list', () => [...this.mirror.values()].sort((a, b) =>
+      a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0)));
   }
 }

@@ -61,7 +61,7 @@ const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService }
       tags: ['Metrics'], summary: 'Last hour of a flag\'s usage, per environment and hour', params: FeatureNameParams,
       response: { 200: FeatureUsageSchema, ...errorResponses(401, 403, 503) },
     },
-  }, async (request) => (await service.featureUsage(request.params.featureName)) as never);
+  }, async (request) => await service.featureUsage(request.params.featureName));
 
   app.get('/api/admin/metrics/applications', {
     config: { permission: 'READ_APPLICATION' },
@@ -69,7 +69,7 @@ const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService }
       tags: ['Metrics'], summary: 'Applications that registered with a client token',
       response: { 200: ApplicationsSchema, ...errorResponses(401, 403, 503) },
     },
-  }, async () => (await service.applications()) as never);
+  }, async () => await service.applications());
 };
 
 export default clientMetricsRoutes;

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 /** A time as SDKs send it: ISO string or epoch milliseconds. */
 const Instant = Type.Union([Type.String({ format: 'date-time' }), Type.Integer()]);
@@ -89,6 +89,9 @@ export const ApplicationsSchema = Type.Object({
   })),
   total: Type.Integer(),
 });
+
+export type FeatureUsage = Static<typeof FeatureUsageSchema>;
+export type Applications = Static<typeof ApplicationsSchema>;
 
 export const FeatureNameParams = Type.Object({ featureName: Type.String() });
 

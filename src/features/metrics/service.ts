@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApplicationDocument, LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
+import type { Applications, FeatureUsage } from './schemas.js';
 
 const HOUR_MS = 3_600_000;
 /** Hours of this instance's totals kept in memory (an SDK may report a bucket that started last hour). */
@@ -28,14 +29,21 @@ export interface EnvironmentUsage {
 }
 
 /**
- * How long an environment-usage answer is reused. A report to this instance clears its flags'
- * entries at once (read-your-writes); reports to other instances reach their database documents
- * within their FLUSH_MS anyway. Without it every admin GET of a flag would add two metrics reads
- * (~2–4 ms on FerretDB) to a view otherwise served from memory.
+ * How often other instances' metrics documents are read into memory (besides the flush, on the
+ * same timer), and how far back a poll looks: a poll reads the documents flushed since the last
+ * one began, minus this slack, so a flush that was in flight while the last poll read is not
+ * missed. A full read every FULL_REFRESH_MS bounds what clock skew between instances could hide.
  */
-const USAGE_TTL_MS = 1000;
-/** Bound on the usage answers held (one per flag read); beyond it the map starts over. */
-const USAGE_MAX = 10_000;
+const REFRESH_SLACK_MS = 10_000;
+const FULL_REFRESH_MS = 60_000;
+
+/** One flag's usage as this instance knows it: its own live totals and other instances' last flushed ones. */
+interface FlagUsage {
+  /** Bucket documents by `_id` (this instance's are the live objects `record` adds to). */
+  buckets: Map<string, MetricsBucketDocument>;
+  /** Last-seen documents by `_id`. */
+  seen: Map<string, LastSeenDocument>;
+}
 
 export interface AppScope {
   projects: readonly string[];
@@ -47,6 +55,11 @@ interface Totals {
   dirty: boolean;
 }
 
+/** The start of the previous hour: the last-hour figures count its bucket and the current one. */
+function lastHourStart(now: Date): Date {
+  return new Date(Math.floor((now.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
+}
+
 function count(value: number | undefined): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
@@ -56,8 +69,10 @@ function count(value: number | undefined): number {
  *
  * Requests only add to in-memory totals (no database work on the SDK's path: SDKs report every
  * 60 s per instance, Edge in bulk). A flush every FLUSH_MS writes the totals that changed as this
- * instance's documents with absolute values; readers sum over instances (store.ts). Reads on this
- * instance flush first, so a report is visible to the next admin read here.
+ * instance's documents with absolute values; the same timer reads the documents other instances
+ * flushed since the last poll into memory. Reads sum over instances from memory and never touch
+ * the database (the admin flag view asks for every flag it shows): this instance's reports are
+ * visible at once, other instances' within their FLUSH_MS plus this instance's.
  */
 export class MetricsService {
   readonly instance = randomUUID();
@@ -65,15 +80,62 @@ export class MetricsService {
   private readonly seen = new Map<string, LastSeenDocument & { dirty: boolean }>();
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
-  private readonly usage = new Map<string, { at: number; value: Promise<Map<string, EnvironmentUsage>> }>();
+  private readonly byFlag = new Map<string, FlagUsage>();
+  /** The first full read of every instance's documents; reads wait for it once. */
+  private loaded: Promise<void> | undefined;
+  /** When the last poll began and the last full read began (this instance's clock, ms). */
+  private polledAt = 0;
+  private fullAt = 0;
 
   constructor(private readonly store: MetricsStore, private readonly flushMs = 1000) {}
 
   start(): void {
+    this.ensureLoaded().catch(() => undefined);
+    let polling = false;
     this.timer = setInterval(() => {
       this.flush().catch(() => undefined);
+      // One poll at a time: a slow database must not pile them up.
+      if (polling) return;
+      polling = true;
+      this.refresh().catch(() => undefined).finally(() => { polling = false; });
     }, this.flushMs);
     this.timer.unref();
+  }
+
+  private usageOf(flag: string): FlagUsage {
+    let usage = this.byFlag.get(flag);
+    if (!usage) this.byFlag.set(flag, (usage = { buckets: new Map(), seen: new Map() }));
+    return usage;
+  }
+
+  private async ensureLoaded(): Promise<void> {
+    // The indexes only make the poll cheaper: a server that refuses one still gets its reads.
+    this.loaded ??= this.store.init().catch(() => undefined).then(() => this.refresh(true)).catch((err: unknown) => {
+      this.loaded = undefined;
+      throw err;
+    });
+    await this.loaded;
+  }
+
+  /**
+   * Reads what other instances flushed since the last poll (everything when `full`, and every
+   * FULL_REFRESH_MS) into memory, and drops buckets too old for any read. The timer runs it every
+   * FLUSH_MS; tests run it at once, as the revision poll is run in the streaming tests.
+   */
+  async refresh(full = false): Promise<void> {
+    const startedAt = Date.now();
+    const whole = full || startedAt - this.fullAt >= FULL_REFRESH_MS;
+    const changedSince = whole ? undefined : new Date(this.polledAt - REFRESH_SLACK_MS);
+    const oldest = new Date(Math.floor((startedAt - KEEP_HOURS * HOUR_MS) / HOUR_MS) * HOUR_MS);
+    const [buckets, seen] = await Promise.all([this.store.bucketsSince(oldest, changedSince), this.store.lastSeenSince(changedSince)]);
+    const own = `${this.instance}\0`;
+    for (const doc of buckets) if (doc.instance !== this.instance) this.usageOf(doc.flag).buckets.set(doc._id, doc);
+    for (const doc of seen) if (!doc._id.startsWith(own)) this.usageOf(doc.flag).seen.set(doc._id, doc);
+    for (const usage of this.byFlag.values()) {
+      for (const [id, doc] of usage.buckets) if (doc.hour < oldest && doc.instance !== this.instance) usage.buckets.delete(id);
+    }
+    this.polledAt = startedAt;
+    if (whole) this.fullAt = startedAt;
   }
 
   async stop(): Promise<void> {
@@ -86,8 +148,7 @@ export class MetricsService {
     const startMs = Number.isNaN(start.getTime()) ? now.getTime() : start.getTime();
     const hourMs = Math.floor(startMs / HOUR_MS) * HOUR_MS;
     for (const [flag, counts] of Object.entries(toggles)) {
-      this.usage.delete(flag);
-      this.allSeenStale = true;
+      const usage = this.usageOf(flag);
       const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}`;
       let entry = this.totals.get(key);
       if (!entry) {
@@ -99,6 +160,7 @@ export class MetricsService {
           dirty: true,
         };
         this.totals.set(key, entry);
+        usage.buckets.set(key, entry.doc);
       }
       const doc = entry.doc;
       doc.yes += count(counts.yes);
@@ -110,7 +172,9 @@ export class MetricsService {
       doc.lastSeenAt = now;
       entry.dirty = true;
       const seenKey = `${this.instance}\0${flag}\0${environment}`;
-      this.seen.set(seenKey, { _id: seenKey, flag, environment, lastSeenAt: now, dirty: true });
+      const seen = { _id: seenKey, flag, environment, lastSeenAt: now, dirty: true };
+      this.seen.set(seenKey, seen);
+      usage.seen.set(seenKey, seen);
     }
   }
 
@@ -123,19 +187,22 @@ export class MetricsService {
 
   private async writeChanges(): Promise<void> {
     const oldest = Date.now() - KEEP_HOURS * HOUR_MS;
+    // What other instances' polls look for (store.ts: bucketsSince, lastSeenSince).
+    const flushedAt = new Date();
     const buckets: MetricsBucketDocument[] = [];
     for (const [key, entry] of this.totals) {
       if (entry.dirty) {
-        buckets.push({ ...entry.doc, variants: { ...entry.doc.variants }, appNames: [...entry.doc.appNames] });
+        buckets.push({ ...entry.doc, variants: { ...entry.doc.variants }, appNames: [...entry.doc.appNames], flushedAt });
         entry.dirty = false;
       } else if (entry.doc.hour.getTime() < oldest) {
         this.totals.delete(key);
+        this.byFlag.get(entry.doc.flag)?.buckets.delete(key);
       }
     }
     const seen: LastSeenDocument[] = [];
     for (const [key, entry] of this.seen) {
       if (!entry.dirty) continue;
-      seen.push({ _id: key, flag: entry.flag, environment: entry.environment, lastSeenAt: entry.lastSeenAt });
+      seen.push({ _id: key, flag: entry.flag, environment: entry.environment, lastSeenAt: entry.lastSeenAt, flushedAt });
       entry.dirty = false;
     }
     try {
@@ -156,12 +223,13 @@ export class MetricsService {
   }
 
   /** `GET /api/admin/client-metrics/features/:name`: the last hour, summed over instances. */
-  async featureUsage(flag: string, now = new Date()): Promise<Record<string, unknown>> {
-    await this.flush();
-    const since = new Date(Math.floor((now.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
+  async featureUsage(flag: string, now = new Date()): Promise<FeatureUsage> {
+    await this.ensureLoaded();
+    const since = lastHourStart(now);
     const sums = new Map<string, { environment: string; hour: number; yes: number; no: number }>();
     const apps = new Set<string>();
-    for (const doc of await this.store.bucketsOf(flag, since)) {
+    for (const doc of this.byFlag.get(flag)?.buckets.values() ?? []) {
+      if (doc.hour < since) continue;
       const key = `${doc.environment}\0${doc.hour.getTime()}`;
       const sum = sums.get(key) ?? { environment: doc.environment, hour: doc.hour.getTime(), yes: 0, no: 0 };
       sum.yes += doc.yes;
@@ -177,9 +245,13 @@ export class MetricsService {
 
   /** Per environment: when the flag was last evaluated there (max over instances). */
   async lastSeen(flag: string): Promise<Map<string, Date>> {
-    await this.flush();
+    await this.ensureLoaded();
+    return this.lastSeenIn(this.byFlag.get(flag));
+  }
+
+  private lastSeenIn(usage: FlagUsage | undefined): Map<string, Date> {
     const result = new Map<string, Date>();
-    for (const doc of await this.store.lastSeenOf(flag)) {
+    for (const doc of usage?.seen.values() ?? []) {
       const known = result.get(doc.environment);
       if (!known || known < doc.lastSeenAt) result.set(doc.environment, doc.lastSeenAt);
     }
@@ -191,57 +263,38 @@ export class MetricsService {
    * buckets of this hour and the previous one, as featureUsage's lastHourUsage counts them).
    */
   async environmentUsage(flag: string, now = new Date()): Promise<Map<string, EnvironmentUsage>> {
-    const held = this.usage.get(flag);
-    if (held && now.getTime() - held.at < USAGE_TTL_MS) return await held.value;
-    if (this.usage.size >= USAGE_MAX) this.usage.clear();
-    const value = this.readUsage(flag, now);
-    this.usage.set(flag, { at: now.getTime(), value });
-    value.catch(() => this.usage.delete(flag));
-    return await value;
-  }
-
-  private async readUsage(flag: string, now: Date): Promise<Map<string, EnvironmentUsage>> {
-    const since = new Date(Math.floor((now.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
-    const [seen, buckets] = await Promise.all([this.lastSeen(flag), this.flush().then(() => this.store.bucketsOf(flag, since))]);
+    await this.ensureLoaded();
+    const usage = this.byFlag.get(flag);
+    const seen = this.lastSeenIn(usage);
+    const since = lastHourStart(now);
     const result = new Map<string, EnvironmentUsage>();
     const entry = (environment: string): EnvironmentUsage => {
-      let usage = result.get(environment);
-      if (!usage) {
-        usage = { lastSeenAt: seen.get(environment) ?? null, yes: 0, no: 0 };
-        result.set(environment, usage);
+      let found = result.get(environment);
+      if (!found) {
+        found = { lastSeenAt: seen.get(environment) ?? null, yes: 0, no: 0 };
+        result.set(environment, found);
       }
-      return usage;
+      return found;
     };
     for (const environment of seen.keys()) entry(environment);
-    for (const doc of buckets) {
-      const usage = entry(doc.environment);
-      usage.yes += doc.yes;
-      usage.no += doc.no;
+    for (const doc of usage?.buckets.values() ?? []) {
+      if (doc.hour < since) continue;
+      const found = entry(doc.environment);
+      found.yes += doc.yes;
+      found.no += doc.no;
     }
     return result;
   }
 
-  /** flag → environment → lastSeenAt, over every flag (the project flag list); reused for USAGE_TTL_MS. */
-  async lastSeenAll(now = new Date()): Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> {
-    if (this.allSeen && now.getTime() - this.allSeen.at < USAGE_TTL_MS && !this.allSeenStale) return await this.allSeen.value;
-    this.allSeenStale = false;
-    const value = this.flush().then(() => this.store.lastSeenAll()).then((docs) => {
-      const result = new Map<string, Map<string, Date>>();
-      for (const doc of docs) {
-        let envs = result.get(doc.flag);
-        if (!envs) result.set(doc.flag, (envs = new Map()));
-        const known = envs.get(doc.environment);
-        if (!known || known < doc.lastSeenAt) envs.set(doc.environment, doc.lastSeenAt);
-      }
-      return result;
-    });
-    this.allSeen = { at: now.getTime(), value };
-    value.catch(() => { this.allSeen = undefined; });
-    return await value;
+  /** flag → environment → lastSeenAt, over every flag (the project flag list). */
+  async lastSeenAll(): Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> {
+    await this.ensureLoaded();
+    const result = new Map<string, Map<string, Date>>();
+    for (const [flag, usage] of this.byFlag) {
+      if (usage.seen.size > 0) result.set(flag, this.lastSeenIn(usage));
+    }
+    return result;
   }
-
-  private allSeen: { at: number; value: Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> } | undefined;
-  private allSeenStale = false;
 
   async register(app: RegisteredApplication, scope: AppScope, now = new Date()): Promise<void> {
     const projects = scope.projects.length === 0 ? ['*'] : [...scope.projects];
@@ -263,7 +316,7 @@ export class MetricsService {
     await this.store.upsertApplication(doc);
   }
 
-  async applications(): Promise<{ applications: Array<Record<string, unknown>>; total: number }> {
+  async applications(): Promise<Applications> {
     const docs = await this.store.listApplications();
     const applications = docs.map((d) => ({
       appName: d.appName, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),

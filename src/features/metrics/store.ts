@@ -18,6 +18,8 @@ export interface MetricsBucketDocument {
   variants: Record<string, number>;
   appNames: string[];
   lastSeenAt: Date;
+  /** When the writing instance flushed it (its clock): other instances poll by it. Absent on documents from before it was written. */
+  flushedAt?: Date;
 }
 
 /** When a flag was last evaluated in an environment, as this instance heard it (max over instances on read). */
@@ -27,6 +29,8 @@ export interface LastSeenDocument {
   flag: string;
   environment: string;
   lastSeenAt: Date;
+  /** As MetricsBucketDocument.flushedAt. */
+  flushedAt?: Date;
 }
 
 export interface ApplicationDocument {
@@ -58,6 +62,17 @@ export class MetricsStore {
     this.applications = outbox.collection<ApplicationDocument & { _rev?: number }>('client_applications');
   }
 
+  /**
+   * Indexes for MetricsService.refresh, which every instance runs every FLUSH_MS: documents
+   * flushed since the last poll, buckets of the last hours. One command per index (FerretDB 1.24
+   * fails a createIndexes that mixes existing and new ones).
+   */
+  async init(): Promise<void> {
+    await this.buckets.createIndex({ flushedAt: 1 }, { name: 'flushed_at' });
+    await this.buckets.createIndex({ hour: 1 }, { name: 'hour' });
+    await this.lastSeen.createIndex({ flushedAt: 1 }, { name: 'flushed_at' });
+  }
+
   async writeBuckets(docs: MetricsBucketDocument[]): Promise<void> {
     if (docs.length === 0) return;
     await this.buckets.bulkWrite(
@@ -74,17 +89,16 @@ export class MetricsStore {
     );
   }
 
-  /** Every instance's buckets of one flag (FerretDB scans for a non-_id filter; an admin read, not a hot path). */
-  async bucketsOf(flag: string, since: Date): Promise<MetricsBucketDocument[]> {
-    return await this.buckets.find({ flag, hour: { $gte: since } }).toArray();
+  /**
+   * Every instance's buckets from `hour` on, only those flushed from `changedSince` on when given
+   * (MetricsService.refresh: a background poll, never on a request's path; FerretDB scans either way).
+   */
+  async bucketsSince(hour: Date, changedSince: Date | undefined): Promise<MetricsBucketDocument[]> {
+    return await this.buckets.find({ hour: { $gte: hour }, ...(changedSince ? { flushedAt: { $gte: changedSince } } : {}) }).toArray();
   }
 
-  async lastSeenAll(): Promise<LastSeenDocument[]> {
-    return await this.lastSeen.find({}).toArray();
-  }
-
-  async lastSeenOf(flag: string): Promise<LastSeenDocument[]> {
-    return await this.lastSeen.find({ flag }).toArray();
+  async lastSeenSince(changedSince: Date | undefined): Promise<LastSeenDocument[]> {
+    return await this.lastSeen.find(changedSince ? { flushedAt: { $gte: changedSince } } : {}).toArray();
   }
 
   async upsertApplication(app: ApplicationDocument): Promise<void> {

@@ -5,18 +5,19 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { validationError } from '../../errors.js';
+import type { EvaluationContext } from '../../evaluation/types.js';
 
 /** One line longer than this is refused: a context is a few hundred bytes. */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-/** Checks (and may coerce in place) context `index`; throws a 400 naming the field. */
-export type ContextCheck = (context: unknown, index: number) => void;
+/** Checks (and may coerce in place) context `index` against the context schema; throws a 400 naming the field. */
+export type ContextCheck = (context: unknown, index: number) => asserts context is EvaluationContext;
 
-export async function* ndjsonChunks(body: AsyncIterable<Buffer | string>, chunkSize: number, check: ContextCheck): AsyncGenerator<Array<Record<string, unknown>>> {
+export async function* ndjsonChunks(body: AsyncIterable<Buffer | string>, chunkSize: number, check: ContextCheck): AsyncGenerator<EvaluationContext[]> {
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let index = 0;
-  let chunk: Array<Record<string, unknown>> = [];
+  let chunk: EvaluationContext[] = [];
   const take = (line: string): void => {
     const text = line.endsWith('\r') ? line.slice(0, -1) : line;
     if (text.trim() === '') return;
@@ -27,7 +28,7 @@ export async function* ndjsonChunks(body: AsyncIterable<Buffer | string>, chunkS
       throw validationError(`contexts[${index}] (line ${index + 1} of the NDJSON body) is not valid JSON: ${(err as Error).message}`);
     }
     check(value, index);
-    chunk.push(value as Record<string, unknown>);
+    chunk.push(value);
     index++;
   };
   for await (const piece of body) {

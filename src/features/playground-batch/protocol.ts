@@ -1,5 +1,5 @@
 /**
- * Tasks of workers/playground-batch.ts. They run in the playground's Piscina pool (same threads,
+ * Tasks of worker.ts. They run in the playground's Piscina pool (same threads,
  * another module: `pool.run(task, {filename})`), so they share its warm threads and its queue.
  * The snapshot travels as the playground's SharedArrayBuffer reference; a task carries its
  * context source (a slice of an explicit list, or the spec a worker expands itself) and a range.

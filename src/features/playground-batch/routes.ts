@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
 import { Readable } from 'node:stream';
 import { ApiError, unknownError, validationError } from '../../errors.js';
 import { errorResponses } from '../../schemas/common.js';
@@ -106,20 +107,22 @@ function listQuery(value: string | undefined, name: string): string[] | undefine
   return items;
 }
 
-function batchRequest(request: FastifyRequest): BatchRequest {
+function batchRequest(request: FastifyRequest, query: Static<typeof BatchQuery>): BatchRequest {
   if (request.body instanceof Readable) {
-    const query = request.query as { environments?: string; projects?: string };
     const environments = listQuery(query.environments, 'environments');
     if (!environments || environments.length === 0) throw validationError('environments (query) is required with an NDJSON body');
     const projects = query.projects === undefined || query.projects.trim() === '*' ? '*' : listQuery(query.projects, 'projects');
     return { environments, projects, contexts: ndjsonChunks(request.body, BATCH_RECORDS_PER_TASK, contextCheck(request)) };
   }
+  // Fastify validated the JSON body against BatchBody (the route's content-type map); the type
+  // provider infers no type for a per-content-type body, so this is where it is named.
   return request.body as BatchRequest;
 }
 
-function impactInput(body: { contexts?: unknown; context?: unknown; population?: Record<string, { from: number; to: number } | string[]> }): ImpactInput {
+function impactInput(body: Static<typeof ImpactBody>): ImpactInput {
   const given = (['contexts', 'context', 'population'] as const).filter((key) => body[key] !== undefined);
-  if (given.length !== 1) throw validationError('Provide exactly one of contexts, context or population');
+  const exactlyOne = 'Provide exactly one of contexts, context or population';
+  if (given.length > 1) throw validationError(exactlyOne);
   if (body.population) {
     for (const [key, axis] of Object.entries(body.population)) {
       if (!Array.isArray(axis) && axis.to < axis.from) throw validationError(`population.${key}.to must not be less than population.${key}.from`);
@@ -127,8 +130,9 @@ function impactInput(body: { contexts?: unknown; context?: unknown; population?:
     }
     return { population: body.population };
   }
-  if (body.contexts) return { contexts: body.contexts as Array<Record<string, unknown>> };
-  return { context: body.context as Record<string, unknown> };
+  if (body.contexts) return { contexts: body.contexts };
+  if (body.context) return { context: body.context };
+  throw validationError(exactlyOne);
 }
 
 const playgroundBatchRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundBatchService; timeoutMs: number }> = async (app, { service, timeoutMs }) => {
@@ -146,15 +150,15 @@ const playgroundBatchRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundBatc
         'The body may be NDJSON (`Content-Type: application/x-ndjson`, one context per line, environments and projects in the query). ' +
         'At most PLAYGROUND_BATCH_LIMIT evaluations (contexts × flags × environments).',
       querystring: BatchQuery,
-      body: { content: { 'application/json': { schema: BatchBody }, [NDJSON]: { schema: NdjsonContexts } } } as never,
+      body: { content: { 'application/json': { schema: BatchBody }, [NDJSON]: { schema: NdjsonContexts } } },
       response: {
         200: { content: { 'application/json': { schema: BatchResponse }, [NDJSON]: { schema: BatchRecord } } },
         ...errorResponses(400, 401, 403, 415, 500, 503),
-      } as never,
+      },
     },
   }, async (request, reply) => {
     const format = formatOf(request);
-    const input = batchRequest(request);
+    const input = batchRequest(request, request.query);
     return await sendStream(request, reply, format, '],', (signal) => service.batch(input, format, signal));
   });
 
@@ -172,7 +176,7 @@ const playgroundBatchRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundBatc
       response: {
         200: { content: { 'application/json': { schema: ImpactResponse }, [NDJSON]: { schema: ImpactExample } } },
         ...errorResponses(400, 401, 403, 404, 415, 500, 503),
-      } as never,
+      },
     },
   }, async (request, reply) => {
     const input = impactInput(request.body);

@@ -18,7 +18,8 @@ import { sourceCount, type ContextSource, type PopulationSpec } from './contexts
 import { affectedFlags, COUNTERS, projectView, type ImpactChunk, type ImpactExample } from './evaluate.js';
 import type { BatchTask, ImpactTask, SharedSnapshot } from './protocol.js';
 
-const WORKER = fileURLToPath(new URL('../../../workers/playground-batch.js', import.meta.url));
+/** This slice's worker module (worker.ts, compiled beside this file), named on every task. */
+const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 export interface BatchLimits {
   /** PLAYGROUND_BATCH_LIMIT: contexts × flags × environments per request. */

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Piscina } from 'piscina';
 import {
@@ -7,6 +8,9 @@ import {
 import { serviceUnavailable, validationError } from '../../errors.js';
 import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
 import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
+
+/** The worker module the pool runs by default (worker.ts, compiled beside this file). */
+export const PLAYGROUND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 export interface PlaygroundLimits {
   evaluationLimit: number;
@@ -58,6 +62,23 @@ export function planSlices(occurrences: number, combinations: number, flagCount:
   return slices;
 }
 
+const COMMA = Buffer.from(',');
+const CLOSE_LIST = Buffer.from(']');
+const CLOSE_FLAG = Buffer.from('}}');
+type SelectedFlag = ReturnType<typeof selectFlags>['flags'][number];
+/** Per compiled flag, so it lives as long as the snapshot that flag belongs to. */
+const flagOpeners = new WeakMap<SelectedFlag, Buffer>();
+
+/** `{"name":…,"projectId":…,"environments":{` of a buffered answer's flag. */
+function flagOpener(flag: SelectedFlag): Buffer {
+  let bytes = flagOpeners.get(flag);
+  if (bytes === undefined) {
+    bytes = Buffer.from(`{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`);
+    flagOpeners.set(flag, bytes);
+  }
+  return bytes;
+}
+
 /** Entries per streamed piece: ~2.5 MB of JSON, a few ms of one worker's time. */
 const STREAM_SLICE = 2000;
 
@@ -85,8 +106,52 @@ export class BufferedAnswer {
   constructor(
     readonly parts: readonly Buffer[],
     readonly byteLength: number,
+    /** To call once the answer's bytes are no longer read (the response closed): frees lent memory. */
+    readonly release: () => void = () => undefined,
   ) {}
 }
+
+/**
+ * Memory lent to the workers to write advanced chunks into, reused from answer to answer.
+ *
+ * Performance: each S2 answer (tester seed 3) brought ~8 MB of new transferred ArrayBuffers into
+ * the main isolate; that external memory kept triggering major GCs, and V8's GC helper threads
+ * used as much CPU as the two workers. A lent SharedArrayBuffer goes back to the free list only
+ * when its answer's response has closed (every byte handed to the kernel, or the client gone); a
+ * failed request abandons its buffers to the GC instead, since a slice may still be writing.
+ * Past `max` buffers in use, tasks get none and the worker transfers its own buffer as before.
+ */
+export class OutputBuffers {
+  private readonly free: SharedArrayBuffer[] = [];
+  private lent = 0;
+
+  constructor(
+    readonly bytes: number,
+    private readonly max: number,
+  ) {}
+
+  take(): SharedArrayBuffer | undefined {
+    const buffer = this.free.pop() ?? (this.lent + this.free.length < this.max ? new SharedArrayBuffer(this.bytes) : undefined);
+    if (buffer) this.lent++;
+    return buffer;
+  }
+
+  giveBack(buffers: ReadonlyArray<SharedArrayBuffer | undefined>): void {
+    for (const buffer of buffers) {
+      if (buffer === undefined) continue;
+      this.lent--;
+      this.free.push(buffer);
+    }
+  }
+
+  abandon(buffers: ReadonlyArray<SharedArrayBuffer | undefined>): void {
+    for (const buffer of buffers) if (buffer !== undefined) this.lent--;
+  }
+}
+
+/** 4 MiB: an S2 slice's chunk is ~2.4 MB; 64 of them cover 8 connections × 4 slices twice. */
+const OUTPUT_BYTES = 4 * 1024 * 1024;
+const MAX_OUTPUTS = 64;
 
 export interface AdvancedRequest {
   environments: string[];
@@ -99,6 +164,8 @@ export interface AdvancedRequest {
 }
 
 export class PlaygroundService {
+  private readonly outputs = new OutputBuffers(OUTPUT_BYTES, MAX_OUTPUTS);
+
   constructor(
     private readonly pool: Piscina,
     private readonly snapshots: SnapshotCache,
@@ -197,38 +264,48 @@ export class PlaygroundService {
     const { flagCount, request, combinations } = plan;
     const slices = flagCount === 0 ? [] : planSlices(request.environments.length, combinations, flagCount, this.limits.threads);
     this.ensureRoom(slices.length);
-    const results = await Promise.all(slices.map(async (slice) => ({
-      slice,
-      chunk: unpackChunk(await this.run<Uint8Array>(this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), signal)),
-    })));
+    const outputs = slices.map(() => this.outputs.take());
+    let results: Array<{ slice: (typeof slices)[number]; chunk: ChunkResult }>;
+    try {
+      results = await Promise.all(slices.map(async (slice, i) => {
+        const task = { ...this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), output: outputs[i] };
+        const result = await this.run<Uint8Array | number>(task, signal);
+        return { slice, chunk: unpackChunk(typeof result === 'number' ? new Uint8Array(outputs[i]!, 0, result) : result) };
+      }));
+    } catch (err) {
+      this.outputs.abandon(outputs);
+      throw err;
+    }
     const byOccurrence = new Map<number, ChunkResult[]>();
     for (const { slice, chunk } of results) {
       const list = byOccurrence.get(slice.occurrence) ?? [];
       list.push(chunk);
       byOccurrence.set(slice.occurrence, list);
     }
+    // The glue is encoded once per request (per snapshot for flag heads), not once per flag: an S2
+    // answer has ~1 500 pieces, and allocating each anew was the main thread's young garbage.
+    const keyOpeners = plan.keys.map((key, k) => Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
+    const chunksByKey = plan.keys.map((key) => plan.occurrencesByKey.get(key)!.flatMap((occurrence) => byOccurrence.get(occurrence) ?? []));
     const parts: Buffer[] = [this.head()];
-    const comma = Buffer.from(',');
     for (let f = 0; f < flagCount; f++) {
-      parts.push(Buffer.from(this.flagHead(plan, f)));
-      plan.keys.forEach((key, k) => {
-        parts.push(Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
-        let first = true;
-        for (const occurrence of plan.occurrencesByKey.get(key)!) {
-          for (const chunk of byOccurrence.get(occurrence) ?? []) {
-            if (!first) parts.push(comma);
-            first = false;
-            parts.push(chunk.bytes.subarray(f === 0 ? 0 : chunk.ends[f - 1], chunk.ends[f]));
-          }
+      if (f > 0) parts.push(COMMA);
+      parts.push(flagOpener(plan.selection.flags[f]!));
+      for (let k = 0; k < keyOpeners.length; k++) {
+        parts.push(keyOpeners[k]!);
+        const chunks = chunksByKey[k]!;
+        for (let c = 0; c < chunks.length; c++) {
+          if (c > 0) parts.push(COMMA);
+          const chunk = chunks[c]!;
+          parts.push(chunk.bytes.subarray(f === 0 ? 0 : chunk.ends[f - 1], chunk.ends[f]));
         }
-        parts.push(Buffer.from(']'));
-      });
-      parts.push(Buffer.from('}}'));
+        parts.push(CLOSE_LIST);
+      }
+      parts.push(CLOSE_FLAG);
     }
     parts.push(this.tail(plan));
     let byteLength = 0;
     for (const part of parts) byteLength += part.length;
-    return new BufferedAnswer(parts, byteLength);
+    return new BufferedAnswer(parts, byteLength, () => this.outputs.giveBack(outputs));
   }
 
   /**

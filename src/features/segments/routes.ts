@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../shared.js';
-import { ADMIN_ERRORS, EmptyResponse, errorResponses } from '../../schemas/common.js';
+import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses } from '../../schemas/common.js';
 import { SegmentListSchema, SegmentParams, SegmentSchema, UpsertSegmentBody } from './schemas.js';
 import { publicSegment, SegmentService } from './service.js';
 
@@ -63,11 +63,11 @@ const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService }> = as
       tags: TAGS,
       summary: 'Delete a segment; 409 with an empty body while a strategy uses it',
       params: SegmentParams,
-      response: { 204: EmptyResponse, 409: EmptyResponse, ...errorResponses(400, 401, 403, 404, 503) },
+      response: { 204: NoBody, 409: NoBody, ...errorResponses(400, 401, 403, 404, 503) },
     },
   }, async (request, reply) => {
     const outcome = await service.delete(request.params.id, auditOf(request));
-    return reply.code(outcome === 'in-use' ? 409 : 204).send(undefined as never);
+    return reply.code(outcome === 'in-use' ? 409 : 204).send(undefined);
   });
 };
 

@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import type { Outbox, StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface TagTypeDocument extends StoredDocument {
@@ -18,13 +19,28 @@ export interface TagDocument extends StoredDocument {
   createdAt: Date;
 }
 
+/** In creation order, then by `_id` (what the lists answer). */
+const byCreation = (a: { createdAt: Date; _id: string }, b: { createdAt: Date; _id: string }) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+
+/**
+ * Tags and tag types, read from the configuration state (src/db/state.ts): flag creation checks
+ * every tag and its type, and the lists are admin reads. Creation stays an insert under the
+ * unique `_id`, so a tag or type another instance created meanwhile is still refused (409).
+ */
 export class TagStore {
   readonly types: Collection<TagTypeDocument>;
   readonly tags: Collection<TagDocument>;
+  private readonly typeMirror: CollectionMirror<TagTypeDocument>;
+  private readonly tagMirror: CollectionMirror<TagDocument>;
+  private readonly state: ConfigState;
 
   constructor(outbox: Outbox) {
     this.types = outbox.collection<TagTypeDocument>('tag_types');
     this.tags = outbox.collection<TagDocument>('tags');
+    this.state = outbox.state;
+    this.typeMirror = outbox.state.mirror(this.types);
+    this.tagMirror = outbox.state.mirror(this.tags);
   }
 
   /** Tag type `simple` exists in a fresh instance (docs/rules.md §7). */
@@ -39,19 +55,19 @@ export class TagStore {
   }
 
   async getType(name: string): Promise<TagTypeDocument | null> {
-    return await this.types.findOne({ _id: name, ...LIVE });
+    return this.typeMirror.get(name) ?? null;
   }
 
   async listTypes(): Promise<TagTypeDocument[]> {
-    return await this.types.find({ ...LIVE }).sort({ createdAt: 1, _id: 1 }).toArray();
+    return this.state.derived('tag-types:list', () => [...this.typeMirror.values()].sort(byCreation));
   }
 
   async getTag(type: string, value: string): Promise<TagDocument | null> {
-    return await this.tags.findOne({ _id: tagId(type, value), ...LIVE });
+    return this.tagMirror.get(tagId(type, value)) ?? null;
   }
 
   async listTags(): Promise<TagDocument[]> {
-    return await this.tags.find({ ...LIVE }).sort({ createdAt: 1, _id: 1 }).toArray();
+    return this.state.derived('tags:list', () => [...this.tagMirror.values()].sort(byCreation));
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
-import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
+import type { Outbox, PendingEvent, StoredDocument } from '../../db/outbox.js';
+import type { CollectionMirror, ConfigState } from '../../db/state.js';
+import { isDuplicateKey } from '../../db/keys.js';
 
 export interface UserDocument extends StoredDocument {
   /** The user id: sequential integers from 1, allocated through the unique `_id` and retried. */
@@ -34,12 +35,30 @@ export function usernameKey(username: string | null, id: number): string {
   return username === null ? `id:${id}` : `u:${username.toLowerCase()}`;
 }
 
+/** The look-ups sign-in and creation need, built from the state once per revision. */
+interface UserIndex {
+  byEmail: Map<string, UserDocument>;
+  byUsernameKey: Map<string, UserDocument>;
+  bySignupToken: Map<string, UserDocument[]>;
+  list: UserDocument[];
+}
+
+/**
+ * Users, read from the configuration state (src/db/state.ts): the user of every session-signed
+ * request, sign-in by e-mail or username, the admin list. A user removed or changed on one
+ * instance is seen so by the others with the next revision. The unique indexes on e-mail and
+ * username stay the arbiter across instances (see insertNew).
+ */
 export class UserStore {
   readonly collection: Collection<UserDocument>;
+  private readonly mirror: CollectionMirror<UserDocument>;
+  private readonly state: ConfigState;
   private nextId: number | undefined;
 
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<UserDocument>('users');
+    this.state = outbox.state;
+    this.mirror = outbox.state.mirror(this.collection);
   }
 
   /** Unique e-mail and username; the id is the `_id`, unique by construction. Idempotent. */
@@ -49,46 +68,77 @@ export class UserStore {
     await this.collection.createIndex({ signupToken: 1 }, { name: 'signup_token' });
   }
 
+  private index(): UserIndex {
+    return this.state.derived('users:index', () => {
+      const list = [...this.mirror.values()].sort((a, b) => a._id - b._id);
+      const index: UserIndex = { byEmail: new Map(), byUsernameKey: new Map(), bySignupToken: new Map(), list };
+      for (const user of list) {
+        index.byEmail.set(user.email, user);
+        index.byUsernameKey.set(user.usernameKey, user);
+        if (user.signupToken !== undefined) {
+          const joined = index.bySignupToken.get(user.signupToken);
+          if (joined) joined.push(user);
+          else index.bySignupToken.set(user.signupToken, [user]);
+        }
+      }
+      return index;
+    });
+  }
+
   async exists(email: string, username: string | null): Promise<boolean> {
-    const or: object[] = [{ email }];
-    if (username !== null) or.push({ usernameKey: usernameKey(username, 0) });
-    return (await this.collection.findOne({ $or: or, ...LIVE } as never, { projection: { _id: 1 } })) !== null;
+    const index = this.index();
+    return index.byEmail.has(email) || (username !== null && index.byUsernameKey.has(usernameKey(username, 0)));
   }
 
   async list(): Promise<UserDocument[]> {
-    return await this.collection.find({ ...LIVE }).sort({ _id: 1 }).toArray();
+    return this.index().list;
   }
 
   /** The user signing in with this name: an e-mail address (any case) or a username (any case). */
   async findByLogin(login: string): Promise<UserDocument | null> {
     const key = login.trim().toLowerCase();
     if (key === '') return null;
-    return await this.collection.findOne({ $or: [{ email: key }, { usernameKey: usernameKey(key, 0) }], ...LIVE } as never);
+    const index = this.index();
+    return index.byEmail.get(key) ?? index.byUsernameKey.get(usernameKey(key, 0)) ?? null;
+  }
+
+  /**
+   * The same look-up in the database, bringing the user found into the state: for a user another
+   * instance may have created a moment ago (two instances creating the first admin at once). A
+   * scan on FerretDB, so not for requests.
+   */
+  async findByLoginInDatabase(login: string): Promise<UserDocument | null> {
+    const key = login.trim().toLowerCase();
+    if (key === '') return null;
+    const found = await this.collection.findOne(
+      { $or: [{ email: key }, { usernameKey: usernameKey(key, 0) }], _deleted: { $ne: true } },
+      { projection: { _id: 1 } },
+    );
+    return found ? ((await this.mirror.refresh(found._id)) ?? null) : null;
   }
 
   async get(id: number): Promise<UserDocument | null> {
-    return await this.collection.findOne({ _id: id, ...LIVE });
+    return this.mirror.get(id) ?? null;
   }
 
   /** Users who joined through any of these invite links, by id. */
   async joinedThrough(secrets: string[]): Promise<UserDocument[]> {
-    if (secrets.length === 0) return [];
-    return await this.collection.find({ signupToken: { $in: secrets }, ...LIVE }).sort({ _id: 1 }).toArray();
+    const index = this.index();
+    return [...new Set(secrets)].flatMap((secret) => index.bySignupToken.get(secret) ?? []).sort((a, b) => a._id - b._id);
   }
 
   /**
-   * Inserts a new user under the next free id, with its events in the same write. A duplicate key
-   * is either a taken id (another instance got there first: re-read the maximum and retry) or a
-   * taken e-mail/username (UserExistsError). Never a counter document: FerretDB does not make
-   * `$inc`/`findOneAndUpdate` atomic under concurrency, a unique key is.
+   * Inserts a new user under the next free id (the highest the state holds + 1), with its events
+   * in the same write. A duplicate key is either a taken id (another instance got there first and
+   * this one has not heard of it yet: one `_id` read tells, and brings that user into the state)
+   * or a taken e-mail/username (UserExistsError). Never a counter document: FerretDB does not
+   * make `$inc`/`findOneAndUpdate` atomic under concurrency, a unique key is.
    */
   async insertNew(build: (id: number) => UserDocument, events: (user: UserDocument) => PendingEvent[]): Promise<UserDocument> {
     return await this.outbox.exclusive('users:insert', async () => {
       for (let attempt = 0; ; attempt++) {
-        if (this.nextId === undefined) {
-          this.nextId = await nextIntegerId(this.collection as never);
-        }
-        const user = build(this.nextId);
+        const highest = this.index().list.at(-1)?._id ?? 0;
+        const user = build(Math.max(this.nextId ?? 0, highest + 1));
         try {
           await this.outbox.insert(this.collection, user, events(user));
           this.nextId = user._id + 1;
@@ -96,7 +146,11 @@ export class UserStore {
         } catch (err) {
           if (!isDuplicateKey(err) || attempt >= MAX_ATTEMPTS) throw err;
           if (await this.exists(user.email, user.username)) throw new UserExistsError('User already exists');
-          this.nextId = undefined;
+          // A tombstone (a deletion whose events are being flushed) takes the id as well.
+          const taken = await this.collection.findOne({ _id: user._id }, { projection: { _id: 1 } });
+          if (!taken) throw new UserExistsError('User already exists');
+          await this.mirror.refresh(user._id);
+          this.nextId = user._id + 1;
         }
       }
     });

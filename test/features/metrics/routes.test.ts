@@ -73,8 +73,35 @@ t.test('client metrics and registration', async (t) => {
     other.record('development', 'other-app', new Date(hour), { alpha: { yes: 10, no: 0 } });
     app.clientMetrics.record('development', 'svc', new Date(hour), { alpha: { yes: 1, no: 1 } });
     await Promise.all([other.flush(), app.clientMetrics.flush()]);
+    // The poll the timer runs every FLUSH_MS, run now: the interval itself is config.
+    await app.clientMetrics.refresh();
     const usage = (await app.inject({ method: 'GET', url: '/api/admin/client-metrics/features/alpha', headers: ADMIN })).json();
     t.same(usage.lastHourUsage, [{ environment: 'development', timestamp: hour, yes: 17, no: 4 }]);
     t.same(usage.seenApplications, ['other-app', 'svc']);
+  });
+
+  await t.test('admin reads are answered from memory: another instance\'s report, then no database behind it', async (t) => {
+    const { MetricsService } = await import('../../../src/features/metrics/service.js');
+    const { MetricsStore } = await import('../../../src/features/metrics/store.js');
+    const store = new MetricsStore(app.database.outbox);
+    const other = new MetricsService(store);
+    const seenAt = new Date(Date.now() - 5000);
+    other.record('production', 'far-app', new Date(hour), { beta: { yes: 3, no: 4 } }, seenAt);
+    await other.flush();
+    await app.clientMetrics.refresh();
+    const view = async () => (await app.inject({ method: 'GET', url: '/api/admin/projects/default/features/beta', headers: ADMIN })).json();
+    const production = (body: { environments: Array<{ name: string; lastSeenAt: string | null; yes: number; no: number }> }) =>
+      body.environments.find((e) => e.name === 'production');
+    t.match(production(await view()), { lastSeenAt: seenAt.toISOString(), yes: 3, no: 4 }, 'the poll brought the other instance\'s report');
+    // Empty the metrics collections: a read that went to the database would now find nothing.
+    await store.buckets.deleteMany({});
+    await store.lastSeen.deleteMany({});
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past the 1 s reuse the reads had before
+    t.match(production(await view()), { lastSeenAt: seenAt.toISOString(), yes: 3, no: 4 }, 'the flag view still has it: served from memory');
+    const list = (await app.inject({ method: 'GET', url: '/api/admin/projects/default/features', headers: ADMIN })).json();
+    const beta = list.features.find((f: { name: string }) => f.name === 'beta');
+    t.equal(beta.environments.find((e: { name: string }) => e.name === 'production').lastSeenAt, seenAt.toISOString(), 'and the project flag list');
+    const usage = (await app.inject({ method: 'GET', url: '/api/admin/client-metrics/features/beta', headers: ADMIN })).json();
+    t.same(usage.lastHourUsage, [{ environment: 'production', timestamp: hour, yes: 3, no: 4 }], 'and the client-metrics view');
   });
 });

@@ -1,15 +1,15 @@
 /**
- * Piscina entry point for batch and impact evaluation (src/features/playground-batch), run in the
- * playground pool's threads. Pure CPU work: no I/O.
+ * Piscina entry point for batch and impact evaluation, run in the playground pool's threads (the
+ * service names this module per task: WORKER in service.ts). Pure CPU work: no I/O.
  *
  * Each thread keeps, per snapshot revision, the compiled snapshot, its project views, and the
  * overlay of the last change request it was given — so a 100 000-context impact split in 20 tasks
  * compiles once per thread, not once per task.
  */
 import { move } from 'piscina';
-import { compile, JsonChunkWriter, overlay, type CompiledSnapshot, type Snapshot } from '../src/evaluation/index.js';
-import { batchRecords, impactOfRange, projectView } from '../src/features/playground-batch/evaluate.js';
-import type { BatchTask, BatchWorkerTask, ImpactTask, SharedSnapshot } from '../src/features/playground-batch/protocol.js';
+import { compile, JsonChunkWriter, overlay, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
+import { batchRecords, impactOfRange, projectView } from './evaluate.js';
+import type { BatchTask, BatchWorkerTask, ImpactTask, SharedSnapshot } from './protocol.js';
 
 let revision = -1;
 let base: CompiledSnapshot | undefined;

@@ -1,19 +1,21 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../config.js';
-import type { Stores } from '../../composition.js';
-import { toSegmentConfig } from '../segments/store.js';
-import clientApiRoutes from './routes.js';
-import { ClientFeaturesService } from './service.js';
-import { SdkStateCache } from './state.js';
-import { DeltaService } from './streaming.js';
-import frontendApiRoutes from '../frontend-api/routes.js';
-import clientMetricsRoutes from '../metrics/routes.js';
-import { MetricsService } from '../metrics/service.js';
-import { MetricsStore } from '../metrics/store.js';
+import type { Config } from '../config.js';
+import type { Stores } from '../composition.js';
+import { toSegmentConfig } from './segments/store.js';
+import clientApiRoutes from './client-api/routes.js';
+import { ClientFeaturesService } from './client-api/service.js';
+import { SdkStateCache } from './client-api/state.js';
+import { DeltaService } from './client-api/streaming.js';
+import frontendApiRoutes from './frontend-api/routes.js';
+import clientMetricsRoutes from './metrics/routes.js';
+import { MetricsService } from './metrics/service.js';
+import { MetricsStore } from './metrics/store.js';
 
 /**
  * Wires the SDK-facing API (client API, frontend API, metrics) in one call, so app.ts changes by
- * one line.
+ * one line. It sits beside the feature folders, not in client-api/: frontend-api and metrics
+ * import client-api's scope helpers, so wiring them from inside client-api made a folder cycle
+ * (test/features/folder-cycles.test.ts keeps the folders acyclic).
  */
 export async function registerSdkApi(app: FastifyInstance, stores: Stores, config: Config): Promise<void> {
   const states = new SdkStateCache({
@@ -23,6 +25,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   const clientFeatures = new ClientFeaturesService(states);
   app.decorate('sdkStates', states);
   const delta = new DeltaService(states);
+  delta.registerMetrics(app.metrics);
   app.addHook('preClose', async () => delta.close());
   app.decorate('sdkDelta', delta);
   await app.register(clientApiRoutes, { service: clientFeatures, delta });
