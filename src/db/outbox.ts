@@ -220,10 +220,15 @@ export class Outbox {
    * times in a row; the bench replay 7 times) overwrites `_outbox` anyway and cancels it, so most
    * never happen. Until then the copy is harmless: the state already dropped it, a write that read
    * it from the database leaves its keys out (stillPending), and flushing it again after a crash
-   * stores nothing twice (appendEvent). The clear and the document's writes never overlap
-   * (documentLock); closing the app runs every waiting clear (settle).
+   * stores nothing twice (appendEvent). The clear and this process's writes of the document never
+   * overlap (documentLock); closing the app runs every waiting clear (settle). The clear applies
+   * only to the revision flushed (`rev`, checked as every write is): by the time it runs another
+   * instance may have written the document, and FerretDB applies an update by reading and
+   * rewriting the whole document, so an unconditional clear could put back the version it read
+   * over that instance's write (seen in test/db/instances.test.ts once writes got faster).
+   * That instance's write carries the events still in `_outbox`, and its flush clears them.
    */
-  private readonly deferredClears = new Map<string, { coll: Collection<StoredDocument>; id: unknown; keys: Set<string>; timer: NodeJS.Timeout }>();
+  private readonly deferredClears = new Map<string, { coll: Collection<StoredDocument>; id: unknown; rev: number | undefined; keys: Set<string>; timer: NodeJS.Timeout }>();
   private readonly documentLock = new KeyedLock();
   static readonly CLEAR_DELAY_MS = 500;
 
@@ -231,14 +236,14 @@ export class Outbox {
     return `${coll.collectionName}\u0000${typeof id}\u0000${String(id)}`;
   }
 
-  private deferClear(coll: Collection<StoredDocument>, id: unknown, events: PendingEvent[]): void {
+  private deferClear(coll: Collection<StoredDocument>, id: unknown, rev: number | undefined, events: PendingEvent[]): void {
     const key = this.documentKey(coll, id);
     const earlier = this.deferredClears.get(key);
     if (earlier) clearTimeout(earlier.timer);
     const keys = new Set([...(earlier?.keys ?? []), ...events.map((e) => e.key)]);
     const timer = setTimeout(() => void this.runDeferredClear(key).catch(() => undefined), Outbox.CLEAR_DELAY_MS);
     timer.unref();
-    this.deferredClears.set(key, { coll, id, keys, timer });
+    this.deferredClears.set(key, { coll, id, rev, keys, timer });
   }
 
   /** Cancels a waiting clear of the document (a write is about to replace it); returns the keys it would have cleared. */
@@ -262,7 +267,8 @@ export class Outbox {
     clearTimeout(entry.timer);
     this.deferredClears.delete(key);
     await this.documentLock.run(key, async () => {
-      await entry.coll.updateOne({ _id: entry.id } as never, { $unset: { [OUTBOX_FIELD]: '' } });
+      await this.conditionally(entry.coll, entry.id, entry.rev, (filter) =>
+        entry.coll.updateOne(filter as never, { $unset: { [OUTBOX_FIELD]: '' } }));
     });
   }
 
@@ -288,7 +294,7 @@ export class Outbox {
       await c.deleteOne(filter as never);
     } else if (pending.length) {
       this.state.mirrorOf(c.collectionName)?.flushed(id, doc._rev);
-      if (deferClear) this.deferClear(c, id, pending);
+      if (deferClear) this.deferClear(c, id, doc._rev, pending);
       else await c.updateOne(filter as never, { $unset: { [OUTBOX_FIELD]: '' } });
     }
   }

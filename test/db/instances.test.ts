@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument } from '../../src/db/outbox.js';
+import { unpackFlag, type StoredFlag } from '../../src/features/flags/store.js';
 import { ensureInitialAdmin } from '../../src/features/sessions/service.js';
 import { ADMIN, ADMIN_TOKEN, dropDatabase, testConfig } from '../helpers/app.js';
 
@@ -198,8 +199,8 @@ t.test('deleting a segment while another instance adds a strategy using it never
     headers: JSON_HEADERS, payload: { name: 'default', constraints: [], parameters: {}, segments: [id] },
   });
   const storedSegments = async () => {
-    const flag = await a.database.db.collection('flags').findOne({ _id: 'segmented' as never });
-    return (flag!.environments.development.strategies as Array<{ segments: number[] }>).flatMap((s) => s.segments);
+    const flag = unpackFlag((await a.database.db.collection<StoredFlag>('flags').findOne({ _id: 'segmented' }))!);
+    return flag.environments.development!.strategies.flatMap((s) => s.segments ?? []);
   };
 
   // A deletes; B has not heard of it and adds a strategy using the segment: B takes it back.

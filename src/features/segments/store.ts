@@ -3,6 +3,7 @@ import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import type { ConstraintConfig, SegmentConfig } from '../../evaluation/types.js';
 import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
+import { unpackFlag, type FlagData, type StoredFlag } from '../flags/store.js';
 
 export interface Segment {
   id: number;
@@ -44,12 +45,10 @@ interface SegmentIdDocument extends StoredDocument {
 }
 
 
-/** What segment usage needs of a flag document (environment keys do not matter here). */
-interface FlagUsageView extends StoredDocument {
-  name?: string;
-  project?: string;
-  archived?: boolean;
-  environments?: Record<string, { strategies?: Array<{ segments?: unknown[] }> }>;
+/** Whether a flag's strategies use the segment (environment keys do not matter here). */
+function flagUses(flag: Pick<FlagData, 'environments'>, id: number): boolean {
+  return Object.values(flag.environments ?? {}).some((env) =>
+    (env?.strategies ?? []).some((s) => Array.isArray(s?.segments) && s.segments.includes(id)));
 }
 
 const byName = (a: Segment, b: Segment) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
@@ -63,7 +62,7 @@ export class SegmentStore {
   private readonly ids: Collection<SegmentIdDocument>;
   private readonly mirror: CollectionMirror<SegmentDocument>;
   /** Flags keep their strategies (and so their segment references) inside the flag document. */
-  private readonly flags: CollectionMirror<FlagUsageView>;
+  private readonly flags: CollectionMirror<StoredFlag>;
   private readonly state: ConfigState;
 
   constructor(private readonly outbox: Outbox) {
@@ -71,7 +70,7 @@ export class SegmentStore {
     this.ids = outbox.collection<SegmentIdDocument>('segment_ids');
     this.state = outbox.state;
     this.mirror = outbox.state.mirror(this.collection);
-    this.flags = outbox.state.mirror(outbox.collection<FlagUsageView>('flags'));
+    this.flags = outbox.state.mirror(outbox.collection<StoredFlag>('flags'));
   }
 
   async init(): Promise<void> {
@@ -99,13 +98,11 @@ export class SegmentStore {
    * not have heard of another instance's write yet). Reads every flag: for deletions only.
    */
   async isInUseInDatabase(id: number): Promise<boolean> {
-    const flags = this.flags.collection.find({ [DELETED_FIELD]: { $ne: true } } as never, { projection: { environments: 1 } });
+    const flags = this.flags.collection.find({ [DELETED_FIELD]: { $ne: true } } as never);
     for await (const flag of flags) {
-      for (const env of Object.values(flag.environments ?? {})) {
-        if ((env?.strategies ?? []).some((s) => Array.isArray(s?.segments) && s.segments.includes(id))) {
-          await flags.close();
-          return true;
-        }
+      if (flagUses(unpackFlag(flag), id)) {
+        await flags.close();
+        return true;
       }
     }
     return false;
@@ -181,7 +178,8 @@ export class SegmentStore {
   private usageIndex(): Map<number, SegmentUsage> {
     return this.state.derived('segments:usage', () => {
       const result = new Map<number, SegmentUsage>();
-      for (const flag of this.flags.values()) {
+      for (const stored of this.flags.values()) {
+        const flag = unpackFlag(stored);
         const name = String(flag.name ?? flag._id);
         const project = String(flag.project ?? '');
         const archived = Boolean(flag.archived);
