@@ -75,9 +75,25 @@ export function referenceScript(): string {
   return script;
 }
 
+/**
+ * Unleash 8 rate-limits the SDK APIs and token authentication to 20 000 requests a minute per
+ * process by default (create-config.js; `RateLimit-Policy: 20000;w=60`): a 10 s run above
+ * ~2 000 req/s is then mostly 429s, which answer fast and flatter the reference's req/s (seen in
+ * bench:sdk on 23 Nov: every F1/F2 answer of the reference's was an error). Vane has no such
+ * limit, so the reference runs without one too.
+ */
+const REFERENCE_UNLIMITED = {
+  SDK_API_RATE_LIMIT_PER_MINUTE: '100000000',
+  TOKEN_AUTHENTICATION_RATE_LIMIT_PER_MINUTE: '100000000',
+  REGISTER_CLIENT_RATE_LIMIT_PER_MINUTE: '100000000',
+  CLIENT_METRICS_RATE_LIMIT_PER_MINUTE: '100000000',
+  REGISTER_FRONTEND_RATE_LIMIT_PER_MINUTE: '100000000',
+  FRONTEND_METRICS_RATE_LIMIT_PER_MINUTE: '100000000',
+};
+
 /** Starts the Unleash reference on a fresh database (PEER_* variables as its script reads them). */
 export function startReference(): { target: Target; pid: number } {
-  const run = spawnSync('bash', [referenceScript(), '--fresh'], { stdio: 'inherit' });
+  const run = spawnSync('bash', [referenceScript(), '--fresh'], { stdio: 'inherit', env: { ...process.env, ...REFERENCE_UNLIMITED } });
   if (run.status !== 0) throw new Error('could not start the reference server');
   const port = process.env.PEER_PORT ?? '4242';
   const pid = Number(readFileSync(join(process.env.PEER_DIR ?? join(process.env.HOME ?? '/root', 'unleash-peer'), 'unleash.pid'), 'utf8').trim());
