@@ -15,6 +15,7 @@ export {
   type CompiledSnapshot,
   type SnapshotChanges,
 } from './compile.js';
+export { CompiledSnapshotCache, type SharedSnapshotRef } from './compiled-cache.js';
 export { ContextReader } from './context-reader.js';
 export {
   cleanContext,

@@ -71,6 +71,18 @@ export class JsonChunkWriter {
     return this.inFirstChunk ? this.current.subarray(0, this.offset) : undefined;
   }
 
+  /**
+   * The written bytes copied into one buffer of its own, to transfer to another thread: small
+   * Buffers share Node's 8 kB pool slab, and transferring a view of it would hand over the slab.
+   * The writer must not be used afterwards.
+   */
+  toTransferable(): Uint8Array {
+    const out = Buffer.allocUnsafeSlow(this.total);
+    let offset = 0;
+    for (const chunk of this.chunksView()) offset += chunk.copy(out, offset);
+    return out;
+  }
+
   /** The written bytes as one Buffer (the writer must not be used afterwards). */
   toBuffer(): Buffer {
     const chunks = this.chunksView();

@@ -7,24 +7,15 @@
  * compiles once per thread, not once per task.
  */
 import { move } from 'piscina';
-import { compile, JsonChunkWriter, overlay, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
+import { CompiledSnapshotCache, JsonChunkWriter, type CompiledSnapshot } from '../../evaluation/index.js';
 import { batchRecords, impactOfRange, projectView } from './evaluate.js';
 import type { BatchTask, BatchWorkerTask, ImpactTask, SharedSnapshot } from './protocol.js';
 
-let revision = -1;
-let base: CompiledSnapshot | undefined;
 const views = new Map<string, CompiledSnapshot>();
-let overlayKey: string | undefined;
-let overlaid: CompiledSnapshot | undefined;
+const snapshots = new CompiledSnapshotCache(() => views.clear());
 
 function snapshotFor(ref: SharedSnapshot): CompiledSnapshot {
-  if (base && revision === ref.revision) return base;
-  base = compile(JSON.parse(Buffer.from(ref.buffer).toString('utf8')) as Snapshot);
-  revision = ref.revision;
-  views.clear();
-  overlayKey = undefined;
-  overlaid = undefined;
-  return base;
+  return snapshots.compiled(ref);
 }
 
 function viewOf(ref: SharedSnapshot, projects: string[] | undefined): CompiledSnapshot {
@@ -40,29 +31,14 @@ function viewOf(ref: SharedSnapshot, projects: string[] | undefined): CompiledSn
 }
 
 function afterOf(task: ImpactTask): CompiledSnapshot {
-  const compiled = snapshotFor(task.snapshot);
-  if (!task.changes) return compiled;
-  const key = `${task.snapshot.revision}:${task.changesKey ?? ''}`;
-  if (!overlaid || overlayKey !== key || !task.changesKey) {
-    overlaid = overlay(compiled, task.changes);
-    overlayKey = key;
-  }
-  return overlaid;
-}
-
-/** One buffer of its own (not a view of Node's shared pool slab), so it can be transferred. */
-function collect(writer: JsonChunkWriter): Uint8Array {
-  const out = Buffer.allocUnsafeSlow(writer.byteLength);
-  let offset = 0;
-  for (const chunk of writer.chunksView()) offset += chunk.copy(out, offset);
-  return out;
+  return snapshots.withChanges(task.snapshot, task.changes, task.changesKey);
 }
 
 function runBatch(task: BatchTask): Uint8Array {
   const view = viewOf(task.snapshot, task.projects);
   const writer = new JsonChunkWriter();
   batchRecords(view, task.environments, task.source, task.offset, task.start, task.end, task.separator, (text) => writer.write(text));
-  return collect(writer);
+  return writer.toTransferable();
 }
 
 function runImpact(task: ImpactTask): unknown {
@@ -76,7 +52,7 @@ function runImpact(task: ImpactTask): unknown {
         `"before":${JSON.stringify(example.before)},"after":${JSON.stringify(example.after)}}\n`);
     }));
   // Counts and ≤ 5 examples per flag are small: cloned. The lines (a few MB at most per task) too.
-  return writer ? { ...chunk, lines: collect(writer) } : chunk;
+  return writer ? { ...chunk, lines: writer.toTransferable() } : chunk;
 }
 
 export default function evaluateBatch(task: BatchWorkerTask): unknown {

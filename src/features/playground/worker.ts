@@ -12,50 +12,19 @@
  */
 import { move } from 'piscina';
 import {
-  AdvancedEntryWriter, combinationAt, combinationSpace, compile, ContextReader, evaluateRange, evaluateSelection,
-  JsonChunkWriter, overlay, selectFlags, writePlaygroundFeatures, type CompiledSnapshot, type Snapshot,
+  AdvancedEntryWriter, combinationAt, combinationSpace, CompiledSnapshotCache, ContextReader, evaluateRange, evaluateSelection,
+  JsonChunkWriter, selectFlags, writePlaygroundFeatures, type CompiledSnapshot,
 } from '../../evaluation/index.js';
 import { ChunkWriter, type AdvancedChunkTask, type DeprecatedTask, type PlaygroundTask, type SnapshotRef } from './protocol.js';
 
-let cachedRevision = -1;
-let cached: CompiledSnapshot | undefined;
-let previewKey: string | undefined;
-let preview: CompiledSnapshot | undefined;
+const snapshots = new CompiledSnapshotCache();
 
-/**
- * By revision only: every postMessage delivers a new SharedArrayBuffer object for the same shared
- * memory, so comparing buffers by identity would recompile on every task (it did: compile was
- * most of a worker's time). Revisions are unique within the pool's SnapshotCache.
- */
 function snapshotFor(ref: SnapshotRef): CompiledSnapshot {
-  if (cached && cachedRevision === ref.revision) return cached;
-  const text = Buffer.from(ref.buffer).toString('utf8');
-  cached = compile(JSON.parse(text) as Snapshot);
-  cachedRevision = ref.revision;
-  previewKey = undefined;
-  preview = undefined;
-  return cached;
+  return snapshots.compiled(ref);
 }
 
 function compiledFor(task: AdvancedChunkTask): CompiledSnapshot {
-  const base = snapshotFor(task.snapshot);
-  if (!task.changes) return base;
-  const key = `${task.snapshot.revision}:${task.changesKey ?? ''}`;
-  if (preview && previewKey === key && task.changesKey) return preview;
-  preview = overlay(base, task.changes);
-  previewKey = key;
-  return preview;
-}
-
-/**
- * Copies the writer's chunks into one buffer of its own: small Buffers share Node's 8 kB pool
- * slab, and transferring a view of it would hand over the slab.
- */
-function collect(writer: JsonChunkWriter): Uint8Array {
-  const out = Buffer.allocUnsafeSlow(writer.byteLength);
-  let offset = 0;
-  for (const chunk of writer.chunksView()) offset += chunk.copy(out, offset);
-  return out;
+  return snapshots.withChanges(task.snapshot, task.changes, task.changesKey);
 }
 
 function runDeprecated(task: DeprecatedTask): Uint8Array {
@@ -65,7 +34,7 @@ function runDeprecated(task: DeprecatedTask): Uint8Array {
   writer.write(`{"input":${task.inputJson},"features":`);
   writePlaygroundFeatures(writer, evaluateSelection(compiled, selection, task.environment, task.context));
   writer.write('}');
-  return collect(writer);
+  return writer.toTransferable();
 }
 
 /**
