@@ -216,9 +216,8 @@ export class FlagService {
       tags: tags.map((t) => ({ value: t.value, type: t.type })),
     }], { transactional: true, at: now });
 
-    // The flag and its event are one write; the event is queued for the log after the tags it
-    // uses exist (their events are queued first), so `tag-created` precedes `feature-created` (a
-    // crash in between is repaired at start).
+    // The flag and its event are one write; the event is flushed after the tags it uses exist,
+    // so `tag-created` precedes `feature-created` (a crash in between is repaired at start).
     try {
       await this.store.insertPending(flag, events);
     } catch (err) {
@@ -229,7 +228,7 @@ export class FlagService {
     try {
       await this.tags.ensureTags(tags, audit, now);
     } finally {
-      this.outbox.flushInserted(this.store.collection, name, events);
+      await this.outbox.flush(this.store.collection, name);
     }
     return flagCreatedFullView(flag, ...await this.viewParts(flag));
   }
