@@ -101,6 +101,7 @@ t.test('admin tokens: revoked through the API on every instance, never the last;
   t.equal((await withThird.inject({ url: '/api/admin/api-tokens', headers: { authorization: third } })).statusCode, 200);
   const without = await instance(t, { ...config, adminTokens: [ADMIN_TOKEN] });
   t.equal((await without.inject({ url: '/api/admin/api-tokens', headers: { authorization: third } })).statusCode, 401);
+  await without.database.outbox.flushed(); // events are appended after the response (Outbox.queueFlush)
   const deleted = await without.database.db.collection('events').find({ type: 'api-token-deleted' }).toArray();
   t.equal(deleted.length, 2, 'one api-token-deleted per revoked admin token');
 });
@@ -179,6 +180,7 @@ t.test('a change request applied from two instances at once is applied exactly o
 
   const results = await Promise.all([state(a, 'Applied'), state(b, 'Applied')]);
   t.same(results.map((r) => r.statusCode).sort(), [200, 409], 'one applies, the other is told it is being applied');
+  await Promise.all([a.database.outbox.flushed(), b.database.outbox.flushed()]); // events are appended after the response (Outbox.queueFlush)
   t.equal(await a.database.db.collection('events').countDocuments({ type: 'change-request-applied' }), 1, 'one change-request-applied event');
   t.equal(await a.database.db.collection('events').countDocuments({ type: 'feature-environment-enabled' }), 1, 'the change written once');
 });

@@ -34,11 +34,13 @@ t.test('no event is ever stored without its change', async (t) => {
   const app = await buildApp(config, { logger: false });
   t.teardown(() => app.close());
   // A refused change (unknown environment) writes neither the token nor an event.
+  await app.database.outbox.flushed(); // events are appended after the response (Outbox.queueFlush)
   const before = await app.database.db.collection('events').countDocuments();
   const res = await app.inject({
     method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { tokenName: 'x', type: 'client', environment: 'nope' },
   });
   t.equal(res.statusCode, 400);
+  await app.database.outbox.flushed();
   t.equal(await app.database.db.collection('events').countDocuments(), before);
   t.equal(await app.database.db.collection('api_tokens').countDocuments({ tokenName: 'x' }), 0);
 });
@@ -53,6 +55,7 @@ t.test('concurrent writers get distinct, gap-free event ids', async (t) => {
     app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { tokenName: `t${i}`, type: 'client' } });
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => create(i % 2 ? a : b, i)));
   t.ok(results.every((r) => r.statusCode === 201));
+  await Promise.all([a.database.outbox.flushed(), b.database.outbox.flushed()]); // events are appended after the response (Outbox.queueFlush)
   const ids = (await a.database.db.collection('events').find({}).sort({ id: 1 }).toArray()).map((e) => e.id);
   t.same(ids, Array.from({ length: ids.length }, (_, i) => i + 1));
   t.equal(ids.length, 25);

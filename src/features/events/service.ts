@@ -236,6 +236,7 @@ export class EventSearchService {
 
   /** The response body, `{"events":[…],"total":n}`, as the route sends it. */
   async searchBody(q: EventSearchQuery, options: { allProjects?: boolean } = {}): Promise<string> {
+    await this.store.caughtUp();
     if (this.mirror?.isReady()) return await this.searchMirror(q, options.allProjects !== false);
     return JSON.stringify(await this.searchDatabase(q, options));
   }

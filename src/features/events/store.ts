@@ -41,9 +41,17 @@ export class EventStore {
    */
   private readonly results: ReadCache;
 
-  constructor(outbox: Outbox) {
+  constructor(private readonly outbox: Outbox) {
     this.collection = outbox.events;
     this.results = new ReadCache(outbox, CACHE_ENTRIES);
+  }
+
+  /**
+   * Resolves once the events of every write this process acknowledged are in the log: a write's
+   * events are appended after its response (Outbox.queueFlush), and a search must see its own.
+   */
+  async caughtUp(): Promise<void> {
+    await this.outbox.flushed();
   }
 
   /**

@@ -78,6 +78,7 @@ t.test('authentication and API tokens', async (t) => {
     t.equal(after.statusCode, 401);
     const unknown = await app.inject({ method: 'DELETE', url: '/api/admin/api-tokens/nothing', headers: ADMIN });
     t.equal(unknown.statusCode, 200);
+    await app.database.outbox.flushed(); // events are appended after the response
     const events = await app.database.db.collection('events').find({}).sort({ id: 1 }).toArray();
     t.same(events.map((e) => e.type).slice(-2), ['api-token-created', 'api-token-deleted'].slice(-2));
     const deleted = events.find((e) => e.type === 'api-token-deleted')!;
@@ -89,6 +90,7 @@ t.test('authentication and API tokens', async (t) => {
 
 t.test('fresh instance: initial events 1–5 (docs/rules.md §4.5, §7)', async (t) => {
   const app = await buildTestApp(t);
+  await app.database.outbox.flushed(); // events are appended after the response
   const events = await app.database.db.collection('events').find({}).sort({ id: 1 }).toArray();
   t.same(events.map((e) => [e.id, e.type, e.createdBy, e.createdByUserId]), [
     [1, 'strategy-created', 'migration', null],

@@ -54,14 +54,17 @@ export async function advanced(app: FastifyInstance, env: string, project: strin
 }
 
 export async function eventCount(app: FastifyInstance): Promise<number> {
+  await app.database.outbox.flushed(); // events are appended after the response
   return await app.database.db.collection('events').countDocuments({});
 }
 
 export async function eventsAfter(app: FastifyInstance, id: number) {
+  await app.database.outbox.flushed(); // events are appended after the response
   return await app.database.db.collection('events').find({ id: { $gt: id } }).sort({ id: 1 }).toArray();
 }
 
 export async function lastEventId(app: FastifyInstance): Promise<number> {
+  await app.database.outbox.flushed(); // events are appended after the response
   const last = await app.database.db.collection('events').find({}).sort({ id: -1 }).limit(1).next();
   return (last?.id as number | undefined) ?? 0;
 }

@@ -16,10 +16,12 @@ export async function send(app: FastifyInstance, method: string, url: string, pa
 
 /** Events after id 5 (the fresh-instance ones), in id order. */
 export async function eventsSince(app: FastifyInstance, afterId = 5) {
+  await app.database.outbox.flushed(); // events are appended after the response
   return await app.database.db.collection('events').find({ id: { $gt: afterId } }).sort({ id: 1 }).toArray();
 }
 
 export async function lastEventId(app: FastifyInstance): Promise<number> {
+  await app.database.outbox.flushed(); // events are appended after the response
   const last = await app.database.db.collection('events').find({}).sort({ id: -1 }).limit(1).next();
   return (last?.id as number | undefined) ?? 0;
 }

@@ -177,6 +177,7 @@ t.test('joining through an invite link', async (t) => {
   });
 
   await t.test('events: user-created then public-signup-token-user-added, by the system user', async (t) => {
+    await app.database.outbox.flushed(); // events are appended after the response
     const events = await app.database.db.collection('events')
       .find({ type: { $in: ['user-created', 'public-signup-token-user-added'] } }).sort({ id: 1 }).toArray();
     t.same(events.map((e) => e.type).slice(0, 4), ['user-created', 'public-signup-token-user-added', 'user-created', 'public-signup-token-user-added']);

@@ -196,6 +196,7 @@ t.test('invite links: admin routes', async (t) => {
   });
 
   await t.test('events: created (data = response) and updated ({secret, enabled?, expiresAt?, name?})', async (t) => {
+    await app.database.outbox.flushed(); // events are appended after the response
     const events = await app.database.db.collection('events').find({ type: /^public-signup-token/ }).sort({ id: 1 }).toArray();
     const created = events.filter((e) => e.type === 'public-signup-token-created');
     t.equal(created.length, 6);

@@ -17,6 +17,7 @@ function post(app: FastifyInstance, payload: unknown) {
 }
 
 async function events(app: FastifyInstance, type?: string) {
+  await app.database.outbox.flushed(); // events are appended after the response
   const all = await app.database.db.collection('events').find(type ? { type } : {}).sort({ id: 1 }).toArray();
   return all;
 }
