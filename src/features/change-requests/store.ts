@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
 import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
-import { isDuplicateKey } from '../../db/keys.js';
+import { insertUnderNextId, isDuplicateKey } from '../../db/keys.js';
 
 export const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Cancelled', 'Rejected'] as const;
 export type ChangeRequestState = (typeof STATES)[number];
@@ -167,34 +167,34 @@ export class ChangeRequestStore {
   }
 
   /**
-   * Inserts a new request under the next free id (highest the state holds + 1). A duplicate key
-   * means another instance got there first and this one has not heard of it yet: either the id
-   * is taken (one `_id` read tells; retry with the next) or the draft key is (another request
-   * became the caller's Draft first: it is read into the state, so the caller's retry appends to
-   * it, and null is returned with nothing inserted).
+   * Inserts a new request under the next free id (highest the state holds + 1, see
+   * insertUnderNextId). A duplicate key that is not the id is the draft key: another request
+   * became the caller's Draft first; it is read into the state, so the caller's retry appends to
+   * it, and null is returned with nothing inserted.
    */
   async insertNew(build: (id: number) => { doc: ChangeRequestDocument; events: PendingEvent[] }): Promise<ChangeRequestDocument | null> {
-    let next = 0;
-    for (let attempt = 0; ; attempt++) {
-      next = Math.max(next, this.index().highestId + 1);
-      const { doc, events } = build(next);
-      try {
+    let draftKey: string | undefined;
+    return await insertUnderNextId<ChangeRequestDocument | null>({
+      collection: this.collection,
+      firstFree: () => this.index().highestId + 1,
+      insert: async (id) => {
+        const { doc, events } = build(id);
+        draftKey = doc.draftKey;
         await this.outbox.insert(this.collection, doc, events);
         return doc;
-      } catch (err) {
-        if (!isDuplicateKey(err) || attempt > 100) throw err;
-        if (await this.collection.findOne({ _id: doc._id }, { projection: { _id: 1 } })) {
-          await this.mirror.refresh(doc._id);
-          next = doc._id + 1;
-          continue;
-        }
-        if (!doc.draftKey) throw err;
+      },
+      taken: async (id) => {
+        await this.mirror.refresh(id);
+      },
+      otherKey: async (err) => {
+        if (!draftKey) throw err;
         // Off the index on FerretDB (a scan), but only when two instances raced for one Draft.
-        const draft = await this.collection.findOne({ draftKey: doc.draftKey, ...LIVE }, { projection: { _id: 1 } });
+        const draft = await this.collection.findOne({ draftKey, ...LIVE }, { projection: { _id: 1 } });
         if (draft) await this.mirror.refresh(draft._id);
         return null;
-      }
-    }
+      },
+      maxAttempts: 101,
+    });
   }
 
   async replace(current: ChangeRequestDocument, next: ChangeRequestDocument, events: PendingEvent[]): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
 import type { Outbox, PendingEvent, StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
-import { isDuplicateKey } from '../../db/keys.js';
+import { insertUnderNextId } from '../../db/keys.js';
 
 export interface UserDocument extends StoredDocument {
   /** The user id: sequential integers from 1, allocated through the unique `_id` and retried. */
@@ -128,31 +128,28 @@ export class UserStore {
   }
 
   /**
-   * Inserts a new user under the next free id (the highest the state holds + 1), with its events
-   * in the same write. A duplicate key is either a taken id (another instance got there first and
-   * this one has not heard of it yet: one `_id` read tells, and brings that user into the state)
-   * or a taken e-mail/username (UserExistsError). Never a counter document: FerretDB does not
-   * make `$inc`/`findOneAndUpdate` atomic under concurrency, a unique key is.
+   * Inserts a new user under the next free id (the highest the state holds + 1, see
+   * insertUnderNextId), with its events in the same write. A duplicate key that is not the id is a
+   * taken e-mail/username (UserExistsError).
    */
   async insertNew(build: (id: number) => UserDocument, events: (user: UserDocument) => PendingEvent[]): Promise<UserDocument> {
-    return await this.outbox.exclusive('users:insert', async () => {
-      for (let attempt = 0; ; attempt++) {
-        const highest = this.index().list.at(-1)?._id ?? 0;
-        const user = build(Math.max(this.nextId ?? 0, highest + 1));
-        try {
-          await this.outbox.insert(this.collection, user, events(user));
-          this.nextId = user._id + 1;
-          return user;
-        } catch (err) {
-          if (!isDuplicateKey(err) || attempt >= MAX_ATTEMPTS) throw err;
-          if (await this.exists(user.email, user.username)) throw new UserExistsError('User already exists');
-          // A tombstone (a deletion whose events are being flushed) takes the id as well.
-          const taken = await this.collection.findOne({ _id: user._id }, { projection: { _id: 1 } });
-          if (!taken) throw new UserExistsError('User already exists');
-          await this.mirror.refresh(user._id);
-          this.nextId = user._id + 1;
-        }
-      }
-    });
+    return await this.outbox.exclusive('users:insert', () => insertUnderNextId<UserDocument>({
+      collection: this.collection,
+      firstFree: () => Math.max(this.nextId ?? 0, (this.index().list.at(-1)?._id ?? 0) + 1),
+      insert: async (id) => {
+        const user = build(id);
+        await this.outbox.insert(this.collection, user, events(user));
+        this.nextId = id + 1;
+        return user;
+      },
+      taken: async (id) => {
+        await this.mirror.refresh(id);
+        this.nextId = id + 1;
+      },
+      otherKey: async () => {
+        throw new UserExistsError('User already exists');
+      },
+      maxAttempts: MAX_ATTEMPTS,
+    }));
   }
 }
