@@ -20,10 +20,10 @@
  * `segmentSize` nor `dictionary` and are read as they are.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 import { Binary } from 'mongodb';
 import { CURRENT_DICTIONARY, presetDictionary } from './log-dictionary.js';
 import { groupHashOf, type IndexedEvent } from './log-index.js';
-import { Lru } from './lru.js';
 
 export const BLOCK_SIZE = 256;
 /** How a block's JSON is deflated: slots per segment, and the preset dictionary's version. */
@@ -219,10 +219,10 @@ export function sealedBodiesOf(doc: BlockDocument): SealedBodies {
 export class EventBodies {
   private readonly loose = new Map<number, string>();
   private readonly sealed = new Map<number, SealedBodies>();
-  private readonly inflated: Lru<number, Buffer>;
+  private readonly inflated: LRUCache<number, Buffer>;
 
   constructor(inflatedSegments = 32) {
-    this.inflated = new Lru(inflatedSegments);
+    this.inflated = new LRUCache({ max: Math.max(1, inflatedSegments) });
   }
 
   addLoose(id: number, json: string): void {
@@ -250,10 +250,14 @@ export class EventBodies {
     if (!bodies) return undefined;
     const segment = Math.floor((id - firstIdOf(block)) / bodies.segmentSize);
     const key = block * BLOCK_SIZE + segment;
-    const text = this.inflated.getOrCreate(key, () => inflateRawSync(
-      bodies.deflated.subarray(bodies.segments[segment]!, bodies.segments[segment + 1]!),
-      { chunkSize: this.outputSize(bodies, segment), ...(bodies.dictionary ? { dictionary: bodies.dictionary } : {}) },
-    ));
+    let text = this.inflated.get(key);
+    if (text === undefined) {
+      text = inflateRawSync(
+        bodies.deflated.subarray(bodies.segments[segment]!, bodies.segments[segment + 1]!),
+        { chunkSize: this.outputSize(bodies, segment), ...(bodies.dictionary ? { dictionary: bodies.dictionary } : {}) },
+      );
+      this.inflated.set(key, text);
+    }
     return { key, text };
   }
 

@@ -1,10 +1,10 @@
+import { LRUCache } from 'lru-cache';
 import type { Filter } from 'mongodb';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { searchTextOf, type EventDocument } from '../../db/outbox.js';
 import { ApiError, schemaValidationError, serviceUnavailable } from '../../errors.js';
 import type { SearchCriteria, SearchPage } from './log-index.js';
 import type { EventLogMirror } from './log-mirror.js';
-import { Lru } from './lru.js';
 import { presentEvent, type PresentedEvent, type StoredEvent } from './presenter.js';
 import type { EventStore } from './store.js';
 
@@ -149,10 +149,10 @@ export class EventSearchService {
     private readonly timeBudgetMs = SEARCH_TIME_BUDGET_MS,
     private readonly presentedCache = PRESENTED_CACHE,
   ) {
-    this.presented = new Lru<number, string>(presentedCache);
+    this.presented = new LRUCache<number, string>({ max: Math.max(1, presentedCache) });
   }
 
-  private readonly presented: Lru<number, string>;
+  private readonly presented: LRUCache<number, string>;
   /**
    * Ids read recently, direct-mapped by their low bits (a later id in the same slot replaces an
    * earlier one): remembering a read costs one store and allocates nothing.

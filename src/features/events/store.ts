@@ -74,11 +74,12 @@ export class EventStore {
     const [events, total] = await Promise.all([
       this.results.get(`page|${offset}|${limit}|${key}`, () =>
         this.collection
-          .find(filter, { projection: PROJECTION, maxTimeMS })
+          // The projection leaves the event as the API presents it (see PROJECTION).
+          .find<StoredEvent>(filter, { projection: PROJECTION, maxTimeMS })
           .sort({ createdAt: -1, id: -1 })
           .skip(offset)
           .limit(limit)
-          .toArray() as unknown as Promise<StoredEvent[]>),
+          .toArray()),
       this.results.get(`count|${key}`, () =>
         unfiltered ? this.countAll(maxTimeMS) : this.collection.countDocuments(filter, { maxTimeMS })),
     ]);
