@@ -47,11 +47,15 @@ const EnvSchema = Type.Object({
   FRONTEND_API_ORIGINS: Type.String({ minLength: 1, default: '*' }),
   /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
   PLAYGROUND_BATCH_LIMIT: Type.Integer({ minimum: 1, default: 10_000_000 }),
+  /** Profiling aid: `1` logs every driver command to stderr (src/plugins/database.ts); any other value does not. */
+  VANE_MONITOR_COMMANDS: Type.String({ default: '' }),
 });
 
 export type Config = Static<typeof EnvSchema> & {
   adminTokens: string[];
   baseUrl: string;
+  /** VANE_MONITOR_COMMANDS is `1`. */
+  monitorCommands: boolean;
 };
 
 export class ConfigError extends Error {
@@ -97,5 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if ((typed.INIT_ADMIN_USER === '') !== (typed.INIT_ADMIN_PASSWORD === '')) {
     throw new ConfigError('Invalid configuration: INIT_ADMIN_USER and INIT_ADMIN_PASSWORD must be set together');
   }
-  return { ...typed, adminTokens, baseUrl: typed.BASE_URL.replace(/\/+$/, ''), ...overrides };
+  return {
+    ...typed, adminTokens, baseUrl: typed.BASE_URL.replace(/\/+$/, ''), monitorCommands: typed.VANE_MONITOR_COMMANDS === '1', ...overrides,
+  };
 }

@@ -12,6 +12,14 @@ t.test('defaults', async (t) => {
   t.same(config.adminTokens, []);
   t.equal(config.MONGODB_WRITE_CONCERN, 'majority', 'majority write concern');
   t.equal(config.MONGODB_JOURNAL, 'true', 'with journaling');
+  t.equal(config.monitorCommands, false, 'driver commands not logged');
+});
+
+t.test('VANE_MONITOR_COMMANDS: only 1 turns the command log on', async (t) => {
+  t.equal(loadConfig({ VANE_MONITOR_COMMANDS: '1' }).monitorCommands, true);
+  t.equal(loadConfig({ VANE_MONITOR_COMMANDS: '0' }).monitorCommands, false);
+  t.equal(loadConfig({ VANE_MONITOR_COMMANDS: 'true' }).monitorCommands, false, 'as before: any other value is off, not an error');
+  t.equal(loadConfig({ VANE_MONITOR_COMMANDS: '' }).monitorCommands, false);
 });
 
 t.test('values are parsed and validated', async (t) => {

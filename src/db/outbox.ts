@@ -1,8 +1,9 @@
-import type { Collection, Db, Document } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 import { KeyedLock } from './keyed-lock.js';
 import { ConfigState } from './state.js';
 import {
-  ConcurrentModificationError, DELETED_FIELD, OUTBOX_FIELD, REV_FIELD, type StoredDocument,
+  ConcurrentModificationError, DELETED_FIELD, OUTBOX_FIELD, REV_FIELD, isDocumentId, packEvents, pendingEvents,
+  type DocumentId, type StoredDocument, type StoredOutbox,
 } from './outbox/documents.js';
 import { EventAppender, type TailEntry } from './outbox/event-log.js';
 import type { EventDocument, PendingEvent } from './outbox/events.js';
@@ -47,11 +48,17 @@ export class Outbox {
   private readonly revisions: Revisions;
   private readonly flushLock = new KeyedLock();
   private readonly writeLock = new KeyedLock();
+  /**
+   * The outbox's own handle of each collection it writes, typed by what every document written
+   * through it has (StoredDocument): its filters on `_id` and the bookkeeping fields type-check
+   * there, which they cannot against a caller's generic document type. The same collection on the
+   * server as the caller's handle.
+   */
   private readonly collections = new Map<string, Collection<StoredDocument>>();
   private readonly listeners = new Set<Listener>();
 
   /** The configuration state every write of this process is applied to (src/db/state.ts). */
-  readonly state = new ConfigState();
+  readonly state = new ConfigState((name) => this.handle(name));
 
   constructor(private readonly db: Db) {
     this.log = new EventAppender(db);
@@ -93,19 +100,24 @@ export class Outbox {
    * server applies it atomically, otherwise after checking `_rev` by an `_id` read.
    */
   private async conditionally(
-    coll: Collection<StoredDocument>, id: unknown, rev: number | undefined,
-    write: (filter: Document) => Promise<{ matchedCount: number }>,
+    coll: Collection<StoredDocument>, id: DocumentId, rev: number | undefined,
+    write: (filter: Filter<StoredDocument>) => Promise<{ matchedCount: number }>,
   ): Promise<boolean> {
     if (this.atomicFilters) return (await write({ _id: id, [REV_FIELD]: rev })).matchedCount > 0;
-    const stored = await coll.findOne({ _id: id } as never, { projection: { [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
+    const stored = await coll.findOne({ _id: id }, { projection: { [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
     if (!stored || stored._deleted || stored._rev !== rev) return false;
     return (await write({ _id: id })).matchedCount > 0;
   }
 
+  /** A collection whose documents are written through the outbox (and repaired by `repair`). */
   collection<T extends StoredDocument>(name: string): Collection<T> {
-    const coll = this.db.collection<T>(name);
-    this.collections.set(name, coll as unknown as Collection<StoredDocument>);
-    return coll;
+    if (!this.collections.has(name)) this.collections.set(name, this.db.collection<StoredDocument>(name));
+    return this.db.collection<T>(name);
+  }
+
+  /** The outbox's handle of a collection (see `collections`). */
+  private handle(name: string): Collection<StoredDocument> {
+    return this.collections.get(name) ?? this.db.collection<StoredDocument>(name);
   }
 
   private notify(remote: boolean): void {
@@ -129,15 +141,15 @@ export class Outbox {
 
   /** Inserts `doc` with its events without flushing them (the caller flushes: flushInserted, see FlagService.create). */
   async insertPending<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {
-    const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: events } : {}) };
-    await coll.insertOne(stored as never);
+    const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: packEvents(events) } : {}) };
+    await this.handle(coll.collectionName).insertOne(stored);
     this.written(coll.collectionName, doc._id, stored);
   }
 
   /** Queues the flush of a document insertPending wrote (its events appended after the earlier ones). */
-  flushInserted<T extends StoredDocument>(coll: Collection<T>, id: unknown, events: PendingEvent[]): void {
+  flushInserted<T extends StoredDocument>(coll: Collection<T>, id: DocumentId, events: PendingEvent[]): void {
     this.notify(false);
-    if (events.length) this.queueFlush(coll as unknown as Collection<StoredDocument>, id, { _rev: 1, _outbox: events });
+    if (events.length) this.queueFlush(this.handle(coll.collectionName), id, { _rev: 1, _outbox: events });
   }
 
   /**
@@ -151,7 +163,7 @@ export class Outbox {
   }
 
   /** A conditional write found the document changed: the state re-reads it before the caller retries. */
-  private async conflict(coll: Collection<StoredDocument>, id: unknown): Promise<never> {
+  private async conflict(coll: Collection<StoredDocument>, id: DocumentId): Promise<never> {
     await this.state.mirrorOf(coll.collectionName)?.refresh(id);
     throw new ConcurrentModificationError(`document ${String(id)} changed meanwhile`);
   }
@@ -162,31 +174,31 @@ export class Outbox {
    */
   async replace<T extends StoredDocument>(coll: Collection<T>, current: T, next: T, events: PendingEvent[]): Promise<void> {
     const outbox = [...this.stillPending(current._outbox), ...events];
-    const stored = { ...next, [REV_FIELD]: (current._rev ?? 0) + 1, ...(outbox.length ? { [OUTBOX_FIELD]: outbox } : {}) };
-    delete (stored as StoredDocument)._id;
-    await this.conditionalWrite(coll as unknown as Collection<StoredDocument>, current, stored, { ...stored, _id: current._id });
+    const { _id: _replaced, ...fields } = next;
+    const stored = { ...fields, [REV_FIELD]: (current._rev ?? 0) + 1, ...(outbox.length ? { [OUTBOX_FIELD]: packEvents(outbox) } : {}) };
+    await this.conditionalWrite(this.handle(coll.collectionName), current, stored, outbox, { ...stored, _id: current._id });
   }
 
   /** Deletes `current`: a tombstone carries the events until they are flushed, then goes. */
   async remove<T extends StoredDocument>(coll: Collection<T>, current: T, events: PendingEvent[]): Promise<void> {
     const outbox = [...this.stillPending(current._outbox), ...events];
-    const tombstone = { [REV_FIELD]: (current._rev ?? 0) + 1, [DELETED_FIELD]: true, [OUTBOX_FIELD]: outbox };
+    const tombstone = { [REV_FIELD]: (current._rev ?? 0) + 1, [DELETED_FIELD]: true, [OUTBOX_FIELD]: packEvents(outbox) };
     // Awaited: the tombstone holds the `_id` until its flush removes it, and a document created
     // again under the same `_id` right after the response must not collide with it.
-    const { flush } = await this.conditionalWrite(coll as unknown as Collection<StoredDocument>, current, tombstone, null);
+    const { flush } = await this.conditionalWrite(this.handle(coll.collectionName), current, tombstone, outbox, null);
     await flush;
   }
 
   /**
    * Writes `stored` over `current` if it is still at `current`'s revision (else the state
    * re-reads it and ConcurrentModificationError is thrown: callers re-read and retry, see
-   * `retrying`), then queues the flush of its `_outbox` and returns it (not awaited: see
+   * `retrying`), then queues the flush of `pending` (the events packed in its `_outbox`) and returns it (not awaited: see
    * queueFlush). The document counts as awaiting a flush from before the write, so a clear armed
    * by an earlier flush meanwhile never removes this write's events (runDeferredClear).
    */
   private async conditionalWrite(
     c: Collection<StoredDocument>, current: StoredDocument, stored: Document & Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>,
-    inState: StoredDocument | null,
+    pending: PendingEvent[], inState: StoredDocument | null,
   ): Promise<{ flush?: Promise<void> }> {
     const key = this.documentKey(c, current._id);
     this.cancelDeferredClear(c, current._id);
@@ -201,7 +213,7 @@ export class Outbox {
       // write without events of its own included (part of an operation whose event another
       // document carries, e.g. connecting a new environment to every project).
       this.notify(false);
-      if (stored._outbox?.length || stored._deleted) flush = this.queueFlush(c, current._id, stored);
+      if (pending.length || stored._deleted) flush = this.queueFlush(c, current._id, { _rev: stored._rev, _deleted: stored._deleted, _outbox: pending });
     } finally {
       this.releaseClears(key);
     }
@@ -209,11 +221,10 @@ export class Outbox {
   }
 
   /** Moves a document's pending events into `events`. Idempotent; safe to call again after a crash. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async flush(coll: Collection<any>, id: unknown): Promise<void> {
-    const c = coll as unknown as Collection<StoredDocument>;
+  async flush<T extends StoredDocument>(coll: Collection<T>, id: DocumentId): Promise<void> {
+    const c = this.handle(coll.collectionName);
     await this.flushLock.run('events', async () => {
-      const doc = await c.findOne({ _id: id } as never, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
+      const doc = await c.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
       if (doc) await this.flushLocked(c, id, doc);
     });
     this.notify(false);
@@ -223,7 +234,7 @@ export class Outbox {
    * The same for a document this process has just written, as written (no read back), run by
    * queueFlush after the write's response.
    */
-  protected async flushWritten(c: Collection<StoredDocument>, id: unknown, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
+  protected async flushWritten(c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
     await this.flushLock.run('events', () => this.flushLocked(c, id, doc, true));
     this.notify(false);
   }
@@ -239,7 +250,7 @@ export class Outbox {
    * searches). Measured on the bench write replay (FerretDB): the tail claim and the event insert
    * were 5–8 ms of each ~18 ms flag write.
    */
-  private queueFlush(c: Collection<StoredDocument>, id: unknown, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
+  private queueFlush(c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
     const key = this.documentKey(c, id);
     this.holdClears(key);
     const flush = this.flushWritten(c, id, doc)
@@ -292,7 +303,7 @@ export class Outbox {
    * over that instance's write (seen in test/db/instances.test.ts once writes got faster).
    * That instance's write carries the events still in `_outbox`, and its flush clears them.
    */
-  private readonly deferredClears = new Map<string, { coll: Collection<StoredDocument>; id: unknown; rev: number | undefined; timer: NodeJS.Timeout }>();
+  private readonly deferredClears = new Map<string, { coll: Collection<StoredDocument>; id: DocumentId; rev: number | undefined; timer: NodeJS.Timeout }>();
   private readonly documentLock = new KeyedLock();
   static readonly CLEAR_DELAY_MS = 500;
 
@@ -304,7 +315,7 @@ export class Outbox {
    * Arms the clear after the document's flush, unless a later write of it waits for its own flush
    * (that write carries events not yet in the log; its flush arms the clear).
    */
-  private deferClear(coll: Collection<StoredDocument>, id: unknown, rev: number | undefined): void {
+  private deferClear(coll: Collection<StoredDocument>, id: DocumentId, rev: number | undefined): void {
     const key = this.documentKey(coll, id);
     this.cancelDeferredClear(coll, id);
     if ((this.queuedFlushes.get(key) ?? 0) > 1) return;
@@ -314,7 +325,7 @@ export class Outbox {
   }
 
   /** Cancels a waiting clear of the document (a write is about to replace it). */
-  private cancelDeferredClear(coll: Collection<StoredDocument>, id: unknown): void {
+  private cancelDeferredClear(coll: Collection<StoredDocument>, id: DocumentId): void {
     const key = this.documentKey(coll, id);
     const entry = this.deferredClears.get(key);
     if (!entry) return;
@@ -337,9 +348,8 @@ export class Outbox {
     if (this.appended.size > Outbox.APPENDED_KEYS) this.appended.delete(this.appended.values().next().value!);
   }
 
-  private stillPending(outbox: PendingEvent[] | undefined): PendingEvent[] {
-    if (!outbox) return [];
-    return outbox.filter((e) => !this.appended.has(e.key));
+  private stillPending(outbox: StoredOutbox | undefined): PendingEvent[] {
+    return pendingEvents(outbox).filter((e) => !this.appended.has(e.key));
   }
 
   private async runDeferredClear(key: string): Promise<void> {
@@ -350,7 +360,7 @@ export class Outbox {
     await this.documentLock.run(key, async () => {
       if (this.queuedFlushes.has(key)) return; // a later write's flush arms the clear again
       await this.conditionally(entry.coll, entry.id, entry.rev, (filter) =>
-        entry.coll.updateOne(filter as never, { $unset: { [OUTBOX_FIELD]: '' } }));
+        entry.coll.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } }));
     });
   }
 
@@ -362,9 +372,9 @@ export class Outbox {
   }
 
   private async flushLocked(
-    c: Collection<StoredDocument>, id: unknown, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, deferClear = false,
+    c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, deferClear = false,
   ): Promise<void> {
-    const pending = doc._outbox ?? [];
+    const pending = pendingEvents(doc._outbox);
     const unflushed = this.stillPending(pending);
     if (unflushed.length) {
       await this.refreshIdHint();
@@ -376,13 +386,13 @@ export class Outbox {
     // On FerretDB by `_id` alone (see atomicFilters): the document was read or written just
     // before, under this process's keyed lock, and other instances learn of its new revision
     // only through the revision just published.
-    const filter = this.atomicFilters ? { _id: id, [REV_FIELD]: doc._rev } : { _id: id };
+    const filter: Filter<StoredDocument> = this.atomicFilters ? { _id: id, [REV_FIELD]: doc._rev } : { _id: id };
     if (doc._deleted) {
-      await c.deleteOne(filter as never);
+      await c.deleteOne(filter);
     } else if (pending.length) {
       this.state.mirrorOf(c.collectionName)?.flushed(id, doc._rev);
       if (deferClear) this.deferClear(c, id, doc._rev);
-      else await c.updateOne(filter as never, { $unset: { [OUTBOX_FIELD]: '' } });
+      else await c.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } });
     }
   }
 
@@ -430,11 +440,15 @@ export class Outbox {
   }
 
   private async remoteChanges({ whole, documents }: RemoteChanges): Promise<void> {
+    // The list comes from another instance's revision document: its ids are checked, not assumed.
+    // Every document written through an outbox has one (see DocumentId); the entry without one
+    // (`coll` '', a revision that changed nothing) names no collection anyway.
+    const changed = documents.flatMap(({ coll, id }) => (isDocumentId(id) ? [{ coll, id }] : []));
     if (this.state.isLoaded) {
       if (whole) await this.state.load();
-      else for (const c of documents) await this.state.mirrorOf(c.coll)?.refresh(c.id);
+      else for (const c of changed) await this.state.mirrorOf(c.coll)?.refresh(c.id);
     }
-    for (const c of documents) this.checkFlushedLater(c.coll, c.id);
+    for (const c of changed) this.checkFlushedLater(c.coll, c.id);
     this.notify(true);
   }
 
@@ -453,14 +467,14 @@ export class Outbox {
   private readonly flushChecks = new Map<string, NodeJS.Timeout>();
 
   /** Completes another instance's change if its events are still pending after orphanFlushMs. */
-  private checkFlushedLater(collName: string, id: unknown): void {
+  private checkFlushedLater(collName: string, id: DocumentId): void {
     const coll = this.collections.get(collName);
     const key = `${collName}\u0000${String(id)}`;
     if (!coll || this.flushChecks.has(key)) return;
     const timer = setTimeout(() => {
       this.flushChecks.delete(key);
-      coll.findOne({ _id: id } as never, { projection: { [OUTBOX_FIELD]: 1 } })
-        .then((doc) => (doc?._outbox?.length ? this.flush(coll, id) : undefined))
+      coll.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1 } })
+        .then((doc) => (pendingEvents(doc?._outbox).length ? this.flush(coll, id) : undefined))
         .catch(() => undefined); // the next start's repair, or the next notice, finishes it
     }, this.orphanFlushMs);
     timer.unref();
@@ -472,13 +486,13 @@ export class Outbox {
     let repaired = 0;
     for (const coll of this.collections.values()) {
       const stuck = await coll
-        .find({ [OUTBOX_FIELD]: { $exists: true } } as never, { projection: { _id: 1 } })
+        .find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: { _id: 1 } })
         .toArray();
       for (const doc of stuck) {
         await this.flush(coll, doc._id);
         repaired++;
       }
-      const tombstones = await coll.find({ [DELETED_FIELD]: true } as never, { projection: { _id: 1 } }).toArray();
+      const tombstones = await coll.find({ [DELETED_FIELD]: true }, { projection: { _id: 1 } }).toArray();
       for (const doc of tombstones) await this.flush(coll, doc._id);
     }
     return repaired;

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { StoredDocument } from './outbox.js';
+import { DELETED_FIELD, type DocumentId, type StoredDocument } from './outbox/documents.js';
 
 /**
  * The configuration state: every live document of the configuration collections (flags,
@@ -30,8 +30,12 @@ export class CollectionMirror<T extends StoredDocument> {
   private pending: Map<unknown, T | null> | undefined;
   private loadedOnce = false;
 
+  /**
+   * @param collection the outbox's handle of the collection (Outbox.collections): documents are
+   * read as T through the driver's result type, with filters typed against StoredDocument
+   */
   constructor(
-    readonly collection: Collection<T>,
+    readonly collection: Collection<StoredDocument>,
     private readonly changed: () => void,
   ) {}
 
@@ -55,9 +59,9 @@ export class CollectionMirror<T extends StoredDocument> {
   async load(): Promise<number> {
     this.pending ??= new Map();
     try {
-      const docs = await this.collection.find({ _deleted: { $ne: true } } as never).toArray();
+      const docs = await this.collection.find<T>({ [DELETED_FIELD]: { $ne: true } }).toArray();
       const next = new Map<unknown, T>();
-      for (const doc of docs) next.set(doc._id, doc as T);
+      for (const doc of docs) next.set(doc._id, doc);
       // A write acknowledged during the read may or may not be in what was read: keep the newer.
       for (const [id, doc] of this.pending) {
         const read = next.get(id);
@@ -77,9 +81,9 @@ export class CollectionMirror<T extends StoredDocument> {
   }
 
   /** Re-reads one document (after a conditional write found it changed by another instance). */
-  async refresh(id: unknown): Promise<T | undefined> {
+  async refresh(id: DocumentId): Promise<T | undefined> {
     // By `_id` alone: any other condition makes FerretDB scan the collection.
-    const found = (await this.collection.findOne({ _id: id } as never)) as T | null;
+    const found = await this.collection.findOne<T>({ _id: id });
     const doc = found && !found._deleted ? found : null;
     this.written(id, doc);
     return doc ?? undefined;
@@ -105,6 +109,16 @@ export class CollectionMirror<T extends StoredDocument> {
   }
 }
 
+/**
+ * The document type of each collection the state holds, declared by the store that owns the
+ * collection (module augmentation: `declare module '../../db/state.js' { interface HeldDocuments
+ * { flags: StoredFlag } }`), so every reader of a collection's mirror gets it with that one type,
+ * whichever of them created it.
+ */
+export interface HeldDocuments {}
+
+type HeldMirrors = { [K in keyof HeldDocuments]?: CollectionMirror<HeldDocuments[K]> };
+
 export interface LoadProgress {
   collection: string;
   documents: number;
@@ -112,7 +126,13 @@ export interface LoadProgress {
 }
 
 export class ConfigState {
+  /** @param handleOf the outbox's handle of a collection (Outbox.collections), which mirrors read through */
+  constructor(private readonly handleOf: (name: string) => Collection<StoredDocument>) {}
+
+  /** Every mirror by collection name, in creation order (the order they load in). */
   private readonly mirrors = new Map<string, CollectionMirror<StoredDocument>>();
+  /** The same mirrors, typed by their collection's document type (HeldDocuments). */
+  private readonly typed: HeldMirrors = {};
   /** Incremented by every change of any collection held: derived views are cached per revision. */
   revision = 0;
   private derivedAt = -1;
@@ -123,20 +143,23 @@ export class ConfigState {
   static readonly COLLECTIONS = [
     'flags', 'segments', 'environments', 'projects', 'strategy_types', 'api_tokens',
     'tags', 'tag_types', 'change_requests', 'public_signup_tokens', 'users',
-  ] as const;
+  ] as const satisfies ReadonlyArray<keyof HeldDocuments>;
 
   isHeld(name: string): boolean {
     return (ConfigState.COLLECTIONS as readonly string[]).includes(name);
   }
 
   /** The mirror of a held collection (created on first use). */
-  mirror<T extends StoredDocument>(collection: Collection<T>): CollectionMirror<T> {
-    let mirror = this.mirrors.get(collection.collectionName);
-    if (!mirror) {
-      mirror = new CollectionMirror(collection as unknown as Collection<StoredDocument>, () => this.revision++);
-      this.mirrors.set(collection.collectionName, mirror);
-    }
-    return mirror as unknown as CollectionMirror<T>;
+  mirror<K extends keyof HeldDocuments>(name: K): CollectionMirror<HeldDocuments[K]> {
+    // Viewed through the requested key, so the checker relates the entry to HeldDocuments[K] (it
+    // cannot through HeldMirrors indexed by a generic key, which it reads as every entry at once).
+    const typed: { [P in K]?: CollectionMirror<HeldDocuments[P]> } = this.typed;
+    const held = typed[name];
+    if (held) return held;
+    const mirror = new CollectionMirror<HeldDocuments[K]>(this.handleOf(name), () => this.revision++);
+    typed[name] = mirror;
+    this.mirrors.set(name, mirror);
+    return mirror;
   }
 
   /** The mirror for a write's collection, if the state holds it. */

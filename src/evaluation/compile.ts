@@ -12,6 +12,7 @@ import { CompiledStrategy } from './strategies.js';
 import type {
   DependencyConfig,
   FlagConfig,
+  FlagEnvironmentConfig,
   SegmentConfig,
   Snapshot,
   StrategyConfig,
@@ -57,9 +58,13 @@ const OFF_ENVIRONMENT: CompiledFlagEnvironment = Object.freeze({
   variants: compileEnvironmentVariants([], ''),
 });
 
-function compileFlagEnvironment(flag: FlagConfig, name: string, config: unknown): CompiledFlagEnvironment {
+/**
+ * `config` is typed as the snapshot declares it; the checks stay for stored data that does not
+ * match (an entry that is not an object is skipped, as the flag's dependencies are).
+ */
+function compileFlagEnvironment(flag: FlagConfig, name: string, config: FlagEnvironmentConfig): CompiledFlagEnvironment {
   if (!isObject(config)) return OFF_ENVIRONMENT;
-  const strategies = Array.isArray(config.strategies) ? (config.strategies.filter(isObject) as unknown as StrategyConfig[]) : [];
+  const strategies: StrategyConfig[] = Array.isArray(config.strategies) ? config.strategies.filter(isObject) : [];
   const location = { project: String(flag.project), flag: String(flag.name), environment: name };
   return {
     enabled: config.enabled === true,

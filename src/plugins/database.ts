@@ -87,9 +87,9 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
       w: config.MONGODB_WRITE_CONCERN === 'majority' ? 'majority' : Number(config.MONGODB_WRITE_CONCERN),
       journal: config.MONGODB_JOURNAL === 'true',
     },
-    monitorCommands: process.env.VANE_MONITOR_COMMANDS === "1",
+    monitorCommands: config.monitorCommands,
   });
-  if (process.env.VANE_MONITOR_COMMANDS === '1') logCommands(client);
+  if (config.monitorCommands) logCommands(client);
   let available = false;
   let connectedOnce = false;
   const recoveryHooks: Array<() => Promise<void> | void> = [];
@@ -151,8 +151,9 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
 
   // Fail fast while the database is known to be gone, instead of holding the request for the
   // server-selection timeout.
-  app.addHook('onRequest', async (request) => {
-    if (!available && request.url.startsWith('/api/')) throw serviceUnavailable();
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!available && request.url.startsWith('/api/')) done(serviceUnavailable());
+    else done();
   });
 
   app.addHook('onClose', async () => {

@@ -19,6 +19,18 @@ async function instance(t: { teardown(fn: () => unknown): void }, config: Config
   return app;
 }
 
+/**
+ * Two instances on one fresh database, polling each other only every minute: the tests let a
+ * write through with `propagate`, so what one instance has not noticed yet is under their control.
+ */
+async function twoInstances(
+  t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {},
+): Promise<{ config: Config; a: FastifyInstance; b: FastifyInstance }> {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000', ...env });
+  t.teardown(() => dropDatabase(config));
+  return { config, a: await instance(t, config), b: await instance(t, config) };
+}
+
 /** Lets `from`'s writes reach `to` without waiting for the poll interval. */
 async function propagate(from: FastifyInstance, to: FastifyInstance): Promise<void> {
   await from.database.outbox.published();
@@ -35,10 +47,7 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Pr
 }
 
 t.test('a write on one instance is read from the other after its revision is noticed', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
 
   const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'seen-by-b' } });
   t.equal(created.statusCode, 201);
@@ -77,10 +86,7 @@ t.test('a write on one instance is read from the other after its revision is not
 
 t.test('admin tokens: revoked through the API on every instance, never the last; removed from INIT_ADMIN_API_TOKENS at the next start', async (t) => {
   const second = '*:*.second-admin-token';
-  const config = await testConfig(t, { INIT_ADMIN_API_TOKENS: `${ADMIN_TOKEN},${second}`, REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { config, a, b } = await twoInstances(t, { INIT_ADMIN_API_TOKENS: `${ADMIN_TOKEN},${second}` });
   const asSecond = { authorization: second };
   t.equal((await b.inject({ url: '/api/admin/api-tokens', headers: asSecond })).statusCode, 200);
 
@@ -160,10 +166,7 @@ t.test('a change whose writer died before flushing its events is completed by a 
 });
 
 t.test('a change request applied from two instances at once is applied exactly once', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
   const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'applied-once' } });
   t.equal(created.statusCode, 201);
   const change = await a.inject({
@@ -186,10 +189,7 @@ t.test('a change request applied from two instances at once is applied exactly o
 });
 
 t.test('deleting a segment while another instance adds a strategy using it never leaves a dangling reference', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
   const segment = async (name: string) =>
     (await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name, constraints: [] } })).json().id as number;
   const first = await segment('deleted-first');
@@ -247,10 +247,7 @@ function login(app: FastifyInstance, username: string) {
 }
 
 t.test('an invite link created on one instance is usable on the other once noticed; its users are listed on both', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
   const secret = await inviteLink(a, 'made on a');
   t.equal((await b.inject({ url: `/invite/${secret}/validate` })).statusCode, 400, 'not yet noticed');
   await propagate(a, b);
@@ -271,10 +268,7 @@ t.test('an invite link created on one instance is usable on the other once notic
 });
 
 t.test('users: ids stay unique when two instances create users, e-mails too; a user deleted on one instance is signed out on the other', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
   const secret = await inviteLink(a, 'for both');
   await propagate(a, b);
 
@@ -305,7 +299,7 @@ t.test('users: ids stay unique when two instances create users, e-mails too; a u
   // Deleted on A (there is no API for it: through A's outbox, as a write of A would be).
   const outbox = a.database.outbox;
   const users = outbox.collection<StoredDocument>('users');
-  const stored = outbox.state.mirror(users).get(first.json().id);
+  const stored = outbox.state.mirror('users').get(first.json().id);
   t.ok(stored);
   await outbox.remove(users, stored!, []);
   t.equal((await b.inject({ url: '/api/admin/user', headers: { cookie } })).statusCode, 200, 'not yet noticed');
@@ -316,10 +310,7 @@ t.test('users: ids stay unique when two instances create users, e-mails too; a u
 });
 
 t.test('change requests: made on one instance, seen on the other; a Draft opened on both at once stays one Draft', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
   for (const name of ['cr-one', 'cr-two']) {
     t.equal((await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name } })).statusCode, 201);
   }
@@ -371,10 +362,7 @@ t.test('change requests: made on one instance, seen on the other; a Draft opened
 });
 
 t.test('tags and tag types made on one instance are listed and usable on the other', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
   t.equal((await a.inject({ method: 'POST', url: '/api/admin/tag-types', headers: JSON_HEADERS, payload: { name: 'team' } })).statusCode, 201);
   t.equal((await a.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_HEADERS, payload: { type: 'team', value: 'core' } })).statusCode, 201);
   const types = async () => (await b.inject({ url: '/api/admin/tag-types', headers: ADMIN })).json().tagTypes.map((x: { name: string }) => x.name);
@@ -389,10 +377,7 @@ t.test('tags and tag types made on one instance are listed and usable on the oth
 });
 
 t.test('the first admin, created by another instance a moment ago, is found in the database: the start goes on', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await instance(t, config);
+  const { a, b } = await twoInstances(t);
   // A creates the admin; B, which has not heard of it, then runs its start-up step.
   await ensureInitialAdmin(a.services.users, a.stores.users, 'admin', STRONG);
   t.equal(await b.stores.users.findByLogin('admin'), null, 'B has not heard of it');

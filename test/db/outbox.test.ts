@@ -2,8 +2,8 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
-import { buildEvents, storedEventJson, tailKey, type PendingEvent } from '../../src/db/outbox.js';
-import { testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
+import { buildEvents, pendingEvents, storedEventJson, tailKey, type PendingEvent } from '../../src/db/outbox.js';
+import { buildTestApp, testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
 
 const crashScript = fileURLToPath(new URL('../fixtures/crash-between-writes.js', import.meta.url));
 
@@ -114,4 +114,29 @@ t.test('a repeated flush after a crash at any step of an append stores the event
   const newest = (await app.inject({ url: '/api/admin/search/events?limit=4', headers: ADMIN })).json().events;
   t.equal(newest[0].id, 10, 'the next event takes the id after the void slot');
   t.equal((await app.inject({ url: '/api/admin/search/events?id=IS:9', headers: ADMIN })).json().total, 0, 'the void slot holds no event');
+});
+
+t.test('pending events are stored packed in one string; documents holding an array flush the same', async (t) => {
+  const app = await buildTestApp(t);
+  const { outbox } = app.database;
+  const db = app.database.db;
+  const coll = outbox.collection<{ _id: string; value: number }>('packed_outbox');
+  const events = buildEvents({ name: 'pack-test', id: -1 }, [{ type: 'tag-created', data: { value: 'packed', at: new Date(0) } }]);
+  await outbox.insertPending(coll, { _id: 'packed', value: 1 }, events);
+  const raw = await db.collection('packed_outbox').findOne({ _id: 'packed' as never });
+  t.type(raw?._outbox, 'string', 'one Extended JSON string, not nested documents');
+  t.same(pendingEvents(raw?._outbox as string), events, 'read back as the events written, dates included');
+  await outbox.flush(coll, 'packed');
+  t.notOk((await db.collection('packed_outbox').findOne({ _id: 'packed' as never }))?._outbox, 'flushed and cleared');
+  const stored = await db.collection('events').findOne({ _id: events[0]!.key as never });
+  t.equal(stored?.type, 'tag-created', 'the event is in the log');
+  t.same(pendingEvents(undefined), [], 'no _outbox: no events');
+
+  // As written before packing: the events as an array of documents.
+  const legacy = outbox.collection<{ _id: string; _outbox?: PendingEvent[] }>('packed_outbox');
+  const [old] = buildEvents({ name: 'pack-test', id: -1 }, [{ type: 'tag-created', data: { value: 'array' } }]);
+  await legacy.insertOne({ _id: 'array', _outbox: [old!] });
+  await outbox.flush(legacy, 'array');
+  t.notOk((await db.collection('packed_outbox').findOne({ _id: 'array' as never }))?._outbox, 'an array _outbox is flushed and cleared');
+  t.equal((await db.collection('events').findOne({ _id: old!.key as never }))?.type, 'tag-created', 'its event is in the log');
 });

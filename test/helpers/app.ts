@@ -49,6 +49,8 @@ export async function testConfig(t: Teardown, env: Record<string, string> = {}):
     INIT_ADMIN_API_TOKENS: ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
     DB_TIMEOUT_MS: '1500',
+    // The profiling aid works for tests too, as when the database plugin read it from the environment.
+    VANE_MONITOR_COMMANDS: process.env.VANE_MONITOR_COMMANDS,
     ...env,
   });
 }

@@ -1,4 +1,4 @@
-import type { Document } from 'mongodb';
+import { BSON, type Document } from 'mongodb';
 import type { PendingEvent } from './events.js';
 
 /**
@@ -12,11 +12,50 @@ export const OUTBOX_FIELD = '_outbox';
 export const REV_FIELD = '_rev';
 export const DELETED_FIELD = '_deleted';
 
+/**
+ * The `_id` of every document written through the outbox: a name or an integer id. Named rather
+ * than `unknown` so that filters on it type-check against StoredDocument (the driver treats an
+ * `_id` of type `unknown` as `never` in a filter).
+ */
+export type DocumentId = string | number;
+
+export function isDocumentId(value: unknown): value is DocumentId {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
 export interface StoredDocument extends Document {
-  _id: unknown;
+  _id: DocumentId;
   _rev?: number;
-  _outbox?: PendingEvent[];
+  _outbox?: StoredOutbox;
   _deleted?: boolean;
+}
+
+/**
+ * `_outbox` as stored: the pending events as one Extended JSON string (packEvents); documents
+ * written before it was packed hold an array, read the same way (pendingEvents).
+ *
+ * Why one string: FerretDB converts every field of a document on each read and write, and an
+ * event carries the changed object twice (`data`, `preData`). Measured on FerretDB 1.24 (SQLite),
+ * a packed 5 KB flag document with one pending strategy event, 200 writes: the pre-write `_rev`
+ * read 6.9 → 2.8 ms and the replace 15.8 → 5.2 ms; with a whole-flag event 18.9 → 3.4 ms and
+ * 54.8 → 6.8 ms. Both sit on every write's path to its response.
+ */
+export type StoredOutbox = string | PendingEvent[];
+
+export function packEvents(events: PendingEvent[]): string {
+  return BSON.EJSON.stringify(events);
+}
+
+/** The events a stored `_outbox` holds (none when absent). */
+export function pendingEvents(outbox: StoredOutbox | undefined): PendingEvent[] {
+  if (outbox === undefined) return [];
+  if (typeof outbox !== 'string') return outbox;
+  const parsed: unknown = BSON.EJSON.parse(outbox);
+  return Array.isArray(parsed) ? parsed.filter(isPendingEvent) : [];
+}
+
+function isPendingEvent(value: unknown): value is PendingEvent {
+  return typeof value === 'object' && value !== null && typeof (value as { key?: unknown }).key === 'string';
 }
 
 /** Strips the bookkeeping fields before a document leaves the store. */

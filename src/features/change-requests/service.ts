@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { BSON } from 'mongodb';
 import {
-  buildEvents, ConcurrentModificationError, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
+  buildEvents, ConcurrentModificationError, pendingEvents, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
 } from '../../db/outbox.js';
 import { ApiError, conflict, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
@@ -427,7 +427,7 @@ export class ChangeRequestService {
     for (const write of plan.flagWrites) {
       const keys = new Set(write.events.map((e) => e.key));
       const doc = await store.get(write.name);
-      if (doc?._outbox?.some((e) => keys.has(e.key))) continue;
+      if (pendingEvents(doc?._outbox).some((e) => keys.has(e.key))) continue;
       if (await this.anyEventStored(keys)) continue;
       if (doc && keys.size === 0 && doc._rev !== write.rev) continue;
       const failed = `flag "${write.name}" changed before the change request's write (changes ${write.changeIds.join(', ')} not applied)`;

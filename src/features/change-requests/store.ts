@@ -3,6 +3,13 @@ import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../..
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { insertUnderNextId, isDuplicateKey } from '../../db/keys.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    change_requests: ChangeRequestDocument;
+  }
+}
+
 export const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Cancelled', 'Rejected'] as const;
 export type ChangeRequestState = (typeof STATES)[number];
 export const FINAL_STATES: ReadonlySet<ChangeRequestState> = new Set(['Applied', 'Cancelled', 'Rejected']);
@@ -98,7 +105,7 @@ export class ChangeRequestStore {
     this.collection = outbox.collection<ChangeRequestDocument>('change_requests');
     this.applies = outbox.collection<{ _id: number; at: Date }>('change_request_applies');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
+    this.mirror = outbox.state.mirror('change_requests');
   }
 
   private index(): ChangeRequestIndex {

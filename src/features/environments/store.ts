@@ -3,6 +3,13 @@ import type { Outbox, StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    environments: EnvironmentDocument;
+  }
+}
+
 export interface EnvironmentDocument extends StoredDocument {
   _id: string;
   name: string;
@@ -27,7 +34,7 @@ export class EnvironmentStore {
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<EnvironmentDocument>('environments');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
+    this.mirror = outbox.state.mirror('environments');
   }
 
   async init(): Promise<void> {

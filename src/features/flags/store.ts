@@ -3,6 +3,13 @@ import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import type { DependencyConfig, FlagConfig, FlagEnvironmentConfig, StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    flags: StoredFlag;
+  }
+}
+
 export interface FlagTag {
   type: string;
   value: string;
@@ -151,7 +158,7 @@ export class FlagStore {
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<StoredFlag>('flags');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
+    this.mirror = outbox.state.mirror('flags');
   }
 
   async init(): Promise<void> {

@@ -2,6 +2,13 @@ import type { Collection } from 'mongodb';
 import type { Outbox, StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    public_signup_tokens: InviteLinkDocument;
+  }
+}
+
 export interface InviteLinkDocument extends StoredDocument {
   /** The secret: 32 lowercase hex characters. Kept in clear, as Unleash does: it is part of the link shown to admins. */
   _id: string;
@@ -26,7 +33,7 @@ export class InviteLinkStore {
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<InviteLinkDocument>('public_signup_tokens');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
+    this.mirror = outbox.state.mirror('public_signup_tokens');
   }
 
   async init(): Promise<void> {

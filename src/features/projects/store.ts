@@ -3,6 +3,13 @@ import type { Outbox, StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    projects: ProjectDocument;
+  }
+}
+
 export interface ProjectDocument extends StoredDocument {
   _id: string;
   id: string;
@@ -23,7 +30,7 @@ export class ProjectStore {
   constructor(outbox: Outbox) {
     this.collection = outbox.collection<ProjectDocument>('projects');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
+    this.mirror = outbox.state.mirror('projects');
   }
 
   /** Project `default` (name `Default`), connected to both initial environments (docs/rules.md §7). */

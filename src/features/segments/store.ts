@@ -5,6 +5,13 @@ import type { ConstraintConfig, SegmentConfig } from '../../evaluation/types.js'
 import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
 import { unpackFlag, type FlagData, type StoredFlag } from '../flags/store.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    segments: SegmentDocument;
+  }
+}
+
 export interface Segment {
   id: number;
   name: string;
@@ -63,14 +70,16 @@ export class SegmentStore {
   private readonly mirror: CollectionMirror<SegmentDocument>;
   /** Flags keep their strategies (and so their segment references) inside the flag document. */
   private readonly flags: CollectionMirror<StoredFlag>;
+  private readonly flagDocuments: Collection<StoredFlag>;
   private readonly state: ConfigState;
 
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<SegmentDocument>('segments');
     this.ids = outbox.collection<SegmentIdDocument>('segment_ids');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
-    this.flags = outbox.state.mirror(outbox.collection<StoredFlag>('flags'));
+    this.mirror = outbox.state.mirror('segments');
+    this.flagDocuments = outbox.collection<StoredFlag>('flags');
+    this.flags = outbox.state.mirror('flags');
   }
 
   async init(): Promise<void> {
@@ -98,7 +107,7 @@ export class SegmentStore {
    * not have heard of another instance's write yet). Reads every flag: for deletions only.
    */
   async isInUseInDatabase(id: number): Promise<boolean> {
-    const flags = this.flags.collection.find({ [DELETED_FIELD]: { $ne: true } } as never);
+    const flags = this.flagDocuments.find({ [DELETED_FIELD]: { $ne: true } });
     for await (const flag of flags) {
       if (flagUses(unpackFlag(flag), id)) {
         await flags.close();

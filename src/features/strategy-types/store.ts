@@ -3,6 +3,13 @@ import { buildEvents, type Outbox, type StoredDocument } from '../../db/outbox.j
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    strategy_types: StrategyTypeDocument;
+  }
+}
+
 export interface StrategyParameter {
   name: string;
   type: string;
@@ -55,7 +62,7 @@ export class StrategyTypeStore {
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<StrategyTypeDocument>('strategy_types');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
+    this.mirror = outbox.state.mirror('strategy_types');
   }
 
   async init(): Promise<void> {

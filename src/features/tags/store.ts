@@ -3,6 +3,14 @@ import type { Outbox, StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
+/** What the configuration state holds of the collections (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    tag_types: TagTypeDocument;
+    tags: TagDocument;
+  }
+}
+
 export interface TagTypeDocument extends StoredDocument {
   _id: string;
   name: string;
@@ -39,8 +47,8 @@ export class TagStore {
     this.types = outbox.collection<TagTypeDocument>('tag_types');
     this.tags = outbox.collection<TagDocument>('tags');
     this.state = outbox.state;
-    this.typeMirror = outbox.state.mirror(this.types);
-    this.tagMirror = outbox.state.mirror(this.tags);
+    this.typeMirror = outbox.state.mirror('tag_types');
+    this.tagMirror = outbox.state.mirror('tags');
   }
 
   /** Tag type `simple` exists in a fresh instance (docs/rules.md §7). */

@@ -3,6 +3,13 @@ import type { Outbox, PendingEvent, StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { insertUnderNextId } from '../../db/keys.js';
 
+/** What the configuration state holds of the collection (src/db/state.ts). */
+declare module '../../db/state.js' {
+  interface HeldDocuments {
+    users: UserDocument;
+  }
+}
+
 export interface UserDocument extends StoredDocument {
   /** The user id: sequential integers from 1, allocated through the unique `_id` and retried. */
   _id: number;
@@ -58,7 +65,7 @@ export class UserStore {
   constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<UserDocument>('users');
     this.state = outbox.state;
-    this.mirror = outbox.state.mirror(this.collection);
+    this.mirror = outbox.state.mirror('users');
   }
 
   /** Unique e-mail and username; the id is the `_id`, unique by construction. Idempotent. */

@@ -49,7 +49,7 @@ async function userWithRole(app: App, username: string, rootRole: number): Promi
 async function changeUser(app: App, id: number, change: (user: UserDocument) => UserDocument | null): Promise<void> {
   const outbox = app.database.outbox;
   const users = outbox.collection<UserDocument>('users');
-  const current = outbox.state.mirror(users).get(id);
+  const current = outbox.state.mirror('users').get(id);
   if (!current) throw new Error(`no user ${id}`);
   const next = change(current);
   if (next) await outbox.replace(users, current, next, []);
