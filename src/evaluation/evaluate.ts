@@ -115,24 +115,38 @@ export function getVariant(
 
 /** One flag decided as an SDK does, with where its variant came from (the frontend API shows them differently). */
 export interface SdkDecision {
-  enabled: boolean;
+  readonly enabled: boolean;
   /** The picked variant (null: none, so the "disabled" variant). */
-  variant: CompiledVariant | null;
+  readonly variant: CompiledVariant | null;
   /** True when the variant came from the winning strategy rather than the environment's list. */
-  strategyVariant: boolean;
+  readonly strategyVariant: boolean;
 }
 
-/** `isEnabled` and `getVariant` in one pass (the frontend API needs both per flag). */
-export function decide(compiled: CompiledSnapshot, environment: string, flag: CompiledFlag, context: unknown): SdkDecision {
-  const reader = new ContextReader(context);
-  const env = flag.environment(environment);
+const SDK_DECISION_OFF: SdkDecision = Object.freeze({ enabled: false, variant: null, strategyVariant: false });
+const SDK_DECISION_ON: SdkDecision = Object.freeze({ enabled: true, variant: null, strategyVariant: false });
+
+/**
+ * `isEnabled` and `getVariant` in one pass (the frontend API needs both per flag). `context` may
+ * be a ContextReader shared by the calls for one context: the frontend API decides every flag for
+ * one context, and a shared reader parses its address, versions and time once, not once per flag.
+ * `env` may be passed when the caller already holds `flag.environment(environment)`.
+ */
+export function decide(
+  compiled: CompiledSnapshot,
+  environment: string,
+  flag: CompiledFlag,
+  context: unknown,
+  env: CompiledFlagEnvironment = flag.environment(environment),
+): SdkDecision {
+  const reader = context instanceof ContextReader ? context : new ContextReader(context);
   const winner = firstPassingStrategy(env, compiled.segments, reader);
-  if (!decideEnabled(compiled, flag, env, environment, reader, winner)) return { enabled: false, variant: null, strategyVariant: false };
+  if (!decideEnabled(compiled, flag, env, environment, reader, winner)) return SDK_DECISION_OFF;
   if (winner !== null && winner.variants !== null) {
     const variant = selectVariant(winner.variants, reader);
     if (variant !== null) return { enabled: true, variant, strategyVariant: true };
   }
-  return { enabled: true, variant: selectVariant(env.variants, reader), strategyVariant: false };
+  const variant = selectVariant(env.variants, reader);
+  return variant === null ? SDK_DECISION_ON : { enabled: true, variant, strategyVariant: false };
 }
 
 function decideEnabled(

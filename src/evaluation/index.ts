@@ -57,4 +57,4 @@ export {
 } from './serialize.js';
 export type { CompiledVariant } from './variants.js';
 export { JsonChunkWriter } from './json-writer.js';
-export { normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from './hash.js';
+export { finishHash, mixBlock, normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from './hash.js';

@@ -162,8 +162,14 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     if (request.body === UNSUPPORTED_BODY) throw contentType(request.headers['content-type']);
   });
   // Routes under /api check it in the auth hook, after authentication and permission.
-  app.addHook('preValidation', async (request) => {
-    if (!(request.routeOptions.url ?? '').startsWith('/api/')) app.checkContentType(request);
+  app.addHook('preValidation', (request, _reply, done) => {
+    if ((request.routeOptions.url ?? '').startsWith('/api/')) return done();
+    try {
+      app.checkContentType(request);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
   });
 }
 

@@ -18,12 +18,13 @@ async function metricsPlugin(app: FastifyInstance): Promise<void> {
   });
   app.decorate('metrics', registry);
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'not_found';
     duration.observe(
       { method: request.method, route, status_code: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 
   app.get('/internal-backstage/prometheus', { schema: { hide: true } }, async (_request, reply) => {

@@ -2,6 +2,8 @@
 import t from 'tap';
 import murmurhash3js from 'murmurhash3js';
 import { normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from '../../src/evaluation/index.js';
+import { stickyHash } from '../../src/evaluation/hash.js';
+import { seededRandom } from '../../bench/random.js';
 
 t.test('raw murmur3_32 vectors', async (t) => {
   const hash32 = murmurhash3js.x86.hash32;
@@ -21,4 +23,29 @@ t.test('normalized buckets', async (t) => {
   t.equal(normalizedHash('3', 'peer.demo', 1000, VARIANT_SEED), 181);
   t.equal(normalizedHash('7', 'undefined', 1000, VARIANT_SEED), 839);
   t.equal(normalizedHash('user1', 'groupA', 100, ROLLOUT_SEED), 62);
+});
+
+t.test('stickyHash is murmurhash3js x86.hash32 of groupId:id, on random strings', async (t) => {
+  const hash32 = murmurhash3js.x86.hash32;
+  const random = seededRandom(31);
+  // ASCII, Latin-1, BMP and astral code points, empty parts, every length modulo 4.
+  const alphabets = ['abcxyz019.-_:', 'ñéüß', '中文字', '😀🚀'];
+  const text = (length: number): string => {
+    let out = '';
+    for (let i = 0; i < length; i++) {
+      const alphabet = [...alphabets[Math.floor(random() * alphabets.length)]!];
+      out += alphabet[Math.floor(random() * alphabet.length)];
+    }
+    return out;
+  };
+  let mismatches = 0;
+  for (let i = 0; i < 5000; i++) {
+    const groupId = text(Math.floor(random() * 20));
+    const id = text(Math.floor(random() * 12));
+    const seed = i % 2 === 0 ? ROLLOUT_SEED : VARIANT_SEED;
+    if (stickyHash(groupId, id, seed) !== hash32(`${groupId}:${id}`, seed)) mismatches++;
+  }
+  t.equal(mismatches, 0);
+  t.equal(stickyHash('peer.demo', '123', 86028157), 494526683);
+  t.equal(stickyHash('ñ', 'é', 0), 4144140525);
 });

@@ -34,11 +34,15 @@ export class ClientFeaturesService {
 
   async features(scope: TokenScope, query: FeatureQuery, specHeader: string | undefined): Promise<StoredBody> {
     const state = await this.states.get();
-    const resolved = resolveQuery(scope, query, inlinesSegments(specHeader));
-    const key = JSON.stringify(resolved);
+    const inline = inlinesSegments(specHeader);
+    // SDKs poll without a query: key those by scope alone, without resolving and stringifying
+    // the query (a 304 answer is little more than this look-up).
+    const plain = !query.tag?.length && !query.project?.length && !query.namePrefix;
+    const resolved = plain ? undefined : resolveQuery(scope, query, inline);
+    const key = resolved === undefined ? `scope\0${inline}\0${scope.environment}\0${scope.projects.join(',')}` : JSON.stringify(resolved);
     const stored = this.bodies.get(key);
     if (stored && stored.build === state.build) return stored;
-    const document = featuresDocument(state.flags, state.segments, resolved, state.revisionId);
+    const document = featuresDocument(state.flags, state.segments, resolved ?? resolveQuery(scope, query, inline), state.revisionId);
     if (stored && stored.etag === document.etag) {
       stored.build = state.build;
       return stored;

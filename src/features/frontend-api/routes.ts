@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -34,40 +33,36 @@ export interface FrontendOptions {
   origins: string;
 }
 
-function etagOf(body: string): string {
-  return `"${createHash('sha1').update(body).digest('base64url')}"`;
-}
-
 const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app, { states, metrics, origins }) => {
   const anyOrigin = origins.trim() === '*';
   const allowed = new Set(origins.split(',').map((o) => o.trim()).filter(Boolean));
 
   // CORS for browser SDKs. The preflight is answered here, before authentication (browsers send
   // it without the Authorization header).
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style (no promise per request); a preflight is answered here and `done` not called.
+  app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
     reply.header('vary', 'Origin');
     if (anyOrigin) reply.header('access-control-allow-origin', '*');
     else if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin);
-    else if (request.method !== 'OPTIONS') return;
-    else return reply.code(204).send();
+    else if (request.method !== 'OPTIONS') return done();
+    else return void reply.code(204).send();
     reply.header('access-control-allow-credentials', 'true');
     reply.header('access-control-expose-headers', 'ETag');
-    if (request.method === 'OPTIONS') {
-      reply.header('access-control-allow-methods', 'GET,HEAD,PUT,PATCH,POST,DELETE');
-      const headers = request.headers['access-control-request-headers'];
-      if (headers) reply.header('access-control-allow-headers', headers);
-      reply.header('access-control-max-age', '86400');
-      return reply.code(204).send();
-    }
+    if (request.method !== 'OPTIONS') return done();
+    reply.header('access-control-allow-methods', 'GET,HEAD,PUT,PATCH,POST,DELETE');
+    const headers = request.headers['access-control-request-headers'];
+    if (headers) reply.header('access-control-allow-headers', headers);
+    reply.header('access-control-max-age', '86400');
+    reply.code(204).send();
   });
 
   async function answer(request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean) {
     const scope = sdkScope(request);
     const state = await states.get();
-    const body = frontendToggles(state, scope, frontendContext(input, request.ip), all);
+    const { body, etag } = frontendToggles(state, scope, frontendContext(input, request.ip), all);
     reply.header('cache-control', 'no-cache');
-    if (notModified(request, reply, etagOf(body))) return sendNotModified(reply);
+    if (notModified(request, reply, etag)) return sendNotModified(reply);
     return reply.type('application/json; charset=utf-8').send(body);
   }
 
