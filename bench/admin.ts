@@ -18,7 +18,7 @@
 import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { referenceScript, startReference, startVane } from './servers.js';
+import { startReference, startVane, stopReference } from './servers.js';
 import { call, FLAG_COUNT, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -97,11 +97,6 @@ interface Figures {
   reads: Map<string, { rps: number; p50: number; p99: number; errors: number }>;
 }
 
-function stopReference(): void {
-  const script = referenceScript().replace(/start-unleash\.sh$/, 'stop-unleash.sh');
-  spawnSync('bash', [script], { stdio: 'inherit' });
-}
-
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
   return await new Promise((done, fail) => {
     autocannon(options, (err, result) => (err ? fail(err) : done(result)));
@@ -158,7 +153,10 @@ function cell(f: { rps: number; p50: number; p99: number; errors: number } | und
 }
 
 async function main(): Promise<void> {
-  const vane = await startVane({ name: 'admin', port: Number(process.env.VANE_PORT ?? 0) });
+  // BENCH_VANE_NODE_ARGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server alone.
+  const nodeArgs = process.env.BENCH_VANE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  if (withReference) stopReference();
+  const vane = await startVane({ name: 'admin', port: Number(process.env.VANE_PORT ?? 0), nodeArgs });
   let vaneFigures: Figures;
   try {
     vaneFigures = await measure(vane.target);

@@ -198,7 +198,10 @@ async function measure(base: string, log: string, scenario: string, pathFor: (i:
 }
 
 async function startApp(url: string, dbName: string) {
-  const config = loadConfig({ MONGODB_URL: url, MONGODB_DB: dbName, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    MONGODB_URL: url, MONGODB_DB: dbName, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent',
+    VANE_MONITOR_COMMANDS: process.env.VANE_MONITOR_COMMANDS,
+  });
   const started = Date.now();
   const app = await buildApp(config, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -30,7 +30,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { applyConfiguration, generateConfiguration, POOLS, Random, type AdminRequest } from '../tools/difftest/config.js';
-import { startReference, startVane } from './servers.js';
+import { startReference, startVane, stopReference } from './servers.js';
 import { FLAG_COUNT, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -196,6 +196,7 @@ async function measure(target: Target, pid: number): Promise<Record<string, stri
 }
 
 async function main(): Promise<void> {
+  if (withReference) stopReference();
   const vane = await startVane({ name: 'playground', env: { PLAYGROUND_EVALUATION_LIMIT: '1000000', PLAYGROUND_TIMEOUT_MS: '60000' } });
   let reference: { target: Target; pid: number } | undefined;
   try {
@@ -211,7 +212,11 @@ async function main(): Promise<void> {
       t0 = performance.now();
       await seedTarget(reference.target);
       console.error(`  done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      referenceFigures = await measure(reference.target, reference.pid);
+      try {
+        referenceFigures = await measure(reference.target, reference.pid);
+      } finally {
+        stopReference();
+      }
     }
     const ratio = (s: string) => {
       const mine = rates.vane?.[s];

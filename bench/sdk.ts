@@ -18,9 +18,8 @@ import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
 import { resolve } from 'node:path';
-import { seededRandom } from './random.js';
-import { startReference, startVane } from './servers.js';
-import { FLAG_COUNT, firstFlagName, seed, type Target } from './seed.js';
+import { startReference, startVane, stopReference } from './servers.js';
+import { FLAG_COUNT, firstFlagName, frontendContexts as contexts, seed, type Target } from './seed.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
@@ -38,17 +37,6 @@ async function createToken(target: Target, type: string): Promise<string> {
   });
   if (res.status !== 201) throw new Error(`${target.name}: token ${res.status} ${await res.text()}`);
   return ((await res.json()) as { secret: string }).secret;
-}
-
-/** 400 contexts, the same on both servers (seeded). */
-function contexts(): Array<Record<string, unknown>> {
-  const rng = seededRandom(15);
-  const regions = ['eu', 'us', 'apac', 'antarctica'];
-  return Array.from({ length: 400 }, (_, i) => ({
-    userId: String(Math.floor(rng() * 1000)),
-    sessionId: `s-${i}`,
-    properties: { region: regions[i % 4]!, email: `u${i}@example.com`, age: String(Math.floor(rng() * 90)), version: `${i % 5}.${i % 3}.0`, plan: String(i % 5) },
-  }));
 }
 
 function query(context: Record<string, unknown>): string {
@@ -257,6 +245,7 @@ async function fanOut(target: Target, pid: number): Promise<string> {
 async function main(): Promise<void> {
   // BENCH_VANE_NODE_ARGS: e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server alone.
   const nodeArgs = process.env.BENCH_VANE_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  if (withReference) stopReference();
   const vane = await startVane({ name: 'sdk', port: Number(process.env.BENCH_VANE_PORT ?? 0), nodeArgs });
   try {
     console.error(`seeding ${FLAG_COUNT} flags into Vane…`);
@@ -266,9 +255,13 @@ async function main(): Promise<void> {
     let reference: Record<string, Figure | string> = {};
     if (withReference) {
       const ref = startReference();
-      console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
-      await seed(ref.target);
-      reference = await measure(ref.target, ref.pid);
+      try {
+        console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
+        await seed(ref.target);
+        reference = await measure(ref.target, ref.pid);
+      } finally {
+        stopReference();
+      }
     }
     console.log(`\n| scenario | Vane | Unleash ${withReference ? '8.2 (reference)' : '(not run)'} | ratio |\n|---|---|---|---|`);
     for (const key of ['C1', 'C2', 'F1', 'F2', 'A']) {

@@ -7,8 +7,9 @@
  * through every operator, one of 5 segments on some strategies, strategy variants on some,
  * environment variants on every fifth flag, and every tenth flag depends on its predecessor.
  */
+import { seededRandom } from './random.js';
 
-const OPERATORS: Array<{ operator: string; contextName: string; values?: string[]; value?: string; caseInsensitive?: boolean; inverted?: boolean }> = [
+export const OPERATORS: Array<{ operator: string; contextName: string; values?: string[]; value?: string; caseInsensitive?: boolean; inverted?: boolean }> = [
   { operator: 'IN', contextName: 'userId', values: ['1', '2', '3', '123', '77'] },
   { operator: 'NOT_IN', contextName: 'region', values: ['antarctica'] },
   { operator: 'STR_CONTAINS', contextName: 'email', values: ['@example'], caseInsensitive: true },
@@ -104,6 +105,17 @@ export async function seed(target: Target, prefix = SEED_PREFIX): Promise<void> 
       await call(target, 'POST', `/api/admin/projects/default/features/${name}/dependencies`, { feature: parent, enabled: true });
     }
   }
+}
+
+/** 400 frontend contexts, the same on both servers and in every run (seeded): bench/sdk.ts F1/F2, bench/frontend-dispatch.ts. */
+export function frontendContexts(): Array<Record<string, unknown>> {
+  const random = seededRandom(15);
+  const regions = ['eu', 'us', 'apac', 'antarctica'];
+  return Array.from({ length: 400 }, (_, i) => ({
+    userId: String(Math.floor(random() * 1000)),
+    sessionId: `s-${i}`,
+    properties: { region: regions[i % 4]!, email: `u${i}@example.com`, age: String(Math.floor(random() * 90)), version: `${i % 5}.${i % 3}.0`, plan: String(i % 5) },
+  }));
 }
 
 export async function firstFlagName(prefix = SEED_PREFIX): Promise<string> {

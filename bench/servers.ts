@@ -91,6 +91,17 @@ const REFERENCE_UNLIMITED = {
   FRONTEND_METRICS_RATE_LIMIT_PER_MINUTE: '100000000',
 };
 
+/**
+ * Stops the reference started by startReference. Every `--with-reference` bench calls it before
+ * measuring Vane as well: a reference left running by an earlier run keeps working for a while
+ * after its load ends (seen at 82 % of a core a minute after bench:sdk), and Vane, measured
+ * first, would share the two cores with it.
+ */
+export function stopReference(): void {
+  const script = referenceScript().replace(/start-unleash\.sh$/, 'stop-unleash.sh');
+  spawnSync('bash', [script], { stdio: 'inherit' });
+}
+
 /** Starts the Unleash reference on a fresh database (PEER_* variables as its script reads them). */
 export function startReference(): { target: Target; pid: number } {
   const run = spawnSync('bash', [referenceScript(), '--fresh'], { stdio: 'inherit', env: { ...process.env, ...REFERENCE_UNLIMITED } });

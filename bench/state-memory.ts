@@ -5,8 +5,8 @@
  * applies them to a state as writes would, and compares the heap before and after (forced GC).
  * Run by bench/admin.ts: node --expose-gc dist/bench/state-memory.js [flags]
  */
-import type { Collection } from 'mongodb';
-import { ConfigState } from '../src/db/state.js';
+import { MongoClient } from 'mongodb';
+import { CollectionMirror } from '../src/db/state.js';
 import type { StoredDocument } from '../src/db/outbox.js';
 
 const count = Number(process.argv[2] ?? 1000);
@@ -57,8 +57,10 @@ function flag(i: number): StoredDocument {
   };
 }
 
-const state = new ConfigState();
-const mirror = state.mirror({ collectionName: 'flags' } as Collection<StoredDocument>);
+// The mirror a state creates for a collection, on the handle of a client that never connects:
+// nothing here reads or writes the database.
+const db = new MongoClient('mongodb://127.0.0.1:1').db('state-memory');
+const mirror = new CollectionMirror<StoredDocument>(db.collection<StoredDocument>('flags'), () => undefined);
 gc();
 const before = process.memoryUsage().heapUsed;
 for (let i = 0; i < count; i++) mirror.written(`memory.flag.${i}`, flag(i));
