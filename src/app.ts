@@ -9,6 +9,7 @@ import database from './plugins/database.js';
 import auth from './plugins/auth.js';
 import docs from './plugins/docs.js';
 import metrics from './plugins/metrics.js';
+import { lazyChildLogger } from './plugins/request-logger.js';
 import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
 import playgroundRoutes from './features/playground/routes.js';
@@ -63,6 +64,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // pino is Fastify's logger; ISO timestamps so an operator reads the log without converting epochs.
     logger: options.logger ?? { level: config.LOG_LEVEL, timestamp: stdTimeFunctions.isoTime },
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyChildLogger,
     requestIdHeader: 'x-request-id',
     // Per-request "incoming/completed" lines only at debug: at playground volumes they would cost
     // more than the work. Every line a request does log carries its request id (reqId).

@@ -58,7 +58,8 @@ export class ApiTokenStore {
 
   private readonly state: ConfigState;
 
-  async lookup(secret: string): Promise<ApiTokenDocument | null> {
+  /** The live token a secret belongs to, or null (unknown, revoked or expired). */
+  lookup(secret: string): ApiTokenDocument | null {
     const token = this.verified(secret);
     if (!token) return null;
     if (token.expiresAt && token.expiresAt.getTime() <= Date.now()) return null;

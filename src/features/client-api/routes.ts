@@ -8,7 +8,7 @@ import type { TokenScope } from './features.js';
 import {
   ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, DeltaSchema, FeatureNameParams, NotModified, type DeltaBody,
 } from './schemas.js';
-import type { ClientFeaturesService } from './service.js';
+import type { ClientFeaturesService, StoredBody } from './service.js';
 import type { DeltaService } from './streaming.js';
 import { deltaScope } from './delta.js';
 
@@ -42,7 +42,8 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, etag: 
   reply.header('etag', etag);
   const header = request.headers['if-none-match'];
   if (typeof header !== 'string') return false;
-  const match = header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+  // SDKs send back exactly the ETag they got: that comparison first, the list syntax only otherwise.
+  const match = header === etag || header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
   if (match) reply.code(304);
   return match;
 }
@@ -109,19 +110,25 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
       querystring: ClientFeaturesQuery,
       response: { 200: preSerialized(ClientFeaturesSchema), 304: NotModified, ...errorResponses(400, 401, 403, 503) },
     },
-  }, async (request, reply) => {
+  }, (request, reply) => {
     const query = request.query;
-    const body = await service.features(
-      sdkScope(request),
-      { project: list(query.project), namePrefix: query.namePrefix, tag: list(query.tag) },
-      clientSpec(request),
-    );
-    reply.header('vary', 'Accept-Encoding');
-    if (notModified(request, reply, body.etag)) return sendNotModified(reply);
-    reply.type('application/json; charset=utf-8');
-    const gzip = acceptsGzip(request) ? service.compressed(body) : undefined;
-    if (gzip) return reply.header('content-encoding', 'gzip').send(gzip);
-    return reply.send(body.json);
+    const scope = sdkScope(request);
+    const filters = { project: list(query.project), namePrefix: query.namePrefix, tag: list(query.tag) };
+    const send = (body: StoredBody) => {
+      reply.header('vary', 'Accept-Encoding');
+      if (notModified(request, reply, body.etag)) return sendNotModified(reply);
+      reply.type('application/json; charset=utf-8');
+      const gzip = acceptsGzip(request) ? service.compressed(body) : undefined;
+      if (gzip) return reply.header('content-encoding', 'gzip').send(gzip);
+      return reply.send(body.json);
+    };
+    // A current state answers without a promise (SDK polls are most of the traffic); after a
+    // commit, the request waits for the rebuild.
+    const state = service.states.peek();
+    if (state === undefined) {
+      return service.features(scope, filters, clientSpec(request)).then((body) => void send(body));
+    }
+    send(service.featuresIn(state, scope, filters, clientSpec(request)));
   });
 
   app.get('/api/client/features/:featureName', {

@@ -33,7 +33,11 @@ export class ClientFeaturesService {
   constructor(readonly states: SdkStateCache) {}
 
   async features(scope: TokenScope, query: FeatureQuery, specHeader: string | undefined): Promise<StoredBody> {
-    const state = await this.states.get();
+    return this.featuresIn(await this.states.get(), scope, query, specHeader);
+  }
+
+  /** `features` from a state the caller holds (the route's path without a promise, `SdkStateCache.peek`). */
+  featuresIn(state: SdkState, scope: TokenScope, query: FeatureQuery, specHeader: string | undefined): StoredBody {
     const inline = inlinesSegments(specHeader);
     // SDKs poll without a query: key those by scope alone, without resolving and stringifying
     // the query (a 304 answer is little more than this look-up).

@@ -77,6 +77,14 @@ export class SdkStateCache {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * The state when it is current, without a promise: the SDK routes answer from it at once and
+   * fall back to `get()` only after a commit, while the rebuild runs.
+   */
+  peek(): SdkState | undefined {
+    return this.dirty ? undefined : this.current;
+  }
+
   async get(): Promise<SdkState> {
     while (this.dirty || !this.current) {
       this.building ??= this.rebuild().finally(() => {

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses, preSerialized } from '../../schemas/common.js';
 import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js';
-import type { SdkStateCache } from '../client-api/state.js';
+import type { SdkState, SdkStateCache } from '../client-api/state.js';
 import { MetricsBody } from '../metrics/schemas.js';
 import type { MetricsService } from '../metrics/service.js';
 import { frontendContext, frontendToggles } from './evaluate.js';
@@ -57,13 +57,19 @@ const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app
     reply.code(204).send();
   });
 
-  async function answer(request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean) {
-    const scope = sdkScope(request);
-    const state = await states.get();
-    const { body, etag } = frontendToggles(state, scope, frontendContext(input, request.ip), all);
+  function answerFrom(state: SdkState, request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean): FastifyReply {
+    const { body, etag } = frontendToggles(state, sdkScope(request), frontendContext(input, request.ip), all);
     reply.header('cache-control', 'no-cache');
     if (notModified(request, reply, etag)) return sendNotModified(reply);
     return reply.type('application/json; charset=utf-8').send(body);
+  }
+
+  /** At once from a current state (no promise per request); after a commit, once it is rebuilt. */
+  function answer(request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean): Promise<void> | undefined {
+    const state = states.peek();
+    if (state === undefined) return states.get().then((current) => void answerFrom(current, request, reply, input, all));
+    answerFrom(state, request, reply, input, all);
+    return undefined;
   }
 
   const FRONTEND = { tokenFamily: 'frontend' } as const;
@@ -73,11 +79,11 @@ const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app
     app.get(path, {
       config: FRONTEND,
       schema: { tags: TAGS, summary: `${what} for the context in the query`, querystring: ContextQuery, response: RESPONSES },
-    }, async (request, reply) => await answer(request, reply, request.query, all));
+    }, (request, reply) => answer(request, reply, request.query, all));
     app.post(path, {
       config: FRONTEND,
       schema: { tags: TAGS, summary: `${what} for the context in the body`, body: ContextBody, response: RESPONSES },
-    }, async (request, reply) => await answer(request, reply, request.body.context ?? {}, all));
+    }, (request, reply) => answer(request, reply, request.body.context ?? {}, all));
     app.options(path, { config: FRONTEND, schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
   }
 

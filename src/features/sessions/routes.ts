@@ -57,7 +57,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox<{ service: SessionService; ttlHou
       response: { 204: EmptyResponse, ...errorResponses(403, 503) },
     },
   }, async (request, reply: FastifyReply) => {
-    const secret = request.cookies[SESSION_COOKIE];
+    const secret = app.sessionSecret(request);
     if (secret) {
       app.checkSameOrigin(request);
       await service.logout(secret);
