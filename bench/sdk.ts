@@ -62,7 +62,8 @@ function cpuMs(pid: number): number {
 /** USER_HZ: 100 on Linux (getconf CLK_TCK); /proc/<pid>/stat counts CPU time in these ticks. */
 const CLOCK_TICKS = 100;
 
-interface Run { result: autocannon.Result; cpuPerRequest: number }
+/** The server's CPU per request, and the load generator's own (this process: autocannon shares the cores). */
+interface Run { result: autocannon.Result; cpuPerRequest: number; clientCpuPerRequest: number }
 
 /**
  * One autocannon run, with the server's CPU time per request over it: on a machine shared with
@@ -70,18 +71,20 @@ interface Run { result: autocannon.Result; cpuPerRequest: number }
  */
 async function cannon(options: autocannon.Options, pid?: number): Promise<Run> {
   const before = pid === undefined ? NaN : cpuMs(pid);
+  const ownBefore = process.cpuUsage();
   const result = await new Promise<autocannon.Result>((done, fail) => {
     autocannon(options, (err, res) => (err ? fail(err) : done(res)));
   });
   const after = pid === undefined ? NaN : cpuMs(pid);
-  return { result, cpuPerRequest: (after - before) / result.requests.total };
+  const own = process.cpuUsage(ownBefore);
+  return { result, cpuPerRequest: (after - before) / result.requests.total, clientCpuPerRequest: (own.user + own.system) / 1000 / result.requests.total };
 }
 
 interface Figure { rps: number; p50: number; p99: number; errors: number; text: string }
 
-function figure({ result, cpuPerRequest }: Run, extra = ''): Figure {
+function figure({ result, cpuPerRequest, clientCpuPerRequest }: Run, extra = ''): Figure {
   const errors = result.non2xx + result.errors + result.timeouts;
-  const cpu = Number.isFinite(cpuPerRequest) ? `, CPU ${(cpuPerRequest * 1000).toFixed(0)} µs/req` : '';
+  const cpu = Number.isFinite(cpuPerRequest) ? `, CPU ${(cpuPerRequest * 1000).toFixed(0)} µs/req (load generator ${(clientCpuPerRequest * 1000).toFixed(0)})` : '';
   return {
     rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors,
     text: `${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${cpu}${errors ? `, ${errors} errors/non-2xx` : ''}${extra}`,
