@@ -172,6 +172,9 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
     separator = ',';
   }
   const body = out + ']}';
-  const hex = (n: number) => finishHash(n, parts).toString(16).padStart(8, '0');
-  return { body, etag: `"${body.length.toString(36)}-${hex(high)}${hex(low)}"` };
+  return { body, etag: `"${body.length.toString(36)}-${hex8(finishHash(high, parts))}${hex8(finishHash(low, parts))}"` };
+}
+
+function hex8(n: number): string {
+  return n.toString(16).padStart(8, '0');
 }
