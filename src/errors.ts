@@ -173,3 +173,8 @@ export function crossSiteRequest(origin: string): ApiError {
     `This request was refused: it carries your session cookie but comes from ${origin ? `another site (${origin})` : 'an unknown origin (no Origin or Referer header)'}. Send it from this server's pages, or authenticate with an API token.`,
   );
 }
+
+/** What a callback-style hook passes to `done`: a thrown value as an Error. */
+export function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

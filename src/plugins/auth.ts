@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox.js';
-import { apiTokenRequired, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
+import { apiTokenRequired, asError, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
 import type { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
 import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
@@ -136,12 +136,17 @@ async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promis
     return secret;
   };
 
-  app.decorate('authenticate', async (request: FastifyRequest, family: TokenFamily = 'admin'): Promise<Principal> => {
+  /**
+   * The request's principal, set on it: at once for an API token (a map read in the configuration
+   * state), a promise only for a session, whose look-up may read the database.
+   */
+  const identify = (request: FastifyRequest, family: TokenFamily): Principal | Promise<Principal> => {
     const header = request.headers.authorization;
-    const principal = header === undefined ? await sessionPrincipal(cookieSecret(request, family)) : tokenPrincipal(header, family);
-    request.principal = principal;
-    return principal;
-  });
+    if (header !== undefined) return (request.principal = tokenPrincipal(header, family));
+    return sessionPrincipal(cookieSecret(request, family)).then((principal) => (request.principal = principal));
+  };
+
+  app.decorate('authenticate', async (request: FastifyRequest, family: TokenFamily = 'admin'): Promise<Principal> => await identify(request, family));
 
   /** docs/rules.md §1.2 after authentication: the route's permission, then the content type. */
   const authorize = (request: FastifyRequest, principal: Principal, url: string): void => {
@@ -164,32 +169,23 @@ async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promis
   app.addHook('preValidation', (request, _reply, done) => {
     const url = request.routeOptions.url ?? '';
     if (!url.startsWith('/api/')) return done();
-    const family = request.routeOptions.config.tokenFamily ?? 'admin';
-    const header = request.headers.authorization;
-    try {
-      if (header !== undefined) {
-        const principal = tokenPrincipal(header, family);
-        request.principal = principal;
+    const authorized = (principal: Principal) => {
+      try {
         authorize(request, principal, url);
-        return done();
+      } catch (err) {
+        return done(asError(err));
       }
-      sessionPrincipal(cookieSecret(request, family)).then((principal) => {
-        request.principal = principal;
-        try {
-          authorize(request, principal, url);
-        } catch (err) {
-          return done(asError(err));
-        }
-        done();
-      }, (err: unknown) => done(asError(err)));
+      done();
+    };
+    let principal: Principal | Promise<Principal>;
+    try {
+      principal = identify(request, request.routeOptions.config.tokenFamily ?? 'admin');
     } catch (err) {
-      done(asError(err));
+      return done(asError(err));
     }
+    if (principal instanceof Promise) principal.then(authorized, (err: unknown) => done(asError(err)));
+    else authorized(principal);
   });
-}
-
-function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
 }
 
 function originOf(referer: string | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ApiError, conflict, contentType, malformedJson, payloadTooLarge, routeNotFound, schemaValidationError, serviceUnavailable,
+  ApiError, asError, conflict, contentType, malformedJson, payloadTooLarge, routeNotFound, schemaValidationError, serviceUnavailable,
   unknownError, validationError, type ErrorDetail,
 } from '../errors.js';
 import { isDatabaseUnavailable } from './database.js';
@@ -168,7 +168,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
       app.checkContentType(request);
       done();
     } catch (err) {
-      done(err as Error);
+      done(asError(err));
     }
   });
 }

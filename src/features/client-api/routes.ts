@@ -8,7 +8,7 @@ import type { TokenScope } from './features.js';
 import {
   ClientFeatureSchema, ClientFeaturesQuery, ClientFeaturesSchema, DeltaSchema, FeatureNameParams, NotModified, type DeltaBody,
 } from './schemas.js';
-import type { ClientFeaturesService, StoredBody } from './service.js';
+import type { ClientFeaturesService } from './service.js';
 import type { DeltaService } from './streaming.js';
 import { deltaScope } from './delta.js';
 
@@ -110,26 +110,17 @@ const clientApiRoutes: FastifyPluginAsyncTypebox<{ service: ClientFeaturesServic
       querystring: ClientFeaturesQuery,
       response: { 200: preSerialized(ClientFeaturesSchema), 304: NotModified, ...errorResponses(400, 401, 403, 503) },
     },
-  }, (request, reply) => {
+  }, (request, reply) => service.states.use((state) => {
     const query = request.query;
-    const scope = sdkScope(request);
     const filters = { project: list(query.project), namePrefix: query.namePrefix, tag: list(query.tag) };
-    const send = (body: StoredBody) => {
-      reply.header('vary', 'Accept-Encoding');
-      if (notModified(request, reply, body.etag)) return sendNotModified(reply);
-      reply.type('application/json; charset=utf-8');
-      const gzip = acceptsGzip(request) ? service.compressed(body) : undefined;
-      if (gzip) return reply.header('content-encoding', 'gzip').send(gzip);
-      return reply.send(body.json);
-    };
-    // A current state answers without a promise (SDK polls are most of the traffic); after a
-    // commit, the request waits for the rebuild.
-    const state = service.states.peek();
-    if (state === undefined) {
-      return service.features(scope, filters, clientSpec(request)).then((body) => void send(body));
-    }
-    send(service.featuresIn(state, scope, filters, clientSpec(request)));
-  });
+    const body = service.features(state, sdkScope(request), filters, clientSpec(request));
+    reply.header('vary', 'Accept-Encoding');
+    if (notModified(request, reply, body.etag)) return void sendNotModified(reply);
+    reply.type('application/json; charset=utf-8');
+    const gzip = acceptsGzip(request) ? service.compressed(body) : undefined;
+    if (gzip) reply.header('content-encoding', 'gzip').send(gzip);
+    else reply.send(body.json);
+  }));
 
   app.get('/api/client/features/:featureName', {
     config: { tokenFamily: 'client' },

@@ -32,12 +32,8 @@ export class ClientFeaturesService {
 
   constructor(readonly states: SdkStateCache) {}
 
-  async features(scope: TokenScope, query: FeatureQuery, specHeader: string | undefined): Promise<StoredBody> {
-    return this.featuresIn(await this.states.get(), scope, query, specHeader);
-  }
-
-  /** `features` from a state the caller holds (the route's path without a promise, `SdkStateCache.peek`). */
-  featuresIn(state: SdkState, scope: TokenScope, query: FeatureQuery, specHeader: string | undefined): StoredBody {
+  /** The stored body for a token scope and query in `state` (the route holds it: `SdkStateCache.use`). */
+  features(state: SdkState, scope: TokenScope, query: FeatureQuery, specHeader: string | undefined): StoredBody {
     const inline = inlinesSegments(specHeader);
     // SDKs poll without a query: key those by scope alone, without resolving and stringifying
     // the query (a 304 answer is little more than this look-up).

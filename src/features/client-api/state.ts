@@ -78,11 +78,11 @@ export class SdkStateCache {
   }
 
   /**
-   * The state when it is current, without a promise: the SDK routes answer from it at once and
-   * fall back to `get()` only after a commit, while the rebuild runs.
+   * `fn` of the current state: at once, without a promise, when the state is current (SDK polls
+   * are most of the traffic); after a commit, once the rebuild has run.
    */
-  peek(): SdkState | undefined {
-    return this.dirty ? undefined : this.current;
+  use<T>(fn: (state: SdkState) => T): T | Promise<T> {
+    return !this.dirty && this.current !== undefined ? fn(this.current) : this.get().then(fn);
   }
 
   async get(): Promise<SdkState> {

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses, preSerialized } from '../../schemas/common.js';
 import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js';
-import type { SdkState, SdkStateCache } from '../client-api/state.js';
+import type { SdkStateCache } from '../client-api/state.js';
 import { MetricsBody } from '../metrics/schemas.js';
 import type { MetricsService } from '../metrics/service.js';
 import { frontendContext, frontendToggles } from './evaluate.js';
@@ -57,19 +57,14 @@ const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app
     reply.code(204).send();
   });
 
-  function answerFrom(state: SdkState, request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean): FastifyReply {
-    const { body, etag } = frontendToggles(state, sdkScope(request), frontendContext(input, request.ip), all);
-    reply.header('cache-control', 'no-cache');
-    if (notModified(request, reply, etag)) return sendNotModified(reply);
-    return reply.type('application/json; charset=utf-8').send(body);
-  }
-
   /** At once from a current state (no promise per request); after a commit, once it is rebuilt. */
-  function answer(request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean): Promise<void> | undefined {
-    const state = states.peek();
-    if (state === undefined) return states.get().then((current) => void answerFrom(current, request, reply, input, all));
-    answerFrom(state, request, reply, input, all);
-    return undefined;
+  function answer(request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean): void | Promise<void> {
+    return states.use((state) => {
+      const { body, etag } = frontendToggles(state, sdkScope(request), frontendContext(input, request.ip), all);
+      reply.header('cache-control', 'no-cache');
+      if (notModified(request, reply, etag)) return void sendNotModified(reply);
+      reply.type('application/json; charset=utf-8').send(body);
+    });
   }
 
   const FRONTEND = { tokenFamily: 'frontend' } as const;
