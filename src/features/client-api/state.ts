@@ -81,7 +81,7 @@ export class SdkStateCache {
    * `fn` of the current state: at once, without a promise, when the state is current (SDK polls
    * are most of the traffic); after a commit, once the rebuild has run.
    */
-  use<T>(fn: (state: SdkState) => T): T | Promise<T> {
+  use<T>(fn: (state: SdkState) => T | Promise<T>): T | Promise<T> {
     return !this.dirty && this.current !== undefined ? fn(this.current) : this.get().then(fn);
   }
 
@@ -98,26 +98,24 @@ export class SdkStateCache {
   private async rebuild(): Promise<SdkState> {
     this.dirty = false;
     try {
-      const t0 = performance.now();
       const revisionId = this.outbox.lastEventId;
       const [flags, segmentList] = await Promise.all([this.source.flags(), this.source.segments()]);
-      const t1 = performance.now();
       const live = flags.filter((flag) => !flag.archived);
       const segments = new Map(segmentList.map((segment) => [segment.id, segment]));
       const previous = this.current;
       const flagJson = new Map(live.map((flag) => [flag.name, JSON.stringify(flag)]));
+      const flagsByName = new Map(live.map((flag) => [flag.name, flag]));
       const segmentJson = new Map(segmentList.map((segment) => [segment.id, JSON.stringify(segment)]));
       const state: SdkState = {
         build: ++this.builds,
         revisionId,
         flags: live,
-        flagsByName: new Map(live.map((flag) => [flag.name, flag])),
+        flagsByName,
         segments,
         flagJson,
         segmentJson,
-        compiled: previous === undefined
-          ? compile({ flags: live.map(toFlagConfig), segments: segmentList })
-          : recompile(previous, live, flagJson, segmentList, segmentJson),
+        compiled: compileChanges(previous, flagJson, segmentJson,
+          (name) => toFlagConfig(flagsByName.get(name)!), (id) => segments.get(id)!),
         memo: new Map(),
       };
       this.current = state;
@@ -130,21 +128,35 @@ export class SdkStateCache {
   }
 }
 
+/** A compiled snapshot with the JSON of each flag and segment it was compiled from. */
+export interface CompiledFrom {
+  readonly compiled: CompiledSnapshot;
+  readonly flagJson: ReadonlyMap<string, string>;
+  readonly segmentJson: ReadonlyMap<number, string>;
+}
+
 /**
- * The previous state's compiled snapshot with only the flags and segments whose JSON changed
- * compiled again. A full compile of the 100-flag bench configuration took 38–93 ms on the loaded
- * 2-core machine, and it sits between a write's acknowledgement and the stream fan-out; one
- * toggled flag now costs one flag's compile (compiled flags look segments up at evaluation time,
- * so a segment change recompiles no flag).
+ * The compiled snapshot of `flagJson` and `segmentJson` (flags in the map's order): the previous
+ * one with only the flags and segments whose JSON changed compiled again, or a full compile when
+ * there is no previous one. A full compile of the 100-flag bench configuration took 38–93 ms on
+ * the loaded 2-core machine, and it sits between a write's acknowledgement and the stream
+ * fan-out; one toggled flag now costs one flag's compile (compiled flags look segments up at
+ * evaluation time, so a segment change recompiles no flag). The frontend API's worker threads
+ * (frontend-api/worker-state.ts) keep their copies current the same way.
  */
-function recompile(
-  previous: SdkState, live: readonly FlagData[], flagJson: ReadonlyMap<string, string>,
-  segmentList: readonly SegmentConfig[], segmentJson: ReadonlyMap<number, string>,
+export function compileChanges(
+  previous: CompiledFrom | undefined,
+  flagJson: ReadonlyMap<string, string>,
+  segmentJson: ReadonlyMap<number, string>,
+  flagConfig: (name: string) => FlagConfig,
+  segmentConfig: (id: number) => SegmentConfig,
 ): CompiledSnapshot {
+  if (previous === undefined) return compile({ flags: [...flagJson.keys()].map(flagConfig), segments: [...segmentJson.keys()].map(segmentConfig) });
   const flags: FlagConfig[] = [];
-  for (const flag of live) if (previous.flagJson.get(flag.name) !== flagJson.get(flag.name)) flags.push(toFlagConfig(flag));
+  for (const [name, json] of flagJson) if (previous.flagJson.get(name) !== json) flags.push(flagConfig(name));
   const removedFlags = [...previous.flagJson.keys()].filter((name) => !flagJson.has(name));
-  const segments = segmentList.filter((segment) => previous.segmentJson.get(segment.id) !== segmentJson.get(segment.id));
+  const segments: SegmentConfig[] = [];
+  for (const [id, json] of segmentJson) if (previous.segmentJson.get(id) !== json) segments.push(segmentConfig(id));
   const removedSegments = [...previous.segmentJson.keys()].filter((id) => !segmentJson.has(id));
   if (flags.length + removedFlags.length + segments.length + removedSegments.length === 0) return previous.compiled;
   return overlay(previous.compiled, { flags, removedFlags, segments, removedSegments });
