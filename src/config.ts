@@ -45,6 +45,11 @@ const EnvSchema = Type.Object({
   INIT_ADMIN_PASSWORD: Type.String({ default: '' }),
   /** Origins the frontend API answers CORS for: `*` or a comma-separated list. */
   FRONTEND_API_ORIGINS: Type.String({ minLength: 1, default: '*' }),
+  /**
+   * Where frontend API answers are evaluated: `pool` (the worker pool when a thread is idle, else
+   * the main thread; src/features/frontend-api/dispatch.ts) or `main` (always the main thread).
+   */
+  FRONTEND_EVALUATION: Type.Union([Type.Literal('pool'), Type.Literal('main')], { default: 'pool' }),
   /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
   PLAYGROUND_BATCH_LIMIT: Type.Integer({ minimum: 1, default: 10_000_000 }),
   /** Profiling aid: `1` logs every driver command to stderr (src/plugins/database.ts); any other value does not. */

@@ -6,7 +6,9 @@ import clientApiRoutes from './client-api/routes.js';
 import { ClientFeaturesService } from './client-api/service.js';
 import { SdkStateCache } from './client-api/state.js';
 import { DeltaService } from './client-api/streaming.js';
+import { FRONTEND_WORKER, FrontendDispatcher } from './frontend-api/dispatch.js';
 import frontendApiRoutes from './frontend-api/routes.js';
+import type { FrontendAnswer } from './frontend-api/evaluate.js';
 import clientMetricsRoutes from './metrics/routes.js';
 import { MetricsService } from './metrics/service.js';
 import { MetricsStore } from './metrics/store.js';
@@ -37,7 +39,16 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   app.services.flags.usage = (flag) => metrics.environmentUsage(flag);
   app.services.flags.lastSeenAll = () => metrics.lastSeenAll();
   await app.register(clientMetricsRoutes, { service: metrics });
-  await app.register(frontendApiRoutes, { states, metrics, origins: config.FRONTEND_API_ORIGINS });
+  const pool = app.workerPool;
+  const dispatcher = new FrontendDispatcher(
+    config.FRONTEND_EVALUATION === 'main' ? undefined : {
+      idleThreads: () => pool.idleThreads,
+      run: async (task) => (await pool.run(task, { filename: FRONTEND_WORKER })) as FrontendAnswer[],
+    },
+    (err) => app.log.warn({ err }, 'frontend API batch failed on the worker pool; answered on the main thread'),
+  );
+  dispatcher.registerMetrics(app.metrics);
+  await app.register(frontendApiRoutes, { states, dispatcher, metrics, origins: config.FRONTEND_API_ORIGINS });
 }
 
 declare module 'fastify' {

@@ -6,7 +6,8 @@ import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js'
 import type { SdkStateCache } from '../client-api/state.js';
 import { MetricsBody } from '../metrics/schemas.js';
 import type { MetricsService } from '../metrics/service.js';
-import { frontendContext, frontendToggles } from './evaluate.js';
+import type { FrontendDispatcher } from './dispatch.js';
+import { frontendContext, type FrontendAnswer } from './evaluate.js';
 
 const TAGS = ['Frontend API'];
 
@@ -28,12 +29,14 @@ const Ok = Type.String({ description: '"OK" (text/plain)' });
 
 export interface FrontendOptions {
   states: SdkStateCache;
+  /** Evaluates on the worker pool or the main thread (dispatch.ts). */
+  dispatcher: FrontendDispatcher;
   metrics: MetricsService;
   /** `*` or a comma-separated list of allowed origins. */
   origins: string;
 }
 
-const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app, { states, metrics, origins }) => {
+const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app, { states, dispatcher, metrics, origins }) => {
   const anyOrigin = origins.trim() === '*';
   const allowed = new Set(origins.split(',').map((o) => o.trim()).filter(Boolean));
 
@@ -57,14 +60,23 @@ const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app
     reply.code(204).send();
   });
 
-  /** At once from a current state (no promise per request); after a commit, once it is rebuilt. */
+  function send(request: FastifyRequest, reply: FastifyReply, { body, etag }: FrontendAnswer): void {
+    reply.header('cache-control', 'no-cache');
+    if (notModified(request, reply, etag)) return void sendNotModified(reply);
+    reply.type('application/json; charset=utf-8').send(body);
+  }
+
+  /**
+   * From a current state (after a commit, once it is rebuilt), evaluated where dispatch.ts
+   * decides: no promise when answered in place.
+   */
   function answer(request: FastifyRequest, reply: FastifyReply, input: Record<string, unknown>, all: boolean): void | Promise<void> {
-    return states.use((state) => {
-      const { body, etag } = frontendToggles(state, sdkScope(request), frontendContext(input, request.ip), all);
-      reply.header('cache-control', 'no-cache');
-      if (notModified(request, reply, etag)) return void sendNotModified(reply);
-      reply.type('application/json; charset=utf-8').send(body);
+    const answered = states.use((state) => {
+      const { projects, environment } = sdkScope(request);
+      return dispatcher.answer(state, { scope: { projects, environment }, context: frontendContext(input, request.ip), all });
     });
+    if (answered instanceof Promise) return answered.then((a) => send(request, reply, a));
+    send(request, reply, answered);
   }
 
   const FRONTEND = { tokenFamily: 'frontend' } as const;
