@@ -48,6 +48,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
     (err) => app.log.warn({ err }, 'frontend API batch failed on the worker pool; answered on the main thread'),
   );
   dispatcher.registerMetrics(app.metrics);
+  app.decorate('frontendDispatcher', dispatcher);
   await app.register(frontendApiRoutes, { states, dispatcher, metrics, origins: config.FRONTEND_API_ORIGINS });
 }
 
@@ -56,5 +57,6 @@ declare module 'fastify' {
     sdkStates: SdkStateCache;
     clientMetrics: MetricsService;
     sdkDelta: DeltaService;
+    frontendDispatcher: FrontendDispatcher;
   }
 }
