@@ -145,6 +145,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app.log.info('loading the configuration state and the event log');
     await initialiseState(stores, services, config, (p) => app.log.info(p, 'configuration state: collection loaded'));
     // Events left pending by a crash are flushed once every feature has registered its collection.
+    // This start's own writes (a fresh database's initial documents) finish their flushes and
+    // clears first: they were reported as repaired crash leftovers before (5 on every fresh start).
+    await app.database.outbox.settle();
     const repaired = await app.database.outbox.repair();
     if (repaired) app.log.warn({ repaired }, 'flushed events left pending by an earlier crash');
     loaded = true;

@@ -140,3 +140,13 @@ t.test('pending events are stored packed in one string; documents holding an arr
   t.notOk((await db.collection('packed_outbox').findOne({ _id: 'array' as never }))?._outbox, 'an array _outbox is flushed and cleared');
   t.equal((await db.collection('events').findOne({ _id: old!.key as never }))?.type, 'tag-created', 'its event is in the log');
 });
+
+t.test('a fresh start reports no crash leftovers: its own initial events are flushed before the repair looks', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const lines: string[] = [];
+  const app = await buildApp(config, { logger: { level: 'warn', stream: { write: (line: string) => void lines.push(line) } } });
+  t.teardown(() => app.close());
+  t.same(lines.filter((line) => line.includes('earlier crash')), [], 'no "flushed events left pending by an earlier crash" warning');
+  t.equal(await app.database.db.collection('events').countDocuments(), 5, 'the initial events are in the log');
+});
