@@ -2,8 +2,10 @@
  * SDK-facing API benchmarks (issue 15), Vane and optionally the Unleash reference server on the
  * same seeded 100-flag configuration (bench/seed.ts), in one run:
  *
- *   npm run bench:sdk                       # Vane only
- *   npm run bench:sdk -- --with-reference   # also (re)starts the reference fresh (PEER_DIR, PEER_PORT, PEER_DB)
+ *   npm run bench:sdk                       # Vane only, one run per scenario
+ *   npm run bench:sdk -- --with-reference   # also (re)starts the reference fresh (PEER_DIR, PEER_PORT, PEER_DB);
+ *                                           # each scenario 3 rounds per server, alternating (measureAll)
+ *   BENCH_SECONDS=8 BENCH_ROUNDS=3 --only=F1,F2   # per-run seconds, rounds, a subset of scenarios
  *
  * C1  GET /api/client/features, full body, 16 connections
  * C2  the same with If-None-Match (304), 16 connections
@@ -21,7 +23,7 @@ import { resolve } from 'node:path';
 import { startReference, startVane, stopReference } from './servers.js';
 import { FLAG_COUNT, firstFlagName, frontendContexts as contexts, seed, type Target } from './seed.js';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
 /** Processes the stream clients are spread over (each a separate event loop, like separate SDK hosts). */
 const STREAM_PROCS = Number(process.env.BENCH_STREAM_PROCS ?? 2);
@@ -29,6 +31,8 @@ const STREAM_PROCS = Number(process.env.BENCH_STREAM_PROCS ?? 2);
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const runs = (scenario: string) => only === undefined || only.includes(scenario);
 const withReference = process.argv.includes('--with-reference');
+/** Runs of each scenario per server (BENCH_ROUNDS; 3 beside the reference, 1 alone). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (withReference ? 3 : 1));
 
 async function createToken(target: Target, type: string): Promise<string> {
   const res = await fetch(`${target.url}/api/admin/api-tokens`, {
@@ -63,7 +67,21 @@ function cpuMs(pid: number): number {
 const CLOCK_TICKS = 100;
 
 /** The server's CPU per request, and the load generator's own (this process: autocannon shares the cores). */
-interface Run { result: autocannon.Result; cpuPerRequest: number; clientCpuPerRequest: number }
+interface Run { result: autocannon.Result; cpuPerRequest: number; clientCpuPerRequest: number; steal: number }
+
+/**
+ * The machine's CPU ticks so far, and those stolen by the hypervisor (/proc/stat): on this virtual
+ * machine a busy neighbour once made every figure 3–5× slower for both servers (24 Nov, 09:19: steal
+ * over the run), so each run reports the share stolen while it ran.
+ */
+function ticks(): { all: number; steal: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return { all: fields.reduce((a, b) => a + b, 0), steal: fields[7]! };
+  } catch {
+    return { all: NaN, steal: NaN };
+  }
+}
 
 /**
  * One autocannon run, with the server's CPU time per request over it: on a machine shared with
@@ -72,19 +90,23 @@ interface Run { result: autocannon.Result; cpuPerRequest: number; clientCpuPerRe
 async function cannon(options: autocannon.Options, pid?: number): Promise<Run> {
   const before = pid === undefined ? NaN : cpuMs(pid);
   const ownBefore = process.cpuUsage();
+  const ticksBefore = ticks();
   const result = await new Promise<autocannon.Result>((done, fail) => {
     autocannon(options, (err, res) => (err ? fail(err) : done(res)));
   });
   const after = pid === undefined ? NaN : cpuMs(pid);
   const own = process.cpuUsage(ownBefore);
-  return { result, cpuPerRequest: (after - before) / result.requests.total, clientCpuPerRequest: (own.user + own.system) / 1000 / result.requests.total };
+  const ticksAfter = ticks();
+  const steal = (ticksAfter.steal - ticksBefore.steal) / (ticksAfter.all - ticksBefore.all);
+  return { result, cpuPerRequest: (after - before) / result.requests.total, clientCpuPerRequest: (own.user + own.system) / 1000 / result.requests.total, steal };
 }
 
 interface Figure { rps: number; p50: number; p99: number; errors: number; text: string }
 
-function figure({ result, cpuPerRequest, clientCpuPerRequest }: Run, extra = ''): Figure {
+function figure({ result, cpuPerRequest, clientCpuPerRequest, steal }: Run, extra = ''): Figure {
   const errors = result.non2xx + result.errors + result.timeouts;
-  const cpu = Number.isFinite(cpuPerRequest) ? `, CPU ${(cpuPerRequest * 1000).toFixed(0)} µs/req (load generator ${(clientCpuPerRequest * 1000).toFixed(0)})` : '';
+  const stolen = Number.isFinite(steal) ? `, steal ${(steal * 100).toFixed(0)} %` : '';
+  const cpu = Number.isFinite(cpuPerRequest) ? `, CPU ${(cpuPerRequest * 1000).toFixed(0)} µs/req (load generator ${(clientCpuPerRequest * 1000).toFixed(0)})${stolen}` : '';
   return {
     rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors,
     text: `${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${cpu}${errors ? `, ${errors} errors/non-2xx` : ''}${extra}`,
@@ -124,43 +146,96 @@ function rssOf(pid: number): number {
   }
 }
 
-async function measure(target: Target, pid: number): Promise<Record<string, Figure | string>> {
+type Scenario = 'C1' | 'C2' | 'F1' | 'F2';
+const SCENARIOS: Scenario[] = ['C1', 'C2', 'F1', 'F2'];
+
+/** One server ready to be measured: a run per scenario, and the admin-while-saturated check. */
+interface Prepared {
+  pid: number;
+  run: Record<Scenario, () => Promise<Figure>>;
+  admin(): Promise<string>;
+}
+
+async function prepare(target: Target, pid: number): Promise<Prepared> {
   const client = await createToken(target, 'client');
   const frontend = await createToken(target, 'frontend');
   const ctx = contexts();
-  const out: Record<string, Figure | string> = {};
   const features = await fetch(`${target.url}/api/client/features`, { headers: { authorization: client } });
   const etag = features.headers.get('etag') ?? '';
   const size = (await features.arrayBuffer()).byteLength;
   const base = { duration: DURATION, connections: 16 };
   await cannon({ ...base, duration: 2, url: `${target.url}/api/client/features`, headers: { authorization: client } }); // warm-up
-  if (runs('C1')) out.C1 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client } }, pid), `, ${(size / 1000).toFixed(0)} KB bodies`);
-  if (runs('C2')) out.C2 = figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client, 'if-none-match': etag } }, pid));
   const f1 = {
     ...base, url: `${target.url}/api/frontend`,
     ...rotating(ctx.map((context) => ({
       method: 'POST' as const, path: '/api/frontend', headers: { authorization: frontend, 'content-type': 'application/json' }, body: JSON.stringify({ context }),
     }))),
   };
-  if (runs('F1')) {
-    const { value, text } = await stalls(target, () => cannon(f1, pid));
-    out.F1 = figure(value, text);
+  const f2 = {
+    ...base, url: `${target.url}/api/frontend`,
+    ...rotating(ctx.map((context) => ({ method: 'GET' as const, path: `/api/frontend?${query(context)}`, headers: { authorization: frontend } }))),
+  };
+  const frontendRun = async (options: autocannon.Options) => {
+    const { value, text } = await stalls(target, () => cannon(options, pid));
+    return figure(value, text);
+  };
+  return {
+    pid,
+    run: {
+      C1: async () => figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client } }, pid), `, ${(size / 1000).toFixed(0)} KB bodies`),
+      C2: async () => figure(await cannon({ ...base, url: `${target.url}/api/client/features`, headers: { authorization: client, 'if-none-match': etag } }, pid)),
+      F1: () => frontendRun(f1),
+      F2: () => frontendRun(f2),
+    },
+    async admin() {
+      const flag = await firstFlagName();
+      const [, admin] = await Promise.all([
+        cannon(f1),
+        sequentialAdmin(`${target.url}/api/admin/projects/default/features/${flag}`, target.token, DURATION),
+      ]);
+      return `admin GET p50 ${admin.p50} ms, p99 ${admin.p99} ms (${admin.total} sequential) while F1 saturates`;
+    },
+  };
+}
+
+/**
+ * Waits until the process has used under 5 % of a core over half a second (at most 30 s): a
+ * server that has just been measured keeps working for a while (the reference: GC, its metrics
+ * jobs), and the next measurement of the other server would share the two cores with it.
+ */
+async function quiet(pid: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const before = cpuMs(pid);
+    await new Promise((r) => setTimeout(r, 500));
+    if (!(cpuMs(pid) - before > 25)) return;
   }
-  if (runs('F2')) {
-    const { value, text } = await stalls(target, () => cannon({
-      ...base, url: `${target.url}/api/frontend`,
-      ...rotating(ctx.map((context) => ({ method: 'GET' as const, path: `/api/frontend?${query(context)}`, headers: { authorization: frontend } }))),
-    }, pid));
-    out.F2 = figure(value, text);
+}
+
+function median(figures: Figure[]): Figure {
+  return [...figures].sort((a, b) => a.rps - b.rps)[Math.floor((figures.length - 1) / 2)]!;
+}
+
+/**
+ * Every scenario ROUNDS times on each server, the servers alternating (and which goes first
+ * alternating too), each run starting once the other server is quiet: on this noisy 2-core
+ * machine a single run of each side apart swung the same-run ratio by ±30 % (24 Nov: a slow
+ * stretch during the reference's turn gave F1 14.8×, one during Vane's 8.8×). Reported: the
+ * median run of each side and the ratio of the medians, with every round's ratio beside it.
+ */
+async function measureAll(sides: Prepared[]): Promise<Array<Partial<Record<Scenario, Figure[]>>>> {
+  const results = sides.map(() => ({} as Partial<Record<Scenario, Figure[]>>));
+  for (const scenario of SCENARIOS.filter(runs)) {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? sides.map((_, i) => i) : sides.map((_, i) => sides.length - 1 - i);
+      for (const i of order) {
+        for (const other of sides) if (other !== sides[i]) await quiet(other.pid);
+        console.error(`${scenario} round ${round + 1}/${ROUNDS}: ${i === 0 ? 'Vane' : 'reference'}`);
+        (results[i]![scenario] ??= []).push(await sides[i]!.run[scenario]());
+      }
+    }
   }
-  if (!runs('A')) return out;
-  const flag = await firstFlagName();
-  const [, admin] = await Promise.all([
-    cannon(f1),
-    sequentialAdmin(`${target.url}/api/admin/projects/default/features/${flag}`, target.token, DURATION),
-  ]);
-  out.A = `admin GET p50 ${admin.p50} ms, p99 ${admin.p99} ms (${admin.total} sequential) while F1 saturates`;
-  return out;
+  return results;
 }
 
 /** Reads a gauge of Vane's /internal-backstage/prometheus (NaN when absent). */
@@ -269,29 +344,38 @@ async function main(): Promise<void> {
   try {
     console.error(`seeding ${FLAG_COUNT} flags into Vane…`);
     await seed(vane.target);
-    const vaneFigures = await measure(vane.target, vane.child.pid!);
-    const fan = runs('S') ? await fanOut(vane.target, vane.child.pid!) : 'not run';
-    let reference: Record<string, Figure | string> = {};
+    const sides = [await prepare(vane.target, vane.child.pid!)];
     if (withReference) {
       const ref = startReference();
-      try {
-        console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
-        await seed(ref.target);
-        reference = await measure(ref.target, ref.pid);
-      } finally {
-        stopReference();
+      console.error(`seeding ${FLAG_COUNT} flags into the reference…`);
+      await seed(ref.target);
+      sides.push(await prepare(ref.target, ref.pid));
+    }
+    try {
+      const [vaneRuns, referenceRuns = {}] = await measureAll(sides);
+      const admin: string[] = [];
+      if (runs('A')) {
+        for (const side of sides) {
+          for (const other of sides) if (other !== side) await quiet(other.pid);
+          admin.push(await side.admin());
+        }
       }
+      if (withReference) stopReference();
+      const fan = runs('S') ? await fanOut(vane.target, vane.child.pid!) : 'not run';
+      console.log(`\n| scenario | Vane (median run) | Unleash ${withReference ? '8.2 (reference, median run)' : '(not run)'} | ratio of the medians (each round) |\n|---|---|---|---|`);
+      for (const key of SCENARIOS) {
+        const v = vaneRuns![key];
+        if (v === undefined) continue;
+        const r = referenceRuns[key];
+        const ratio = r ? `${(median(v).rps / median(r).rps).toFixed(1)}× (${v.map((run, i) => `${(run.rps / r[i]!.rps).toFixed(1)}×`).join(', ')})` : '';
+        console.log(`| ${key} | ${median(v).text} | ${r ? median(r).text : 'not run'} | ${ratio} |`);
+      }
+      if (admin.length) console.log(`| A | ${admin[0]} | ${admin[1] ?? 'not run'} | |`);
+      console.log(`| S | ${fan} | Enterprise only | |`);
+      console.log(`\n(${ROUNDS} rounds of ${DURATION} s per scenario and server, alternating; 16 connections, node ${process.version}, ${FLAG_COUNT} flags, 400 rotating contexts)`);
+    } finally {
+      if (withReference) stopReference();
     }
-    console.log(`\n| scenario | Vane | Unleash ${withReference ? '8.2 (reference)' : '(not run)'} | ratio |\n|---|---|---|---|`);
-    for (const key of ['C1', 'C2', 'F1', 'F2', 'A']) {
-      const v = vaneFigures[key];
-      if (v === undefined) continue;
-      const r = reference[key];
-      const ratio = typeof v === 'object' && typeof r === 'object' && r.rps > 0 ? `${(v.rps / r.rps).toFixed(1)}×` : '';
-      console.log(`| ${key} | ${typeof v === 'object' ? v.text : v} | ${r === undefined ? 'not run' : typeof r === 'object' ? r.text : r} | ${ratio} |`);
-    }
-    console.log(`| S | ${fan} | Enterprise only | |`);
-    console.log(`\n(${DURATION} s per scenario, 16 connections, node ${process.version}, ${FLAG_COUNT} flags, 400 rotating contexts)`);
   } finally {
     await vane.cleanup();
   }
