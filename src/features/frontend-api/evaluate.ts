@@ -2,11 +2,8 @@
  * The frontend API's answer for one context: every flag of the token's projects decided by the
  * engine's SDK path (src/evaluation), rendered as Unleash 8's `{toggles: [...]}`.
  *
- * Evaluated on the main thread, not the worker pool: the server is bound by its main thread, and
- * handing an answer to the pool costs that thread more than evaluating it —
- * `node dist/bench/frontend-dispatch.js` (100 flags, 400 contexts, 16 in flight): main thread busy
- * 39–50 µs per answer evaluating here, 64–81 µs per answer sending the context to a 2-thread
- * Piscina pool and taking the answer back (runs on 23 Nov).
+ * Pure: the same answer, byte for byte, on the main thread or in a worker (`FrontendSource` is
+ * what both hold). Where each answer is computed is dispatch.ts's decision.
  */
 import { hash } from 'node:crypto';
 import {
