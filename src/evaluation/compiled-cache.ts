@@ -1,4 +1,5 @@
 import { compile, overlay, type CompiledSnapshot, type SnapshotChanges } from './compile.js';
+import { fromSharedJson } from './shared-json.js';
 import type { Snapshot } from './types.js';
 
 /** A snapshot as a worker thread receives it: its revision and its JSON in shared memory. */
@@ -28,7 +29,7 @@ export class CompiledSnapshotCache {
    */
   compiled(ref: SharedSnapshotRef): CompiledSnapshot {
     if (this.base && this.revision === ref.revision) return this.base;
-    this.base = compile(JSON.parse(Buffer.from(ref.buffer).toString('utf8')) as Snapshot);
+    this.base = compile(fromSharedJson<Snapshot>(ref.buffer));
     this.revision = ref.revision;
     this.overlayKey = undefined;
     this.overlaid = undefined;

@@ -16,6 +16,7 @@ export {
   type SnapshotChanges,
 } from './compile.js';
 export { CompiledSnapshotCache, type SharedSnapshotRef } from './compiled-cache.js';
+export { fromSharedJson, toSharedJson } from './shared-json.js';
 export { ContextReader } from './context-reader.js';
 export {
   cleanContext,

@@ -7,7 +7,7 @@
  * and segments whose JSON changed (`compileChanges`, as the main thread's rebuild does), so a
  * write costs each thread one flag's compile, not the whole configuration's.
  */
-import type { CompiledSnapshot, SegmentConfig } from '../../evaluation/index.js';
+import { fromSharedJson, toSharedJson, type CompiledSnapshot, type SegmentConfig } from '../../evaluation/index.js';
 import { compileChanges, type SdkState } from '../client-api/state.js';
 import { toFlagConfig, type FlagData } from '../flags/store.js';
 import type { FrontendSource } from './evaluate.js';
@@ -34,10 +34,7 @@ export function shippedState(state: SdkState): ShippedState {
       flags: state.flags.map((flag) => [flag.name, flag.project, flag.impressionData, state.flagJson.get(flag.name)!]),
       segments: [...state.segmentJson],
     };
-    const bytes = Buffer.from(JSON.stringify(json), 'utf8');
-    const buffer = new SharedArrayBuffer(bytes.length);
-    new Uint8Array(buffer).set(bytes);
-    shipped = { build: state.build, buffer };
+    shipped = { build: state.build, buffer: toSharedJson(json) };
     state.memo.set(SHIPPED, shipped);
   }
   return shipped;
@@ -62,7 +59,7 @@ export class WorkerStates {
 
   source(ref: ShippedState): FrontendSource {
     if (this.held?.build === ref.build) return this.held;
-    const json = JSON.parse(Buffer.from(ref.buffer).toString('utf8')) as ShippedJson;
+    const json = fromSharedJson<ShippedJson>(ref.buffer);
     const flagJson = new Map(json.flags.map(([name, , , flag]) => [name, flag]));
     const segmentJson = new Map(json.segments);
     const compiled = compileChanges(this.held, flagJson, segmentJson,

@@ -1,5 +1,5 @@
 import type { Outbox } from '../../db/outbox.js';
-import { compile, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
+import { compile, toSharedJson, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
 import type { SnapshotRef } from './protocol.js';
 
 /** Where the flag configuration comes from (the flags and segments stores). */
@@ -56,11 +56,8 @@ export class SnapshotCache {
     this.dirty = false;
     try {
       const raw = await this.source.load();
-      const bytes = Buffer.from(JSON.stringify(raw), 'utf8');
-      const buffer = new SharedArrayBuffer(bytes.length);
-      new Uint8Array(buffer).set(bytes);
       this.revision++;
-      this.current = { ref: { revision: this.revision, buffer }, compiled: compile(raw) };
+      this.current = { ref: { revision: this.revision, buffer: toSharedJson(raw) }, compiled: compile(raw) };
       return this.current;
     } catch (err) {
       this.dirty = true;
