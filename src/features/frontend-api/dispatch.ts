@@ -21,8 +21,8 @@
 import { fileURLToPath } from 'node:url';
 import { Counter, type Registry } from 'prom-client';
 import type { SdkState } from '../client-api/state.js';
-import { frontendToggles, type FrontendAnswer } from './evaluate.js';
-import type { FrontendBatchTask, FrontendQuestion } from './worker.js';
+import { answerQuestion, type FrontendAnswer, type FrontendQuestion } from './evaluate.js';
+import type { FrontendBatchTask } from './worker.js';
 import { shippedState } from './worker-state.js';
 
 /** The worker module the frontend's tasks run (worker.ts, compiled beside this file). */
@@ -58,7 +58,7 @@ export class FrontendDispatcher {
   answer(state: SdkState, question: FrontendQuestion): FrontendAnswer | Promise<FrontendAnswer> {
     if (this.pool === undefined) {
       this.counts.main++;
-      return this.evaluate(state, question);
+      return answerQuestion(state, question);
     }
     // A request that sees a newer state (a write in between) answers the older batch first.
     if (this.queuedState !== undefined && this.queuedState !== state) this.answerInPlace(this.queuedState, this.take(), 'main');
@@ -123,15 +123,11 @@ export class FrontendDispatcher {
     );
   }
 
-  private evaluate(state: SdkState, { scope, context, all }: FrontendQuestion): FrontendAnswer {
-    return frontendToggles(state, scope, context, all);
-  }
-
   private answerInPlace(state: SdkState, batch: Waiting[], where: Where): void {
     this.counts[where] += batch.length;
     for (const waiting of batch) {
       try {
-        waiting.done(this.evaluate(state, waiting.question));
+        waiting.done(answerQuestion(state, waiting.question));
       } catch (err) {
         waiting.fail(err);
       }

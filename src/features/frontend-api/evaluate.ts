@@ -127,6 +127,18 @@ function scopedFlags(state: FrontendSource, scope: TokenScope): ScopedFlag[] {
   return flags;
 }
 
+/** One frontend request as the evaluation sees it: whose flags, which context, all flags or the enabled ones. */
+export interface FrontendQuestion {
+  scope: TokenScope;
+  context: Record<string, unknown>;
+  all: boolean;
+}
+
+/** The answer to one question, wherever it is computed (main thread or worker, dispatch.ts). */
+export function answerQuestion(source: FrontendSource, { scope, context, all }: FrontendQuestion): FrontendAnswer {
+  return frontendToggles(source, scope, context, all);
+}
+
 /** A frontend answer: its JSON and a strong ETag that differs whenever the JSON does. */
 export interface FrontendAnswer {
   body: string;

@@ -2,8 +2,10 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import type { SdkState } from '../../../src/features/client-api/state.js';
 import { FrontendDispatcher, type FrontendPool } from '../../../src/features/frontend-api/dispatch.js';
-import { frontendContext, frontendToggles, type FrontendAnswer } from '../../../src/features/frontend-api/evaluate.js';
-import answerBatch, { type FrontendBatchTask, type FrontendQuestion } from '../../../src/features/frontend-api/worker.js';
+import {
+  answerQuestion, frontendContext, frontendToggles, type FrontendAnswer, type FrontendQuestion,
+} from '../../../src/features/frontend-api/evaluate.js';
+import answerBatch, { type FrontendBatchTask } from '../../../src/features/frontend-api/worker.js';
 import { shippedState, WorkerStates } from '../../../src/features/frontend-api/worker-state.js';
 import { buildTestApp, JSON_ADMIN } from '../../helpers/app.js';
 import { createToken } from '../client-api/helpers.js';
@@ -23,8 +25,8 @@ function questions(rng: () => number, count: number): FrontendQuestion[] {
   return Array.from({ length: count }, () => ({ scope: SCOPE, context: frontendContext(stickyContext(rng), '10.1.2.3'), all: rng() < 0.3 }));
 }
 
-function inPlace(state: SdkState, { scope, context, all }: FrontendQuestion): FrontendAnswer {
-  return frontendToggles(state, scope, context, all);
+function inPlace(state: SdkState, question: FrontendQuestion): FrontendAnswer {
+  return answerQuestion(state, question);
 }
 
 /** A pool that answers in this thread with the worker's own function, and counts its tasks. */
@@ -61,7 +63,7 @@ t.test('frontend answers from the pool', async (t) => {
       let differing = 0;
       for (const question of questions(rng, 150)) {
         const main = inPlace(state, question);
-        const copy = frontendToggles(source, question.scope, question.context, question.all);
+        const copy = answerQuestion(source, question);
         if (main.body !== copy.body || main.etag !== copy.etag) differing++;
       }
       t.equal(differing, 0, `${label}: 150 random contexts`);
