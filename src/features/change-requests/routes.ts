@@ -135,7 +135,7 @@ const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestSer
       response: { 200: AdvancedPlaygroundResponse, ...errorResponses(400, 401, 403, 404, 415, 500, 503) },
     },
   }, async (request, reply) => {
-    return await answerWithinBudget(request, reply, timeoutMs, async (signal) => {
+    return await answerWithinBudget(reply, timeoutMs, async (signal) => {
       const { cr, changes, changesKey } = await service.preview(request.params.id);
       const context = request.body.context;
       const input = { environments: [cr.environment], projects: [cr.project], context };

@@ -7,6 +7,7 @@ import { errorResponses } from '../../schemas/common.js';
 import { ndjsonChunks, type ContextCheck } from './ndjson.js';
 import { BatchBody, BatchQuery, BatchRecord, BatchResponse, ImpactBody, ImpactExample, ImpactParams, ImpactResponse, NdjsonContexts } from './schemas.js';
 import { BATCH_RECORDS_PER_TASK, type BatchRequest, type Format, type ImpactInput, type PlaygroundBatchService } from './service.js';
+import { requestBudget } from '../playground/budget.js';
 import { PlaygroundContext } from '../playground/schemas.js';
 
 const NDJSON = 'application/x-ndjson';
@@ -17,23 +18,6 @@ const ENVIRONMENT = /^[a-zA-Z0-9~_.-]+$/;
 
 function formatOf(request: FastifyRequest): Format {
   return (request.headers.accept ?? '').includes(NDJSON) ? 'ndjson' : 'json';
-}
-
-/** Aborted when the client goes away (or, for answers sent whole, when the time budget runs out). */
-function abandonment(request: FastifyRequest, reply: FastifyReply, timeoutMs?: number): { signal: AbortSignal; done(): void } {
-  const controller = new AbortController();
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => controller.abort(new Error('time budget exceeded')), timeoutMs);
-  const onClose = () => {
-    if (!reply.sent || !reply.raw.writableFinished) controller.abort(new Error('client went away'));
-  };
-  reply.raw.once('close', onClose);
-  return {
-    signal: controller.signal,
-    done() {
-      clearTimeout(timer);
-      reply.raw.off('close', onClose);
-    },
-  };
 }
 
 /**
@@ -48,7 +32,7 @@ async function sendStream(
   closing: string,
   produce: (signal: AbortSignal) => Promise<AsyncGenerator<Buffer>> | AsyncGenerator<Buffer>,
 ): Promise<FastifyReply> {
-  const budget = abandonment(request, reply);
+  const budget = requestBudget(reply);
   let pieces: AsyncGenerator<Buffer>;
   let first: IteratorResult<Buffer>;
   try {
@@ -184,7 +168,7 @@ const playgroundBatchRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundBatc
     if (formatOf(request) === 'ndjson') {
       return await sendStream(request, reply, 'ndjson', '', (signal) => service.impact(id, input, 'ndjson', signal));
     }
-    const budget = abandonment(request, reply, timeoutMs);
+    const budget = requestBudget(reply, timeoutMs);
     try {
       const answer = await service.impact(id, input, 'json', budget.signal);
       return reply.type(JSON_TYPE).send(answer);

@@ -1,31 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { errorResponses } from '../../schemas/common.js';
 import {
   AdvancedPlaygroundBody, AdvancedPlaygroundResponse, DeprecatedPlaygroundBody, DeprecatedPlaygroundResponse,
 } from './schemas.js';
+import { requestBudget } from './budget.js';
 import { BufferedAnswer, type PlaygroundService } from './service.js';
-
-/**
- * The request's time budget: aborted when it runs out or when the client goes away, so a worker
- * never keeps computing an answer nobody will read (an aborted running task's thread is replaced).
- */
-function requestBudget(request: FastifyRequest, reply: FastifyReply, timeoutMs: number): { signal: AbortSignal; done(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('time budget exceeded')), timeoutMs);
-  const onClose = () => {
-    if (!reply.sent) controller.abort(new Error('client went away'));
-  };
-  request.raw.once('close', onClose);
-  return {
-    signal: controller.signal,
-    done() {
-      clearTimeout(timer);
-      request.raw.off('close', onClose);
-    },
-  };
-}
 
 /**
  * A buffered answer's pieces as the stream Fastify pipes into the response: written in one corked
@@ -61,12 +42,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * answer keeps its budget until the last byte is out.
  */
 export async function answerWithinBudget(
-  request: FastifyRequest,
   reply: FastifyReply,
   timeoutMs: number,
   evaluate: (signal: AbortSignal) => Promise<Buffer | BufferedAnswer | Readable>,
 ): Promise<FastifyReply> {
-  const budget = requestBudget(request, reply, timeoutMs);
+  const budget = requestBudget(reply, timeoutMs);
   let result: Buffer | BufferedAnswer | Readable;
   try {
     result = await evaluate(budget.signal);
@@ -101,7 +81,7 @@ const playgroundRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundService; 
     },
   }, async (request, reply) => {
     const body = request.body;
-    return await answerWithinBudget(request, reply, timeoutMs, (signal) => service.deprecated(body, JSON.stringify(request.body), signal));
+    return await answerWithinBudget(reply, timeoutMs, (signal) => service.deprecated(body, JSON.stringify(request.body), signal));
   });
 
   app.post('/api/admin/playground/advanced', {
@@ -113,7 +93,7 @@ const playgroundRoutes: FastifyPluginAsyncTypebox<{ service: PlaygroundService; 
     },
   }, async (request, reply) => {
     const body = request.body;
-    return await answerWithinBudget(request, reply, timeoutMs, (signal) => service.advanced({
+    return await answerWithinBudget(reply, timeoutMs, (signal) => service.advanced({
       environments: body.environments,
       projects: body.projects,
       context: body.context,

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { buildTestApp } from '../../helpers/app.js';
+import { ADMIN_TOKEN, buildTestApp } from '../../helpers/app.js';
 import { advanced, createEnabledFlag, FEATURES, playground, post } from './helpers.js';
 
 t.test('playground requests and answers', async (t) => {
@@ -120,3 +120,29 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+t.test('over a real socket: every playground POST is answered, not aborted when its body has been read', async (t) => {
+  // Node 20 emits the request's 'close' once its body is read; a budget listening there aborted
+  // every playground POST at once with a 503 (inject() does not emit it, hence a listening server).
+  const app = await buildTestApp(t);
+  await createEnabledFlag(app, 'socket-flag');
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const ask = (path: string, body: unknown) => fetch(`${base}${path}`, {
+    method: 'POST', headers: { authorization: ADMIN_TOKEN, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  const deprecated = await ask('/api/admin/playground', { environment: 'development', context: { appName: 'a', userId: '1' } });
+  t.equal(deprecated.status, 200, 'deprecated playground');
+  t.match(await deprecated.json(), { features: [{ name: 'socket-flag', isEnabled: true }] });
+  const advancedRes = await ask('/api/admin/playground/advanced', { environments: ['development'], context: { appName: 'a', userId: '1,2' } });
+  t.equal(advancedRes.status, 200, 'advanced playground');
+  t.match(await advancedRes.json(), { features: [{ name: 'socket-flag' }] });
+  const batch = await ask('/api/admin/playground/batch', { environments: ['development'], contexts: [{ appName: 'a', userId: '1' }, { appName: 'a', userId: '2' }] });
+  t.equal(batch.status, 200, 'batch playground');
+  t.match(await batch.json(), { results: [{ flags: { 'socket-flag': { enabled: true } } }, {}] });
+  const ndjson = await fetch(`${base}/api/admin/playground/batch?environments=development`, {
+    method: 'POST', headers: { authorization: ADMIN_TOKEN, 'content-type': 'application/x-ndjson', accept: 'application/x-ndjson' },
+    body: '{"appName":"a","userId":"1"}\n{"appName":"a","userId":"2"}\n',
+  });
+  t.equal(ndjson.status, 200, 'batch playground, NDJSON both ways');
+  t.match(await ndjson.text(), /socket-flag/);
+});
