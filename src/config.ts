@@ -21,6 +21,16 @@ const EnvSchema = Type.Object({
   /** Milliseconds a request waits for the database before answering 503. */
   DB_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 2000 }),
   /**
+   * Database operations in flight at once, by kind (src/db/guard.ts). 0 chooses for the server:
+   * on FerretDB (SQLite admits one writer) 1 write and 4 reads, on MongoDB 16 and 32.
+   */
+  DB_MAX_CONCURRENT_WRITES: Type.Integer({ minimum: 0, default: 0 }),
+  DB_MAX_CONCURRENT_READS: Type.Integer({ minimum: 0, default: 0 }),
+  /** How often (ms) a small write and read check that the database answers (`/ready`, src/db/health.ts). */
+  DB_HEALTH_INTERVAL_MS: Type.Integer({ minimum: 50, default: 1000 }),
+  /** The embedded database is restarted when it has not answered the health check for this long (ms; 0: never). */
+  DB_RESTART_AFTER_MS: Type.Integer({ minimum: 0, default: 60000 }),
+  /**
    * Write concern of every write: `majority` (acknowledged once a majority of a replica set has
    * it), a number of members, or `1`; with MONGODB_JOURNAL `true`, only once it is in the journal.
    * A standalone server or FerretDB treats `majority` as itself.
@@ -68,7 +78,7 @@ export class ConfigError extends Error {
 }
 
 const NUMERIC_KEYS = new Set([
-  'PORT', 'DB_TIMEOUT_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
+  'PORT', 'DB_TIMEOUT_MS', 'DB_MAX_CONCURRENT_WRITES', 'DB_MAX_CONCURRENT_READS', 'DB_HEALTH_INTERVAL_MS', 'DB_RESTART_AFTER_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
   'PLAYGROUND_BATCH_LIMIT',
 ]);

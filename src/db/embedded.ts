@@ -19,6 +19,8 @@ export interface EmbeddedServer {
   pid: number;
   dataDir: string;
   stop(): Promise<void>;
+  /** Kills the server process (wedged or stopped) and starts it again on the same port and files. */
+  restart(): Promise<void>;
 }
 
 export interface Logger {
@@ -176,52 +178,68 @@ export async function startEmbeddedDatabase(
   const pidFile = join(dataDir, 'embedded-db.pid');
   reclaimDataDir(pidFile);
   const port = options.port ?? (await freePort());
-  let child: ChildProcess;
-  let kind: EmbeddedServer['kind'];
-  let dbDir: string;
-
   const mongod = which('mongod');
-  if (mongod) {
-    kind = 'mongod';
-    dbDir = join(dataDir, 'mongod');
-    mkdirSync(dbDir, { recursive: true });
-    child = spawn(mongod, ['--dbpath', dbDir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-  } else {
-    const ferret = await ensureFerretDB(log);
-    if (!ferret) throw new EmbeddedDatabaseError(`MONGODB_URL is not set and no embedded database can be started (no mongod on PATH, no Go to build FerretDB). ${HOW_TO_PROVIDE}`);
-    kind = 'ferretdb';
-    dbDir = join(dataDir, 'ferretdb');
-    mkdirSync(dbDir, { recursive: true });
-    child = spawn(ferret, [
-      '--handler=sqlite', `--sqlite-url=file:${dbDir}/`, `--state-dir=${dbDir}`,
-      `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=ERROR',
-    ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ferret = mongod ? undefined : await ensureFerretDB(log);
+  if (!mongod && !ferret) {
+    throw new EmbeddedDatabaseError(`MONGODB_URL is not set and no embedded database can be started (no mongod on PATH, no Go to build FerretDB). ${HOW_TO_PROVIDE}`);
   }
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
-  const pid = child.pid ?? 0;
-  writeFileSync(pidFile, JSON.stringify({ dbPid: pid, ownerPid: process.pid } satisfies PidRecord));
-  try {
-    await waitForPort(port, child, 30_000);
-  } catch (err) {
-    child.kill('SIGKILL');
-    rmSync(pidFile, { force: true });
-    throw new EmbeddedDatabaseError(`${(err as Error).message}\n${stderr}\n${HOW_TO_PROVIDE}`);
-  }
-  const url = `mongodb://127.0.0.1:${port}/`;
-  log.info({ kind, url, pid, dataDir: dbDir }, `embedded database started (${kind})`);
+  const kind: EmbeddedServer['kind'] = mongod ? 'mongod' : 'ferretdb';
+  const dbDir = join(dataDir, kind);
+  mkdirSync(dbDir, { recursive: true });
 
+  /** Starts the server process on `port` and waits until it listens. */
+  const launch = async (): Promise<{ child: ChildProcess; stderr: () => string }> => {
+    const child = mongod
+      ? spawn(mongod, ['--dbpath', dbDir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] })
+      : spawn(ferret!, [
+        '--handler=sqlite', `--sqlite-url=file:${dbDir}/`, `--state-dir=${dbDir}`,
+        `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=ERROR',
+      ], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    writeFileSync(pidFile, JSON.stringify({ dbPid: child.pid ?? 0, ownerPid: process.pid } satisfies PidRecord));
+    try {
+      await waitForPort(port, child, 30_000);
+    } catch (err) {
+      child.kill('SIGKILL');
+      rmSync(pidFile, { force: true });
+      throw new EmbeddedDatabaseError(`${(err as Error).message}\n${stderr}\n${HOW_TO_PROVIDE}`);
+    }
+    return { child, stderr: () => stderr };
+  };
+
+  let { child } = await launch();
+  const url = `mongodb://127.0.0.1:${port}/`;
+  log.info({ kind, url, pid: child.pid, dataDir: dbDir }, `embedded database started (${kind})`);
+
+  const exited = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= new Promise<void>((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) { rmSync(pidFile, { force: true }); done(); return; }
+      if (exited(child)) { rmSync(pidFile, { force: true }); done(); return; }
       const killTimer = setTimeout(() => child.kill('SIGKILL'), 5000);
       child.once('exit', () => { clearTimeout(killTimer); rmSync(pidFile, { force: true }); done(); });
       child.kill('SIGTERM');
     });
     return stopping;
   };
-  return { url, kind, pid, dataDir: dbDir, stop };
+  const server: EmbeddedServer = {
+    url, kind, pid: child.pid ?? 0, dataDir: dbDir, stop,
+    async restart() {
+      if (stopping) return;
+      const old = child;
+      if (!exited(old)) {
+        // SIGKILL, not SIGTERM: the process is wedged (or stopped), and SQLite's journal makes a
+        // killed FerretDB safe to start again on the same files.
+        await new Promise<void>((done) => {
+          old.once('exit', () => done());
+          old.kill('SIGKILL');
+        });
+      }
+      ({ child } = await launch());
+      server.pid = child.pid ?? 0;
+      log.warn({ kind, pid: child.pid, url }, `embedded database restarted (${kind})`);
+    },
+  };
+  return server;
 }

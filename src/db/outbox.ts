@@ -1,5 +1,7 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
+import { DatabaseTimeoutError, DatabaseUnavailableError } from './guard.js';
 import { KeyedLock } from './keyed-lock.js';
+import { isDuplicateKey } from './keys.js';
 import { ConfigState } from './state.js';
 import {
   ConcurrentModificationError, DELETED_FIELD, OUTBOX_FIELD, REV_FIELD, isDocumentId, packEvents, pendingEvents,
@@ -78,6 +80,47 @@ export class Outbox {
     return this.log.lastEventId;
   }
 
+  /** This process's instance id (its revision document's). */
+  get instance(): string {
+    return this.revisions.instance;
+  }
+
+  /** Whether the server is FerretDB (createIndexes asks it; see atomicFilters). */
+  get isFerretDB(): boolean {
+    return !this.atomicFilters;
+  }
+
+  /**
+   * Documents whose write was sent and then failed without an answer (its deadline passed, the
+   * connection broke): it may or may not have been applied. The state keeps what it had; once the
+   * database answers again `reconcile` re-reads them, so the state holds whatever the database
+   * holds, and `repair` flushes the events of any that did apply. So such a write is, in the end,
+   * either durable with its events or not applied, never half.
+   */
+  private readonly uncertain = new Map<string, { coll: Collection<StoredDocument>; id: DocumentId }>();
+
+  /** Notes a write whose outcome is unknown (see `uncertain`) and rethrows its error. */
+  private uncertainWrite(coll: Collection<StoredDocument>, id: DocumentId, err: unknown): never {
+    const unanswered = err instanceof DatabaseTimeoutError ? err.sent : !(err instanceof DatabaseUnavailableError);
+    if (unanswered) this.uncertain.set(this.documentKey(coll, id), { coll, id });
+    throw err;
+  }
+
+  /**
+   * After an outage: re-reads every document whose write had an unknown outcome into the state
+   * (and tells the caches), then flushes every pending event (`repair`). Returns the counts.
+   */
+  async reconcile(): Promise<{ refreshed: number; repaired: number }> {
+    const entries = [...this.uncertain.entries()];
+    for (const [key, { coll, id }] of entries) {
+      await this.state.mirrorOf(coll.collectionName)?.refresh(id);
+      this.uncertain.delete(key);
+    }
+    if (entries.length) this.notify(true);
+    const repaired = await this.repair();
+    return { refreshed: entries.length, repaired };
+  }
+
   async createIndexes(): Promise<void> {
     await this.log.createIndexes();
     const info = await this.db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Record<string, unknown>);
@@ -142,7 +185,11 @@ export class Outbox {
   /** Inserts `doc` with its events without flushing them (the caller flushes: flushInserted, see FlagService.create). */
   async insertPending<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {
     const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: packEvents(events) } : {}) };
-    await this.handle(coll.collectionName).insertOne(stored);
+    const c = this.handle(coll.collectionName);
+    await c.insertOne(stored).catch((err: unknown) => {
+      if (isDuplicateKey(err)) throw err;
+      return this.uncertainWrite(c, doc._id, err);
+    });
     this.written(coll.collectionName, doc._id, stored);
   }
 
@@ -206,7 +253,8 @@ export class Outbox {
     let flush: Promise<void> | undefined;
     try {
       const done = await this.documentLock.run(key, () =>
-        this.conditionally(c, current._id, current._rev, (filter) => c.replaceOne(filter, stored)));
+        this.conditionally(c, current._id, current._rev, (filter) =>
+          c.replaceOne(filter, stored).catch((err: unknown) => this.uncertainWrite(c, current._id, err))));
       if (!done) await this.conflict(c, current._id);
       this.written(c.collectionName, current._id, inState);
       // Read caches and snapshots hear of the change before the response (read-your-writes), a

@@ -31,7 +31,14 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   app.addHook('preClose', async () => delta.close());
   app.decorate('sdkDelta', delta);
   await app.register(clientApiRoutes, { service: clientFeatures, delta });
-  const metrics = new MetricsService(new MetricsStore(stores.outbox));
+  const metrics = new MetricsService(
+    new MetricsStore(stores.outbox, app.database.guard.maxStatements),
+    {
+      report: ({ job, err, recovered }) => recovered
+        ? app.log.info({ job }, 'client metrics: the database work succeeds again')
+        : app.log.error({ job, err }, 'client metrics: the database work failed; retried every second'),
+    },
+  );
   metrics.start();
   app.addHook('onClose', async () => await metrics.stop());
   app.decorate('clientMetrics', metrics);

@@ -6,12 +6,16 @@ import {
 } from 'mongodb';
 import type { Config } from '../config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../db/embedded.js';
+import { DEFAULT_MAX_STATEMENTS, DatabaseGuard, DatabaseTimeoutError, DatabaseUnavailableError, type GuardLimits } from '../db/guard.js';
+import { DatabaseHealth } from '../db/health.js';
 import { Outbox } from '../db/outbox.js';
 import { serviceUnavailable } from '../errors.js';
 
 /** Errors that mean "the database is not reachable right now" (answered 503, never 500). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   return (
+    err instanceof DatabaseTimeoutError ||
+    err instanceof DatabaseUnavailableError ||
     err instanceof MongoServerSelectionError ||
     err instanceof MongoNetworkError ||
     err instanceof MongoNotConnectedError ||
@@ -24,12 +28,27 @@ export interface Database {
   client: MongoClient;
   db: Db;
   outbox: Outbox;
-  /** False as soon as the driver loses the server; requests then fail fast with 503. */
+  /**
+   * Whether the database answered the last health probe (a small write and a read, each within
+   * DB_TIMEOUT_MS, every DB_HEALTH_INTERVAL_MS: src/db/health.ts) and the driver has the server.
+   * While it does not, database operations are refused at once (503); reads served from memory go on.
+   */
   isAvailable(): boolean;
-  /** Runs `fn` whenever the database becomes reachable again after an outage. */
+  /** Runs `fn` whenever the database answers again after an outage. */
   onRecovered(fn: () => Promise<void> | void): void;
-  ping(timeoutMs?: number): Promise<boolean>;
+  guard: DatabaseGuard;
+  health: DatabaseHealth;
   embedded?: EmbeddedServer;
+}
+
+/** The concurrency the server can take (DB_MAX_CONCURRENT_*; src/db/guard.ts, docs/operations.md). */
+export function guardLimits(config: Config, ferretdb: boolean): GuardLimits {
+  return {
+    maxWrites: config.DB_MAX_CONCURRENT_WRITES || (ferretdb ? 1 : 16),
+    maxReads: config.DB_MAX_CONCURRENT_READS || (ferretdb ? 4 : 32),
+    // FerretDB holds one SQLite connection per statement of an update command until it ends (of 100).
+    maxStatements: ferretdb ? DEFAULT_MAX_STATEMENTS : 1000,
+  };
 }
 
 async function connectWithRetry(client: MongoClient, log: FastifyInstance['log'], deadlineMs: number): Promise<void> {
@@ -76,12 +95,19 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     embedded = await startEmbeddedDatabase(config.DATA_DIR, app.log);
     url = embedded.url;
   }
+  // Before the server's kind is known, the limits of the strictest server (FerretDB).
+  const guard = new DatabaseGuard(config.DB_TIMEOUT_MS, guardLimits(config, true), app.log);
+  const maxLimits = guardLimits(config, false);
   const client = new MongoClient(url, {
     serverSelectionTimeoutMS: config.DB_TIMEOUT_MS,
     connectTimeoutMS: config.DB_TIMEOUT_MS,
+    // The driver's own backstop behind the guard's deadline: a connection silent for this long is
+    // closed, which fails the operation on it and frees its slot (src/db/guard.ts).
+    socketTimeoutMS: config.DB_TIMEOUT_MS * 3,
     // A 1 s heartbeat notices a returning database within about a second.
     heartbeatFrequencyMS: 1000,
-    maxPoolSize: 50,
+    // The guard bounds what is in flight; the pool only needs room for it and the health probe.
+    maxPoolSize: Math.max(maxLimits.maxWrites, guardLimits(config, true).maxWrites) + maxLimits.maxReads + 2,
     ignoreUndefined: true,
     writeConcern: {
       w: config.MONGODB_WRITE_CONCERN === 'majority' ? 'majority' : Number(config.MONGODB_WRITE_CONCERN),
@@ -90,27 +116,11 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     monitorCommands: config.monitorCommands,
   });
   if (config.monitorCommands) logCommands(client);
-  let available = false;
-  let connectedOnce = false;
-  const recoveryHooks: Array<() => Promise<void> | void> = [];
+  let health: DatabaseHealth | undefined;
+  let driverAvailable = false;
   client.on('topologyDescriptionChanged', (event) => {
-    const nowAvailable = event.newDescription.hasDataBearingServers;
-    if (nowAvailable === available) return;
-    available = nowAvailable;
-    if (nowAvailable) {
-      if (!connectedOnce) {
-        connectedOnce = true;
-        return;
-      }
-      app.log.info('database reachable again');
-      for (const hook of recoveryHooks) {
-        Promise.resolve()
-          .then(hook)
-          .catch((err: unknown) => app.log.error({ err }, 'recovery hook failed'));
-      }
-    } else {
-      app.log.warn('database unreachable');
-    }
+    driverAvailable = event.newDescription.hasDataBearingServers;
+    health?.driverReachable(driverAvailable);
   });
   try {
     await connectWithRetry(client, app.log, 30_000);
@@ -118,45 +128,39 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     await embedded?.stop();
     throw err;
   }
-  const db = client.db(config.MONGODB_DB);
+  const unguarded = client.db(config.MONGODB_DB);
+  const db = guard.wrapDb(unguarded);
   const outbox = new Outbox(db);
   await outbox.createIndexes();
+  guard.configure(guardLimits(config, outbox.isFerretDB));
+  app.log.info({ ...guard.limits, server: outbox.isFerretDB ? 'ferretdb' : 'mongodb' }, 'database concurrency limits');
 
+  // The probe runs its operations through the guard itself (as probes, while the gate is closed).
+  health = new DatabaseHealth(unguarded, guard, outbox.instance, {
+    intervalMs: config.DB_HEALTH_INTERVAL_MS,
+    restartAfterMs: config.DB_RESTART_AFTER_MS,
+    ...(embedded ? { restart: () => embedded!.restart() } : {}),
+  }, app.log);
+  health.driverReachable(driverAvailable);
   const database: Database = {
     client,
     db,
     outbox,
     embedded,
-    isAvailable: () => available,
-    onRecovered: (fn) => recoveryHooks.push(fn),
-    async ping(timeoutMs = config.DB_TIMEOUT_MS) {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        return await Promise.race([
-          db.command({ ping: 1 }).then(() => true),
-          new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs))),
-        ]);
-      } catch {
-        return false;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    guard,
+    health,
+    isAvailable: () => health!.isHealthy,
+    onRecovered: (fn) => health!.onRecovered(fn),
   };
   app.decorate('database', database);
   database.onRecovered(async () => {
-    const repaired = await outbox.repair();
-    if (repaired) app.log.warn({ repaired }, 'flushed events left pending by the outage');
+    const { refreshed, repaired } = await outbox.reconcile();
+    if (refreshed || repaired) app.log.warn({ refreshed, repaired }, 'after the outage: writes of unknown outcome re-read, pending events flushed');
   });
-
-  // Fail fast while the database is known to be gone, instead of holding the request for the
-  // server-selection timeout.
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (!available && request.url.startsWith('/api/')) done(serviceUnavailable());
-    else done();
-  });
+  health.start();
 
   app.addHook('onClose', async () => {
+    health.stop();
     outbox.stopWatching();
     await outbox.settle().catch((err: unknown) => app.log.warn({ err }, 'clearing flushed events failed; the next start repairs it'));
     await client.close(true);

@@ -50,7 +50,7 @@ const REVISION_DOCUMENT_TTL_MS = 24 * 3600_000;
 export class Revisions {
   private readonly meta: Collection<MetaDocument>;
   /** An instance id for this process's revision document. */
-  private readonly instance = randomUUID();
+  readonly instance = randomUUID();
   private seq = 0;
   private recent: ChangedDocument[] = [];
   private changedSincePublish: Array<{ coll: string; id: unknown }> = [];

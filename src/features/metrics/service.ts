@@ -45,6 +45,11 @@ interface FlagUsage {
   seen: Map<string, LastSeenDocument>;
 }
 
+/** Where the metrics' background failures go (the app's log). */
+export interface MetricsFailureReporter {
+  report(failure: { job: 'flush' | 'refresh'; err?: unknown; recovered?: boolean }): void;
+}
+
 export interface AppScope {
   projects: readonly string[];
   environment: string;
@@ -87,17 +92,43 @@ export class MetricsService {
   private polledAt = 0;
   private fullAt = 0;
 
-  constructor(private readonly store: MetricsStore, private readonly flushMs = 1000) {}
+  constructor(
+    private readonly store: MetricsStore,
+    private readonly failures: MetricsFailureReporter = { report: () => undefined },
+    private readonly flushMs = 1000,
+  ) {}
+
+  /** Failures of the background work, reported once per streak (every tick retries it). */
+  private readonly failing = new Set<'flush' | 'refresh'>();
+
+  private background(job: 'flush' | 'refresh', run: Promise<void>): Promise<void> {
+    return run.then(
+      () => {
+        if (this.failing.delete(job)) this.failures.report({ job, recovered: true });
+      },
+      (err: unknown) => {
+        if (this.failing.has(job)) return;
+        this.failing.add(job);
+        this.failures.report({ job, err });
+      },
+    );
+  }
 
   start(): void {
     this.ensureLoaded().catch(() => undefined);
+    // One flush and one poll at a time: a slow database must not pile them up (totals stay
+    // dirty until written, so a skipped tick loses nothing).
+    let flushing = false;
     let polling = false;
     this.timer = setInterval(() => {
-      this.flush().catch(() => undefined);
-      // One poll at a time: a slow database must not pile them up.
-      if (polling) return;
-      polling = true;
-      this.refresh().catch(() => undefined).finally(() => { polling = false; });
+      if (!flushing) {
+        flushing = true;
+        void this.background('flush', this.flush()).finally(() => { flushing = false; });
+      }
+      if (!polling) {
+        polling = true;
+        void this.background('refresh', this.refresh()).finally(() => { polling = false; });
+      }
     }, this.flushMs);
     this.timer.unref();
   }

@@ -1,4 +1,5 @@
-import type { Collection } from 'mongodb';
+import type { Collection, Filter, WithoutId } from 'mongodb';
+import { DEFAULT_MAX_STATEMENTS, inBatches } from '../../db/guard.js';
 import type { Outbox } from '../../db/outbox.js';
 
 /**
@@ -49,12 +50,25 @@ export interface ApplicationDocument {
   usage: Array<{ project: string; environments: string[] }>;
 }
 
+/**
+ * Replaces (or inserts) each document by `_id`, in ordered commands of at most
+ * `statementsPerCommand`, one after another: the guard bounds statements per command
+ * (src/db/guard.ts: FerretDB wedges on one `update` command of 100 statements or more).
+ */
+async function upsertAll<T extends { _id: string }>(collection: Collection<T>, docs: readonly T[], statementsPerCommand: number): Promise<void> {
+  await inBatches(docs, statementsPerCommand, (batch) =>
+    collection.bulkWrite(
+      batch.map((doc) => ({ replaceOne: { filter: { _id: doc._id } as Filter<T>, replacement: doc as WithoutId<T>, upsert: true } })),
+      { ordered: true },
+    ));
+}
+
 export class MetricsStore {
   readonly buckets: Collection<MetricsBucketDocument>;
   readonly lastSeen: Collection<LastSeenDocument>;
   readonly applications: Collection<ApplicationDocument>;
 
-  constructor(outbox: Outbox) {
+  constructor(outbox: Outbox, private readonly statementsPerCommand = DEFAULT_MAX_STATEMENTS) {
     // Metrics are not configuration: written without events and without a revision, so SDK
     // traffic never invalidates the caches the SDK routes read from.
     this.buckets = outbox.collection<MetricsBucketDocument & { _rev?: number }>('client_metrics');
@@ -73,20 +87,18 @@ export class MetricsStore {
     await this.lastSeen.createIndex({ flushedAt: 1 }, { name: 'flushed_at' });
   }
 
+  /**
+   * Upserts documents in ordered commands of at most `statementsPerCommand` (DatabaseGuard.maxStatements):
+   * one unordered command of every changed bucket was what wedged FerretDB under SDK traffic (a
+   * flush of 100 flags × 2 environments is 200 statements; src/db/guard.ts has why).
+   */
+
   async writeBuckets(docs: MetricsBucketDocument[]): Promise<void> {
-    if (docs.length === 0) return;
-    await this.buckets.bulkWrite(
-      docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
-      { ordered: false },
-    );
+    await upsertAll(this.buckets, docs, this.statementsPerCommand);
   }
 
   async writeLastSeen(docs: LastSeenDocument[]): Promise<void> {
-    if (docs.length === 0) return;
-    await this.lastSeen.bulkWrite(
-      docs.map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } })),
-      { ordered: false },
-    );
+    await upsertAll(this.lastSeen, docs, this.statementsPerCommand);
   }
 
   /**
