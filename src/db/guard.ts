@@ -150,6 +150,7 @@ export class DatabaseGuard {
   private timeouts = 0;
   private refused = 0;
   private overdue = 0;
+  private troubleListener: (() => void) | undefined;
   maxStatements: number;
 
   constructor(
@@ -171,6 +172,11 @@ export class DatabaseGuard {
 
   get limits(): GuardLimits {
     return { maxWrites: this.writes.limit, maxReads: this.reads.limit, maxStatements: this.maxStatements };
+  }
+
+  /** Told of every missed deadline (the health check then probes at once, not at its next tick). */
+  onTimeout(listener: () => void): void {
+    this.troubleListener = listener;
   }
 
   /** Refuses every operation but probes at once, until `open` (the database does not answer). */
@@ -220,6 +226,7 @@ export class DatabaseGuard {
         const err = new DatabaseTimeoutError(operation, collection, timeoutMs, sent);
         this.log.error({ operation, collection, timeoutMs, sent, kind }, err.message);
         reject(err);
+        if (!options.probe) this.troubleListener?.();
       }, timeoutMs);
     });
     try {

@@ -105,8 +105,9 @@ export class DatabaseHealth {
     this.timer.unref();
   }
 
-  private probeSoon(): void {
-    this.schedule(0);
+  /** Probes now rather than at the next tick (an operation missed its deadline). */
+  probeSoon(): void {
+    if (!this.running) this.schedule(0);
   }
 
   private running = false;

@@ -142,6 +142,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     ...(embedded ? { restart: () => embedded!.restart() } : {}),
   }, app.log);
   health.driverReachable(driverAvailable);
+  guard.onTimeout(() => health?.probeSoon());
   const database: Database = {
     client,
     db,
