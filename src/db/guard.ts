@@ -151,6 +151,8 @@ export class DatabaseGuard {
   private refused = 0;
   private overdue = 0;
   private troubleListener: (() => void) | undefined;
+  /** When an operation last completed (performance.now()): a busy database still makes progress. */
+  lastProgressAt = 0;
   maxStatements: number;
 
   constructor(
@@ -245,7 +247,10 @@ export class DatabaseGuard {
           clearTimeout(overdueTimer);
           release();
         };
-        started.then(settled, settled);
+        started.then(() => {
+          this.lastProgressAt = performance.now();
+          settled();
+        }, settled);
         overdueTimer = setTimeout(() => {
           this.overdue++;
           release();
