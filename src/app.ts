@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { createPlayground, createServices, createStores, initialiseState, type Services, type Stores } from './composition.js';
 import errors from './plugins/errors.js';
-import database from './plugins/database.js';
+import database, { isDatabaseUnavailable } from './plugins/database.js';
 import auth from './plugins/auth.js';
 import docs from './plugins/docs.js';
 import metrics from './plugins/metrics.js';
@@ -139,11 +139,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await registerSdkApi(app, stores, config);
 
+  /**
+   * The start-up load, tried again while the database does not answer in time (a database that
+   * restarts with Vane after a crash may take seconds to answer its first reads); any other
+   * failure ends the start. initialiseState is idempotent, so a retry after a partial load is safe.
+   */
+  const initialiseWhenAnswering = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await initialiseState(stores, services, config, (p) => app.log.info(p, 'configuration state: collection loaded'));
+        return;
+      } catch (err) {
+        if (!isDatabaseUnavailable(err)) throw err;
+        const waitMs = Math.min(5000, 250 * 2 ** Math.min(attempt, 5));
+        app.log.warn({ err, attempt, waitMs }, 'loading the configuration: the database did not answer in time; trying again');
+        await new Promise((r) => setTimeout(r, waitMs));
+      }
+    }
+  };
   const load = async () => {
     await options.holdLoad;
     const started = performance.now();
     app.log.info('loading the configuration state and the event log');
-    await initialiseState(stores, services, config, (p) => app.log.info(p, 'configuration state: collection loaded'));
+    await initialiseWhenAnswering();
     // Events left pending by a crash are flushed once every feature has registered its collection.
     // This start's own writes (a fresh database's initial documents) finish their flushes and
     // clears first: they were reported as repaired crash leftovers before (5 on every fresh start).

@@ -1,5 +1,5 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import { DatabaseTimeoutError, DatabaseUnavailableError } from './guard.js';
+import { DatabaseTimeoutError, DatabaseUnavailableError, inBackground } from './guard.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './keys.js';
 import { ConfigState } from './state.js';
@@ -301,7 +301,7 @@ export class Outbox {
   private queueFlush(c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
     const key = this.documentKey(c, id);
     this.holdClears(key);
-    const flush = this.flushWritten(c, id, doc)
+    const flush = inBackground(() => this.flushWritten(c, id, doc))
       .catch((err: unknown) => this.flushError(err))
       .finally(() => {
         this.releaseClears(key);
@@ -333,7 +333,9 @@ export class Outbox {
    * their flush failed and waits for repair): what a reader of the log awaits to see its own writes.
    */
   async flushed(): Promise<void> {
-    while (this.inFlight.size) await Promise.all([...this.inFlight]);
+    // Only the flushes queued so far: waiting until none is in flight starved a reader of the log
+    // for as long as writes kept coming (an event search hung for 10 s under the soak's writers).
+    await Promise.all([...this.inFlight]);
   }
 
   /**
@@ -367,7 +369,7 @@ export class Outbox {
     const key = this.documentKey(coll, id);
     this.cancelDeferredClear(coll, id);
     if ((this.queuedFlushes.get(key) ?? 0) > 1) return;
-    const timer = setTimeout(() => void this.runDeferredClear(key).catch(() => undefined), Outbox.CLEAR_DELAY_MS);
+    const timer = setTimeout(() => void inBackground(() => this.runDeferredClear(key)).catch(() => undefined), Outbox.CLEAR_DELAY_MS);
     timer.unref();
     this.deferredClears.set(key, { coll, id, rev, timer });
   }
@@ -521,8 +523,8 @@ export class Outbox {
     if (!coll || this.flushChecks.has(key)) return;
     const timer = setTimeout(() => {
       this.flushChecks.delete(key);
-      coll.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1 } })
-        .then((doc) => (pendingEvents(doc?._outbox).length ? this.flush(coll, id) : undefined))
+      inBackground(() => coll.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1 } }))
+        .then((doc) => (pendingEvents(doc?._outbox).length ? inBackground(() => this.flush(coll, id)) : undefined))
         .catch(() => undefined); // the next start's repair, or the next notice, finishes it
     }, this.orphanFlushMs);
     timer.unref();

@@ -1,3 +1,4 @@
+import { inBackground } from '../guard.js';
 import { randomUUID } from 'node:crypto';
 import { BSON, type Collection, type Db } from 'mongodb';
 
@@ -118,7 +119,7 @@ export class Revisions {
       this.publishAgain = true;
       return;
     }
-    this.publishing = (async () => {
+    this.publishing = inBackground(async () => {
       try {
         do {
           this.publishAgain = false;
@@ -129,7 +130,7 @@ export class Revisions {
       } finally {
         this.publishing = undefined;
       }
-    })();
+    });
   }
 
   /** Resolves once every write of this process so far is published (tests, closing). */
@@ -178,7 +179,7 @@ export class Revisions {
     const poll = async () => {
       try {
         if (this.changedSincePublish.length) this.publishSoon();
-        await this.poll();
+        await inBackground(() => this.poll());
       } catch (err) {
         onError(err);
       } finally {
