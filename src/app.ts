@@ -97,6 +97,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const services = createServices(stores, config);
   app.decorate('stores', stores);
   stores.eventLog.registerMetrics(app.metrics);
+  app.database.health.registerMetrics(app.metrics);
   app.decorate('services', services);
   app.sessionService = services.sessions;
   // Until the state has loaded, the API answers 503 + Retry-After (health and docs answer).

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { DatabaseTimeoutError, type DatabaseGuard } from './guard.js';
 
 /**
@@ -42,7 +43,7 @@ export class DatabaseHealth {
   private lastError: string | undefined;
   private probes = 0;
   private restarting: Promise<void> | undefined;
-  private restarts = 0;
+  restarts = 0;
   private readonly recoveredListeners: Array<() => Promise<void> | void> = [];
   private stopped = false;
 
@@ -69,6 +70,57 @@ export class DatabaseHealth {
       ...(this.lastError ? { lastError: this.lastError } : {}),
       restarts: this.restarts,
     };
+  }
+
+  /** The guard's slots and queues, missed deadlines, refusals, health and restarts, for Prometheus. */
+  registerMetrics(registry: Registry): void {
+    const guard = this.guard;
+    const health = this;
+    new Gauge({
+      name: 'vane_db_operations_in_flight', help: 'Database operations holding a slot, by kind (src/db/guard.ts)',
+      labelNames: ['kind'], registers: [registry],
+      collect() {
+        const stats = guard.stats();
+        this.set({ kind: 'write' }, stats.writesInUse);
+        this.set({ kind: 'read' }, stats.readsInUse);
+      },
+    });
+    new Gauge({
+      name: 'vane_db_operations_queued', help: 'Database operations waiting for a slot, by kind',
+      labelNames: ['kind'], registers: [registry],
+      collect() {
+        const stats = guard.stats();
+        this.set({ kind: 'write' }, stats.writesQueued);
+        this.set({ kind: 'read' }, stats.readsQueued);
+      },
+    });
+    new Counter({
+      name: 'vane_db_deadlines_missed_total', help: 'Database operations that did not finish within DB_TIMEOUT_MS', registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(guard.stats().timeouts);
+      },
+    });
+    new Counter({
+      name: 'vane_db_refused_total', help: 'Database operations refused at once while the database did not answer', registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(guard.stats().refused);
+      },
+    });
+    new Gauge({
+      name: 'vane_db_healthy', help: '1 when the database answered its last health probe (a write and a read), else 0', registers: [registry],
+      collect() {
+        this.set(health.isHealthy ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'vane_db_restarts_total', help: 'Restarts of the embedded database after it stopped answering', registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(health.restarts);
+      },
+    });
   }
 
   onRecovered(listener: () => Promise<void> | void): void {

@@ -111,6 +111,19 @@ export class Outbox {
    * (and tells the caches), then flushes every pending event (`repair`). Returns the counts.
    */
   async reconcile(): Promise<{ refreshed: number; repaired: number }> {
+    const run = this.reconcileNow();
+    this.reconciling = run.then(() => undefined, () => undefined);
+    try {
+      return await run;
+    } finally {
+      this.reconciling = undefined;
+    }
+  }
+
+  /** The reconcile under way, if any: readers of the log wait for it as for the queued flushes. */
+  private reconciling: Promise<void> | undefined;
+
+  private async reconcileNow(): Promise<{ refreshed: number; repaired: number }> {
     const entries = [...this.uncertain.entries()];
     for (const [key, { coll, id }] of entries) {
       await this.state.mirrorOf(coll.collectionName)?.refresh(id);
@@ -335,7 +348,8 @@ export class Outbox {
   async flushed(): Promise<void> {
     // Only the flushes queued so far: waiting until none is in flight starved a reader of the log
     // for as long as writes kept coming (an event search hung for 10 s under the soak's writers).
-    await Promise.all([...this.inFlight]);
+    // A reconcile after an outage counts too: it may put a write of unknown outcome in the log.
+    await Promise.all([...this.inFlight, this.reconciling]);
   }
 
   /**

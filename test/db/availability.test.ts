@@ -24,7 +24,7 @@ t.test('database down: /ready 503, API 503 fast; back: recovers by itself', asyn
   let db = await startEmbeddedDatabase(dir, quiet);
   const port = Number(new URL(db.url).port);
   const config = loadConfig({
-    MONGODB_URL: db.url, MONGODB_DB: 'outage', INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent', DB_TIMEOUT_MS: '1000',
+    MONGODB_URL: db.url, MONGODB_DB: 'outage', INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent', DB_TIMEOUT_MS: '2000',
   });
   const app = await buildApp(config, { logger: false });
   t.teardown(async () => { await app.close(); await db.stop(); });
@@ -42,7 +42,7 @@ t.test('database down: /ready 503, API 503 fast; back: recovers by itself', asyn
   t.equal(during.statusCode, 503, 'an API call while the database is gone');
   t.equal(during.json().name, 'ServiceUnavailable');
   t.ok(during.headers['retry-after'], 'with Retry-After');
-  t.ok(Date.now() - started < 2500, `answered within the time budget (${Date.now() - started} ms)`);
+  t.ok(Date.now() - started < 3000, `answered within DB_TIMEOUT_MS + 1 s (${Date.now() - started} ms)`);
   t.equal((await app.inject({ url: '/ready' })).statusCode, 503);
   t.equal((await app.inject({ url: '/health' })).statusCode, 200, 'the process itself is alive');
   t.equal((await app.inject({ url: '/api/admin/api-tokens', headers: ADMIN })).statusCode, 200, 'reads answer from memory');
@@ -55,6 +55,7 @@ t.test('database down: /ready 503, API 503 fast; back: recovers by itself', asyn
   t.ok(Date.now() - fast < 200, `once the outage is known, writes fail at once (${Date.now() - fast} ms)`);
 
   db = await startEmbeddedDatabase(dir, quiet, { port });
-  t.ok(await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 15_000), 'ready again');
+  t.ok(await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 20_000),
+    `ready again (health: ${JSON.stringify(app.database.health.status())})`);
   t.equal((await app.inject({ url: '/api/admin/api-tokens', headers: ADMIN })).statusCode, 200, 'API works again');
 });

@@ -102,7 +102,7 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
   const resumedAt = Date.now();
   const writeMs = await eventually(async () => (await createFlag(app, 'after-freeze')).statusCode === 201, 10_000);
   t.ok(writeMs !== undefined, `writes succeed within 10 s of resuming (${writeMs} ms)`);
-  t.ok(await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 5000), '/ready 200 again');
+  t.ok(await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 10_000), '/ready 200 again');
   t.ok(logs.lines.some((l) => l.msg === 'database answering again'), 'the recovery is logged');
   void resumedAt;
 
