@@ -4,6 +4,9 @@ import t from 'tap';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { resolveRefs } from '../../../tools/difftest/config.js';
 import type { FrontendFixture } from '../../../tools/difftest/record-frontend.js';
+import { frontendContext } from '../../../src/features/frontend-api/evaluate.js';
+import answerBatch from '../../../src/features/frontend-api/worker.js';
+import { shippedState } from '../../../src/features/frontend-api/worker-state.js';
 import { buildTestApp, JSON_ADMIN } from '../../helpers/app.js';
 import { createToken } from '../client-api/helpers.js';
 
@@ -47,6 +50,17 @@ t.test('the frontend API answers as the Unleash reference (docs/rules.md §9)', 
   }
   await t.test('statuses (a POST context is validated as Unleash validates it)', async (t) => {
     for (const { label, request, res } of answers) t.equal(res.statusCode, request.status, label);
+  });
+  await t.test('a worker thread answers the same (dispatch.ts sends it some of the requests)', async (t) => {
+    const state = await app.sdkStates.get();
+    const scope = { projects: ['default'], environment: fixture.environment };
+    for (const { label, request } of answers) {
+      if (request.status !== 200) continue;
+      const input = request.method === 'POST' ? request.context : Object.fromEntries(new URLSearchParams(request.query));
+      const question = { scope, context: frontendContext(input, '127.0.0.1'), all: false };
+      const [worker] = answerBatch(structuredClone({ state: shippedState(state), questions: [question] }));
+      t.same(togglesByName(worker!.body), togglesByName(request.body!), label);
+    }
   });
   for (const [rule, names] of Object.entries(fixture.groups!)) {
     await t.test(rule, async (t) => {
