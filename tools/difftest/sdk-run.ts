@@ -4,9 +4,10 @@
  * - `frontend-post`, `frontend-get`: `/api/frontend` asked directly (toggles compared by name,
  *   each toggle's JSON as sent);
  * - `browser-sdk`: `unleash-proxy-client` on `/api/frontend` (isEnabled and getVariant of every flag);
- * - `server-sdk`, `server-sdk-delta`: `unleash-client` on `/api/client/features` and on
- *   `/api/client/delta` (isEnabled and getVariant of every flag, evaluated by the SDK: what is
- *   compared is what each server serves).
+ * - `server-sdk`, `server-sdk-delta`: `unleash-client` on `/api/client/features`, and on Vane's
+ *   `/api/client/delta` against the reference's `/api/client/features` (the open-source reference
+ *   has no delta route: its controller is Enterprise's) — isEnabled and getVariant of every flag,
+ *   evaluated by the SDK, so what is compared is what each server serves.
  * Random answers are detected and set apart by `compareAnswers` (surfaces.ts).
  */
 import { once } from 'node:events';
@@ -116,7 +117,7 @@ export async function compareSdkSurfaces(options: SdkRunOptions): Promise<{ summ
       const client = await createToken(base[side], adminToken[side], 'client', environment, ['*']);
       for (const [surface, delta] of [['server-sdk', false], ['server-sdk-delta', true]] as const) {
         if (!options.surfaces.includes(surface)) continue;
-        const sdk = await serverSdk(base[side], client, delta);
+        const sdk = await serverSdk(base[side], client, delta && side === 'vane');
         if (sdk === undefined) skipped.push(`${surface} on ${side} (${environment}): the SDK did not synchronise`);
         sdks.set(`${surface} ${side} ${environment}`, sdk);
       }
