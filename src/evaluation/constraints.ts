@@ -69,6 +69,8 @@ export class CompiledConstraint {
   readonly caseInsensitive: boolean;
   /** IN / NOT_IN: cleaned values (lower-cased when case-insensitive). */
   readonly valueSet: ReadonlySet<string>;
+  /** IN / NOT_IN: cleaned values as stored (`valueSet` itself unless case-insensitive). */
+  readonly exactValueSet: ReadonlySet<string>;
   /** STR_*: cleaned values (locale-lower-cased when case-insensitive). */
   readonly valueList: readonly string[];
   /** NUM_*: `Number(value)`; DATE_*: `Date(value)` as a time value. NaN makes the constraint fail. */
@@ -91,9 +93,8 @@ export class CompiledConstraint {
     this.contextName = typeof config.contextName === 'string' ? config.contextName : String(config.contextName);
     this.inverted = config.inverted === true;
     this.caseInsensitive = caseInsensitive;
-    this.valueSet = new Set(
-      op === Op.In || op === Op.NotIn ? (caseInsensitive ? cleaned.map(lowerCase) : cleaned) : [],
-    );
+    this.exactValueSet = new Set(op === Op.In || op === Op.NotIn ? cleaned : []);
+    this.valueSet = caseInsensitive ? new Set([...this.exactValueSet].map(lowerCase)) : this.exactValueSet;
     this.valueList =
       op >= Op.StartsWith && op <= Op.Contains
         ? caseInsensitive
@@ -146,8 +147,10 @@ function operatorHolds(c: CompiledConstraint, context: ContextReader): boolean {
   switch (c.op) {
     case Op.In:
     case Op.NotIn: {
-      const value = c.caseInsensitive ? context.lowerOf(c.contextName) : context.resolve(c.contextName);
-      const isIn = value !== undefined && value !== null && c.valueSet.has(value);
+      // The frontend API's SDK compares exactly, whatever `caseInsensitive` says (docs/rules.md §9.2).
+      const folded = c.caseInsensitive && context.rules === 'specification';
+      const value = folded ? context.lowerOf(c.contextName) : context.resolve(c.contextName);
+      const isIn = value !== undefined && value !== null && (folded ? c.valueSet : c.exactValueSet).has(value);
       return c.op === Op.In ? isIn : !isIn;
     }
     case Op.StartsWith:

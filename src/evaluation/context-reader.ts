@@ -14,6 +14,13 @@ import { parseContextTime, parseIpAddress, parseSemver, type IpAddress, type Sem
 
 type JsonObject = Record<string, unknown>;
 
+/**
+ * Whose reading of a configuration an SDK-path evaluation follows: the client specification's
+ * (every SDK; the playground's, by D2), or Unleash's frontend API's, which evaluates with its Node
+ * SDK (`unleash-client` 6) over the flags enabled in the token's environment (docs/rules.md §9).
+ */
+export type SdkRules = 'specification' | 'frontend';
+
 const lowerCase = (value: string): string => value.toLowerCase();
 const localeLowerCase = (value: string): string => value.toLocaleLowerCase();
 
@@ -28,7 +35,11 @@ export class ContextReader {
   private lowerCased: Map<string, string | null> | undefined;
   private localeLowerCased: Map<string, string | null> | undefined;
 
-  constructor(raw: unknown) {
+  constructor(
+    raw: unknown,
+    /** Read by the constraints (IN / NOT_IN) and the dependencies that depend on it (§9.2). */
+    readonly rules: SdkRules = 'specification',
+  ) {
     this.top = isObject(raw) ? raw : {};
     const properties = this.top.properties;
     this.properties = isObject(properties) ? properties : undefined;

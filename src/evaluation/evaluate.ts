@@ -12,7 +12,7 @@
  */
 import type { CompiledFlag, CompiledFlagEnvironment, CompiledSegment, CompiledSnapshot, CompiledDependency } from './compile.js';
 import { allConstraintsHold, constraintHolds, type CompiledConstraint } from './constraints.js';
-import { ContextReader } from './context-reader.js';
+import { ContextReader, type SdkRules } from './context-reader.js';
 import { jsonString } from './json.js';
 import { activationHolds, StrategyKind, type CompiledStrategy } from './strategies.js';
 import type { SdkVariant, StrategyOutcome } from './types.js';
@@ -59,13 +59,27 @@ interface ParentOutcome {
  * Rule 1 (parent selected) is the caller's: it passes undefined for an unselected parent. By D2,
  * `enabled: false` is satisfied exactly when the parent is not enabled (client specification 17).
  */
-function dependencySatisfied(dependency: CompiledDependency, parent: ParentOutcome | undefined): boolean {
+function dependencySatisfied(dependency: CompiledDependency, parent: ParentOutcome | undefined, rules: SdkRules): boolean {
   if (parent === undefined) return false;
   if (parent.flag.dependencies.length > 0) return false;
+  if (rules === 'frontend') return frontendDependencySatisfied(dependency, parent);
   if (!dependency.enabled) return !(parent.environmentEnabled && parent.strategiesPass());
   if (!parent.environmentEnabled) return false;
   if (dependency.variants !== null) return dependency.variants.includes(parent.variantName());
   return parent.strategiesPass();
+}
+
+/**
+ * docs/rules.md §9.3: Unleash's frontend API holds only the flags enabled in the token's
+ * environment, so its SDK finds no parent that is off there, and a dependency on a missing parent
+ * is unsatisfied whatever it asks (`enabled: false` too). A `variants` list needs the parent on for
+ * the context (the SDK checks `feature_enabled` before the name, so "disabled" never matches).
+ */
+function frontendDependencySatisfied(dependency: CompiledDependency, parent: ParentOutcome): boolean {
+  if (!parent.environmentEnabled) return false;
+  if (!dependency.enabled) return !parent.strategiesPass();
+  if (!parent.strategiesPass()) return false;
+  return dependency.variants === null || dependency.variants.includes(parent.variantName());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,7 +231,7 @@ function sdkDependenciesSatisfied(
   for (const dependency of flag.dependencies) {
     const parentFlag = compiled.flags.get(dependency.feature);
     const parent = parentFlag && new ParentDecision(compiled, parentFlag, environment, reader);
-    if (!dependencySatisfied(dependency, parent)) return false;
+    if (!dependencySatisfied(dependency, parent, reader.rules)) return false;
   }
   return true;
 }
@@ -362,7 +376,7 @@ export class FlagEvaluation implements ParentOutcome {
     if (dependencies.length > 0) {
       const byName = (this.run.byName ??= new Map());
       for (const dependency of dependencies) {
-        if (!dependencySatisfied(dependency, byName.get(dependency.feature))) {
+        if (!dependencySatisfied(dependency, byName.get(dependency.feature), 'specification')) {
           this.unsatisfiedDependency = true;
           break;
         }

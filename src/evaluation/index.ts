@@ -17,7 +17,7 @@ export {
 } from './compile.js';
 export { CompiledSnapshotCache, type SharedSnapshotRef } from './compiled-cache.js';
 export { fromSharedJson, toSharedJson } from './shared-json.js';
-export { ContextReader } from './context-reader.js';
+export { ContextReader, type SdkRules } from './context-reader.js';
 export {
   cleanContext,
   combinationAt,

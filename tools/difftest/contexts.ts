@@ -83,3 +83,19 @@ export function generateCases(seed: number, count: number, projects: readonly st
   }
   return cases;
 }
+
+/**
+ * Contexts for the SDK surfaces (sdk-run.ts): `generateContext`'s, from their own random stream,
+ * with a quarter missing `userId` and a tenth missing `appName`. Without a `userId` (and a
+ * `sessionId`, which the frontend API then draws at random) some answers are random: the tester
+ * detects those by asking twice instead of avoiding them.
+ */
+export function generateSdkContexts(seed: number, count: number): Array<Record<string, unknown>> {
+  const random = new Random(seed * 15485863 + 11);
+  return Array.from({ length: count }, () => {
+    const context = generateContext(random);
+    if (random.chance(0.25)) delete context.userId;
+    if (random.chance(0.1)) delete context.appName;
+    return context;
+  });
+}

@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { applyConfiguration, generateConfiguration, type AdminRequest } from './config.js';
 import { generateCases } from './contexts.js';
 import { differences, kindOf, normaliseBody, type Difference } from './compare.js';
+import { compareSdkSurfaces, parseSurfaces, SURFACES, type SdkFinding } from './sdk-run.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     'peer-token': { type: 'string', default: '*:*.peer-admin-token' },
     'peer-db': { type: 'string' },
     'skip-apply': { type: 'boolean', default: false },
+    /** Comma-separated: playground and the SDK surfaces of sdk-run.ts (default: all). */
+    surfaces: { type: 'string', default: ['playground', ...SURFACES].join(',') },
     out: { type: 'string' },
   },
 });
@@ -107,6 +110,44 @@ async function main(): Promise<void> {
     console.log(`seed ${seed}: ${requests.length} admin requests, ${statusDifferences} status differences (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 
+  const wanted = args.surfaces.split(',').map((s) => s.trim());
+  const playground = wanted.includes('playground') ? await comparePlayground(requests, projects) : { compared: 0, findings: [] };
+  const sdkSurfaces = parseSurfaces(wanted.filter((s) => s !== 'playground').join(','));
+  const flags = requests.filter((r) => r.method === 'POST' && /^\/api\/admin\/projects\/[^/]+\/features$/.test(r.path)).map((r) => (r.body as { name: string }).name);
+  let sdkFindings: SdkFinding[] = [];
+  if (sdkSurfaces.length > 0) {
+    const started = Date.now();
+    const { summary, findings, skipped } = await compareSdkSurfaces({
+      seed, contexts: Number(args.contexts), flags, surfaces: sdkSurfaces,
+      base: { vane: args.vane, peer: args.peer }, adminToken: { vane: args['vane-token'], peer: args['peer-token'] },
+    });
+    sdkFindings = findings;
+    for (const line of skipped) console.log(`  skipped: ${line}`);
+    console.log(`seed ${seed}: SDK surfaces, ${args.contexts} contexts × 2 environments, ${flags.length} flags (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    for (const [surface, s] of summary) {
+      console.log(`  ${surface.padEnd(17)} ${String(s.questions).padStart(4)} questions, ${String(s.compared).padStart(6)} flag answers compared, ${String(s.random).padStart(5)} random, ${String(s.differing).padStart(4)} differ (in ${s.differingQuestions} questions)`);
+    }
+    const byKind = new Map<string, { count: number; example: SdkFinding }>();
+    for (const finding of findings) {
+      for (const difference of finding.differences) {
+        const kind = `${finding.surface} ${difference.flag}`;
+        const entry = byKind.get(kind);
+        if (entry) entry.count++;
+        else byKind.set(kind, { count: 1, example: finding });
+      }
+    }
+    for (const [kind, { count, example }] of [...byKind].sort((a, b) => b[1].count - a[1].count).slice(0, 30)) {
+      const difference = example.differences.find((d) => `${example.surface} ${d.flag}` === kind)!;
+      console.log(`  ${String(count).padStart(5)}  ${kind}: e.g. case ${example.case} ${example.environment} peer ${difference.peer?.slice(0, 160)} vane ${difference.vane?.slice(0, 160)}`);
+    }
+  }
+  writeFileSync(out, JSON.stringify({ seed, compared: playground.compared, statusDifferences, findings: playground.findings, sdkFindings }, null, 1));
+  if (playground.findings.length > 0 || sdkFindings.length > 0) console.log(`details: ${out}`);
+  process.exitCode = playground.findings.length > 0 || sdkFindings.length > 0 || statusDifferences > 0 ? 1 : 0;
+}
+
+/** Both playground endpoints asked the same random requests (contexts.ts `generateCases`). */
+async function comparePlayground(requests: AdminRequest[], projects: string[]): Promise<{ compared: number; findings: Finding[] }> {
   const cases = generateCases(seed, Number(args.contexts), projects);
   const findings: Finding[] = [];
   const kinds = new Map<string, { count: number; example: Finding }>();
@@ -134,15 +175,13 @@ async function main(): Promise<void> {
       }
     }
   }
-  writeFileSync(out, JSON.stringify({ seed, compared, statusDifferences, findings }, null, 1));
-  console.log(`seed ${seed}: ${compared} responses compared (${cases.length} contexts × 2 endpoints), ${findings.length} differ`);
+  console.log(`seed ${seed}: ${compared} playground responses compared (${cases.length} contexts × 2 endpoints), ${findings.length} differ`);
   for (const [kind, { count, example }] of [...kinds].sort((a, b) => b[1].count - a[1].count)) {
     const first = example.differences.find((difference) => kindOf(example.endpoint, difference) === kind)!;
     console.log(`  ${String(count).padStart(5)}  ${kind}`);
     console.log(`         e.g. case ${example.case} ${first.path}: peer ${JSON.stringify(first.expected)?.slice(0, 200)} vane ${JSON.stringify(first.actual)?.slice(0, 200)}`);
   }
-  if (findings.length > 0) console.log(`details: ${out}`);
-  process.exitCode = findings.length > 0 || statusDifferences > 0 ? 1 : 0;
+  return { compared, findings };
 }
 
 await main();

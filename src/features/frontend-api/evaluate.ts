@@ -5,37 +5,57 @@
  * Pure: the same answer, byte for byte, on the main thread or in a worker (`FrontendSource` is
  * what both hold). Where each answer is computed is dispatch.ts's decision.
  */
-import { hash } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import {
   ContextReader, decide, finishHash, mixBlock, type CompiledFlag, type CompiledFlagEnvironment, type CompiledSnapshot, type CompiledVariant,
 } from '../../evaluation/index.js';
 import { isAllProjects, type TokenScope } from '../client-api/features.js';
 import type { FlagData } from '../flags/store.js';
 
-const STANDARD_FIELDS = new Set(['userId', 'sessionId', 'remoteAddress', 'appName', 'environment', 'currentTime']);
+/** The fields Unleash's frontend API leaves at the top of the context (its `createContext`). */
+const ROOT_FIELDS = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress'] as const;
 
 /**
- * An SDK context from the frontend API's input: standard fields stay at the top, `properties`
- * (an object, or `properties[x]` query keys) and every other field go into `properties`, as
- * Unleash's frontend API does.
+ * The SDK context Unleash's frontend API evaluates (docs/rules.md §9.1), from a POST body's
+ * `context` or a GET query:
+ * - `appName`, `environment`, `userId`, `sessionId` and `remoteAddress` stay at the top when they
+ *   are set (`""` is not); a missing `remoteAddress` is the caller's address, a missing `sessionId`
+ *   a random one (so `sessionId` stickiness is random without one), a missing `appName` the name
+ *   Unleash's SDK gives itself there, `frontend-api`;
+ * - every other field — `currentTime` included, so it never moves the clock of date constraints —
+ *   goes into `properties`, where `properties` (an object, or `properties[x]` query keys) wins over
+ *   a top-level field of the same name;
+ * - values are read as that SDK reads them: as strings (`5` is `"5"`, `true` is `"true"`).
  */
 export function frontendContext(input: Record<string, unknown>, remoteAddress: string): Record<string, unknown> {
-  const context: Record<string, unknown> = {};
-  const properties: Record<string, unknown> = {};
+  const moved: Record<string, unknown> = {};
+  const given: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
-    if (value === undefined) continue;
-    if (STANDARD_FIELDS.has(key)) {
-      context[key] = value;
-    } else if (key === 'properties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      Object.assign(properties, value);
-    } else {
-      const match = /^properties\[(.+)\]$/.exec(key);
-      properties[match ? match[1]! : key] = value;
+    if (value === undefined || value === null || (ROOT_FIELDS as readonly string[]).includes(key)) continue;
+    if (key === 'properties' && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [name, inner] of Object.entries(value)) if (inner !== undefined && inner !== null) given[name] = sdkString(inner);
+      continue;
     }
+    const match = /^properties\[(.+)\]$/.exec(key);
+    if (match) given[match[1]!] = sdkString(value);
+    else moved[key] = sdkString(value);
   }
+  const context: Record<string, unknown> = {};
+  for (const field of ROOT_FIELDS) {
+    const value = input[field];
+    const text = value === undefined || value === null ? '' : sdkString(value);
+    if (text !== '') context[field] = text;
+  }
+  context.appName ??= 'frontend-api';
   context.remoteAddress ??= remoteAddress;
-  context.properties = properties;
+  context.sessionId ??= randomBytes(18).toString('hex');
+  context.properties = Object.assign(moved, given);
   return context;
+}
+
+/** A context value as Unleash's Node SDK compares it (`String(value)`). */
+function sdkString(value: unknown): string {
+  return typeof value === 'string' ? value : String(value);
 }
 
 /**
@@ -150,7 +170,7 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
   const compiled: CompiledSnapshot = state.compiled;
   const environment = scope.environment;
   // One reader for every flag: the context's derived values are computed once per request.
-  const reader = new ContextReader(context);
+  const reader = new ContextReader(context, 'frontend');
   let out = '{"toggles":[';
   let separator = '';
   // Two 32-bit lanes over the parts' fingerprints, in order: 64 bits of the body's content.

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses, preSerialized } from '../../schemas/common.js';
+import { SDK_CONTEXT_FIELDS } from '../../schemas/sdk-context.js';
 import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js';
 import type { SdkStateCache } from '../client-api/state.js';
 import { MetricsBody } from '../metrics/schemas.js';
@@ -23,7 +24,11 @@ const TogglesSchema = Type.Object(
   { description: 'Flags evaluated for the context; ETag and 304 as the client API' },
 );
 const ContextQuery = Type.Record(Type.String(), Type.Unknown(), { description: 'Context fields; properties[x]=… for custom ones' });
-const ContextBody = Type.Object({ context: Type.Optional(Type.Record(Type.String(), Type.Unknown())) });
+/** Unleash's `frontendApiFeaturesPostSchema`: the SDK context's fields, none required (docs/rules.md §9.1). */
+const ContextBody = Type.Object(
+  { context: Type.Optional(Type.Object({ appName: Type.Optional(Type.String({ minLength: 1 })), ...SDK_CONTEXT_FIELDS }, { additionalProperties: true })) },
+  { additionalProperties: true },
+);
 const FrontendRegisterBody = Type.Object({ appName: Type.String({ minLength: 1 }) }, { additionalProperties: true });
 const Ok = Type.String({ description: '"OK" (text/plain)' });
 

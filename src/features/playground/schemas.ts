@@ -1,16 +1,9 @@
 import { Type } from 'typebox';
+import { SDK_CONTEXT_FIELDS } from '../../schemas/sdk-context.js';
 
 /** `sdkContextSchema` (docs/rules.md §3.1): declared fields are strings (coerced), anything else is free-form. */
 export const PlaygroundContext = Type.Object(
-  {
-    appName: Type.String({ minLength: 1 }),
-    currentTime: Type.Optional(Type.String({ format: 'date-time' })),
-    environment: Type.Optional(Type.String({ deprecated: true })),
-    properties: Type.Optional(Type.Object({}, { additionalProperties: Type.String() })),
-    remoteAddress: Type.Optional(Type.String()),
-    sessionId: Type.Optional(Type.String()),
-    userId: Type.Optional(Type.String()),
-  },
+  { appName: Type.String({ minLength: 1 }), ...SDK_CONTEXT_FIELDS },
   { additionalProperties: true, description: 'Evaluation context; comma-separated values expand into combinations (advanced only)' },
 );
 
