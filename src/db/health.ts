@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { DatabaseTimeoutError, type DatabaseGuard } from './guard.js';
+import { DatabaseTimeoutError, type DatabaseGuard, type GuardStats } from './guard.js';
 
 /**
  * Whether the database answers, checked continuously: every `intervalMs` one small write (this
@@ -76,24 +76,20 @@ export class DatabaseHealth {
   registerMetrics(registry: Registry): void {
     const guard = this.guard;
     const health = this;
-    new Gauge({
-      name: 'vane_db_operations_in_flight', help: 'Database operations holding a slot, by kind (src/db/guard.ts)',
-      labelNames: ['kind'], registers: [registry],
-      collect() {
-        const stats = guard.stats();
-        this.set({ kind: 'write' }, stats.writesInUse);
-        this.set({ kind: 'read' }, stats.readsInUse);
-      },
-    });
-    new Gauge({
-      name: 'vane_db_operations_queued', help: 'Database operations waiting for a slot, by kind',
-      labelNames: ['kind'], registers: [registry],
-      collect() {
-        const stats = guard.stats();
-        this.set({ kind: 'write' }, stats.writesQueued);
-        this.set({ kind: 'read' }, stats.readsQueued);
-      },
-    });
+    const byKind: Array<[string, string, (stats: GuardStats) => [write: number, read: number]]> = [
+      ['vane_db_operations_in_flight', 'Database operations holding a slot, by kind (src/db/guard.ts)', (s) => [s.writesInUse, s.readsInUse]],
+      ['vane_db_operations_queued', 'Database operations waiting for a slot, by kind', (s) => [s.writesQueued, s.readsQueued]],
+    ];
+    for (const [name, help, pick] of byKind) {
+      new Gauge({
+        name, help, labelNames: ['kind'], registers: [registry],
+        collect() {
+          const [write, read] = pick(guard.stats());
+          this.set({ kind: 'write' }, write);
+          this.set({ kind: 'read' }, read);
+        },
+      });
+    }
     new Counter({
       name: 'vane_db_deadlines_missed_total', help: 'Database operations that did not finish within DB_TIMEOUT_MS', registers: [registry],
       collect() {
