@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Gauge, type Registry } from 'prom-client';
-import { DeltaLog } from './delta.js';
+import { changeTouches, DeltaLog } from './delta.js';
 import { isAllProjects, type TokenScope } from './features.js';
 import type { SdkState, SdkStateCache } from './state.js';
 
@@ -35,6 +35,16 @@ export interface FanOut {
   cpuMs: number;
   /** Distinct payloads serialized (one per token scope that saw a change). */
   payloads: number;
+}
+
+/**
+ * Another push channel told of the same changes as the SDK streams (OFREP's event streams): after
+ * each fan-out it gets the new state and a test of whether a token scope sees the change.
+ */
+export interface ChangeFollower {
+  /** Whether it has listeners now: while any follower has, the SDK state is rebuilt at once after a write. */
+  listening(): boolean;
+  changed(state: SdkState, touches: (scope: TokenScope) => boolean): void;
 }
 
 /** Idle proxies close a silent connection; a comment line every 15 s keeps it open. */
@@ -92,12 +102,18 @@ export class DeltaService {
   private seen: SdkState | undefined;
   private readonly groups = new Map<string, Group>();
   private keepAlive: NodeJS.Timeout | undefined;
+  private readonly followers = new Set<ChangeFollower>();
   /** The last fan-out's timing (undefined until a change was pushed). */
   lastFanOut: FanOut | undefined;
 
   constructor(private readonly states: SdkStateCache) {
     states.onChange((state) => this.publish(state));
-    states.eager = () => this.groups.size > 0;
+    states.eager = () => this.groups.size > 0 || [...this.followers].some((follower) => follower.listening());
+  }
+
+  /** Tells `follower` of every change pushed from now on (see ChangeFollower). */
+  follow(follower: ChangeFollower): void {
+    this.followers.add(follower);
   }
 
   /** The current state, with the log advanced to it. */
@@ -133,6 +149,7 @@ export class DeltaService {
       eventId: change.eventId, committedAt: this.states.invalidatedAt, startedAt, issuedAt: wallClock(),
       streams, cpuMs: (used.user + used.system) / 1000, payloads,
     };
+    for (const follower of this.followers) follower.changed(state, (scope) => changeTouches(change, scope));
   }
 
   private send(stream: Stream, frame: Frame): void {
