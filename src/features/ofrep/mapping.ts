@@ -4,7 +4,7 @@
  * evaluation; and each evaluation rendered as OFREP JSON. Pure: the main thread and the worker
  * threads render the same bytes.
  */
-import type { CompiledFlagEnvironment, CompiledVariant, ContextReader, SdkDecision } from '../../evaluation/index.js';
+import type { CompiledFlagEnvironment, CompiledVariant, CompiledVariantSet, ContextReader, SdkDecision } from '../../evaluation/index.js';
 import { piece, type Piece } from '../frontend-api/evaluate.js';
 import type { Reason } from './schemas.js';
 
@@ -82,15 +82,18 @@ function parsesToObject(text: string): boolean {
   }
 }
 
-/** Every variant configured in the environment: its own list and each strategy's (disabled strategies too, so turning one off does not change the type). */
-function variantsOf(env: CompiledFlagEnvironment): CompiledVariant[] {
-  const variants = [...env.variants.variants];
-  for (const strategy of env.strategies) if (strategy.variants !== null) variants.push(...strategy.variants.variants);
-  return variants;
+/**
+ * The variant lists of a flag in an environment, as an SDK sees them (the client API): its own list
+ * and each strategy's, disabled strategies left out.
+ */
+function variantLists(env: CompiledFlagEnvironment): CompiledVariantSet[] {
+  const lists = [env.variants];
+  for (const strategy of env.strategies) if (!strategy.disabled && strategy.variants !== null) lists.push(strategy.variants);
+  return lists;
 }
 
 export function valueKind(env: CompiledFlagEnvironment): ValueKind {
-  const variants = variantsOf(env);
+  const variants = variantLists(env).flatMap((list) => list.variants);
   if (variants.length === 0) return 'boolean';
   const kinds = new Set(variants.map(payloadKind));
   return kinds.size === 1 ? [...kinds][0]! : 'variant';
@@ -117,8 +120,7 @@ function variantValueJson(variant: CompiledVariant, kind: ValueKind): string {
  */
 function splitVariants(env: CompiledFlagEnvironment): Set<CompiledVariant> {
   const split = new Set<CompiledVariant>();
-  const lists = [env.variants, ...env.strategies.flatMap((strategy) => (strategy.variants === null ? [] : [strategy.variants]))];
-  for (const list of lists) {
+  for (const list of variantLists(env)) {
     if (list.variants.filter((variant) => variant.weight > 0).length > 1) for (const variant of list.variants) split.add(variant);
   }
   return split;

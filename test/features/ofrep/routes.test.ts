@@ -57,6 +57,19 @@ t.test('OFREP protocol', async (t) => {
     }, 'a JSON payload is an object; one variant is no split');
   });
 
+  await t.test('a variant won by an override is a TARGETING_MATCH, by hashing among several a SPLIT', async (t) => {
+    await admin(app, 'PUT', '/api/admin/projects/default/features/price/environments/development/variants', [
+      { name: 'cheap', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'number', value: '9.5' }, overrides: [{ contextName: 'userId', values: ['vip'] }] },
+      { name: 'dear', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'number', value: '20' } },
+    ]);
+    const ask = async (context: Record<string, unknown>) =>
+      (await app.inject({ method: 'POST', url: one('price'), headers: bearer, payload: { context } })).json();
+    t.match(await ask({ targetingKey: 'vip' }), { value: 9.5, variant: 'cheap', reason: 'TARGETING_MATCH' });
+    const reasons = new Set<string>();
+    for (let i = 0; i < 20; i++) reasons.add((await ask({ targetingKey: `u${i}` })).reason);
+    t.same([...reasons], ['SPLIT']);
+  });
+
   await t.test('X-API-Key and a client token work too', async (t) => {
     const res = await app.inject({ method: 'POST', url: one('plain'), headers: { 'x-api-key': client, 'content-type': 'application/json' }, payload: { context: {} } });
     t.equal(res.statusCode, 200);
