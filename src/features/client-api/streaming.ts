@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Gauge, type Registry } from 'prom-client';
 import { changeTouches, DeltaLog } from './delta.js';
-import { isAllProjects, type TokenScope } from './features.js';
+import type { TokenScope } from './features.js';
+import { ScopeGroups, scopeKey } from './stream-groups.js';
 import type { SdkState, SdkStateCache } from './state.js';
 
 interface Stream {
@@ -10,12 +11,6 @@ interface Stream {
   socket: Socket;
   /** Whether the response body is chunk-framed (HTTP/1.1; an HTTP/1.0 client gets raw bytes until close). */
   chunked: boolean;
-}
-
-/** Every stream of one token scope: they see the same events, so they get the same bytes. */
-interface Group {
-  scope: TokenScope;
-  streams: Set<Stream>;
 }
 
 /** The last fan-out, in this machine's wall clock (ms), for /internal-backstage/prometheus and bench:sdk. */
@@ -47,9 +42,6 @@ export interface ChangeFollower {
   changed(state: SdkState, touches: (scope: TokenScope) => boolean): void;
 }
 
-/** Idle proxies close a silent connection; a comment line every 15 s keeps it open. */
-const KEEP_ALIVE_MS = 15_000;
-
 /**
  * A stream whose client stopped reading is dropped once this much is queued for it (the SDK
  * reconnects with Last-Event-ID and gets what it missed as one delta); without a bound, one stuck
@@ -58,10 +50,6 @@ const KEEP_ALIVE_MS = 15_000;
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
 const CRLF = Buffer.from('\r\n');
-
-function scopeKey(scope: TokenScope): string {
-  return `${scope.environment}\0${isAllProjects(scope.projects) ? '*' : [...scope.projects].sort().join(',')}`;
-}
 
 /** One server-sent event in both framings, each built once and written as is to every socket. */
 class Frame {
@@ -100,8 +88,8 @@ function wallClock(): number {
 export class DeltaService {
   readonly log = new DeltaLog();
   private seen: SdkState | undefined;
-  private readonly groups = new Map<string, Group>();
-  private keepAlive: NodeJS.Timeout | undefined;
+  /** Every stream of one token scope sees the same events, so gets the same bytes. */
+  private readonly groups = new ScopeGroups<Stream>((stream) => this.send(stream, KEEP_ALIVE_FRAME));
   private readonly followers = new Set<ChangeFollower>();
   /** The last fan-out's timing (undefined until a change was pushed). */
   lastFanOut: FanOut | undefined;
@@ -162,9 +150,7 @@ export class DeltaService {
   }
 
   get connected(): number {
-    let n = 0;
-    for (const group of this.groups.values()) n += group.streams.size;
-    return n;
+    return this.groups.connected;
   }
 
   /** The hydration event as text, serialized once per state, scope and event id (a reconnect storm costs one). */
@@ -198,27 +184,7 @@ export class DeltaService {
     }
     const socket = res.socket;
     if (!socket || socket.destroyed) return;
-    let group = this.groups.get(key);
-    if (!group) {
-      group = { scope, streams: new Set() };
-      this.groups.set(key, group);
-    }
-    const stream: Stream = { res, socket, chunked: res.chunkedEncoding };
-    group.streams.add(stream);
-    this.startKeepAlive();
-    const joined = group;
-    res.on('close', () => {
-      joined.streams.delete(stream);
-      if (joined.streams.size === 0 && this.groups.get(key) === joined) this.groups.delete(key);
-    });
-  }
-
-  private startKeepAlive(): void {
-    if (this.keepAlive) return;
-    this.keepAlive = setInterval(() => {
-      for (const group of this.groups.values()) for (const stream of group.streams) this.send(stream, KEEP_ALIVE_FRAME);
-    }, KEEP_ALIVE_MS);
-    this.keepAlive.unref();
+    this.groups.join(scope, { res, socket, chunked: res.chunkedEncoding }, res, key);
   }
 
   /** Gauges of the stream count and of the last fan-out (bench:sdk reads them for the server-side time). */
@@ -241,8 +207,6 @@ export class DeltaService {
   }
 
   close(): void {
-    clearInterval(this.keepAlive);
-    for (const group of this.groups.values()) for (const stream of group.streams) stream.res.end();
-    this.groups.clear();
+    this.groups.close((stream) => stream.res.end());
   }
 }

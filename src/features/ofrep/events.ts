@@ -9,11 +9,9 @@
  * finds its answer unchanged is a 304.
  */
 import type { ServerResponse } from 'node:http';
-import { isAllProjects, type TokenScope } from '../client-api/features.js';
+import type { TokenScope } from '../client-api/features.js';
+import { ScopeGroups } from '../client-api/stream-groups.js';
 import type { ChangeFollower, DeltaService } from '../client-api/streaming.js';
-
-/** Idle proxies close a silent connection; a comment line every 15 s keeps it open. */
-const KEEP_ALIVE_MS = 15_000;
 
 /**
  * A stream whose client stopped reading is dropped past this much queued output (it reconnects
@@ -21,19 +19,9 @@ const KEEP_ALIVE_MS = 15_000;
  */
 const MAX_QUEUED_BYTES = 256 * 1024;
 
-function scopeKey(scope: TokenScope): string {
-  return `${scope.environment}\0${isAllProjects(scope.projects) ? '*' : [...scope.projects].sort().join(',')}`;
-}
-
-/** Every stream of one token scope: one test of the change, one frame for all. */
-interface Group {
-  scope: TokenScope;
-  streams: Set<ServerResponse>;
-}
-
 export class OfrepEventStreams implements ChangeFollower {
-  private readonly groups = new Map<string, Group>();
-  private keepAlive: NodeJS.Timeout | undefined;
+  /** Every stream of one token scope: one test of the change, one frame for all. */
+  private readonly groups = new ScopeGroups<ServerResponse>((res) => send(res, ': keep-alive\n\n'));
   /** This instance's clock in ms, strictly increasing: the id of the last event sent (SSE `id`, for Last-Event-ID). */
   private lastEventId = 0;
 
@@ -46,9 +34,7 @@ export class OfrepEventStreams implements ChangeFollower {
   }
 
   get connected(): number {
-    let n = 0;
-    for (const group of this.groups.values()) n += group.streams.size;
-    return n;
+    return this.groups.connected;
   }
 
   changed(_state: unknown, touches: (scope: TokenScope) => boolean): void {
@@ -84,33 +70,11 @@ export class OfrepEventStreams implements ChangeFollower {
     const since = lastEventId === undefined ? NaN : Number(lastEventId);
     res.write(Number.isFinite(since) && since < this.lastEventId ? this.refetchFrame() : ': connected\n\n');
     if (res.destroyed) return;
-    const key = scopeKey(scope);
-    let group = this.groups.get(key);
-    if (!group) {
-      group = { scope, streams: new Set() };
-      this.groups.set(key, group);
-    }
-    group.streams.add(res);
-    this.startKeepAlive();
-    const joined = group;
-    res.on('close', () => {
-      joined.streams.delete(res);
-      if (joined.streams.size === 0 && this.groups.get(key) === joined) this.groups.delete(key);
-    });
-  }
-
-  private startKeepAlive(): void {
-    if (this.keepAlive) return;
-    this.keepAlive = setInterval(() => {
-      for (const group of this.groups.values()) for (const res of group.streams) send(res, ': keep-alive\n\n');
-    }, KEEP_ALIVE_MS);
-    this.keepAlive.unref();
+    this.groups.join(scope, res, res);
   }
 
   close(): void {
-    clearInterval(this.keepAlive);
-    for (const group of this.groups.values()) for (const res of group.streams) res.end();
-    this.groups.clear();
+    this.groups.close((res) => res.end());
   }
 }
 
