@@ -73,6 +73,12 @@ function ofrepFailure(error: FastifyError | ApiError | OfrepError | Error): { st
   return { status: 500, code: 'GENERAL', details: 'Unexpected error: the evaluation could not complete. It has been logged.', headers: {} };
 }
 
+/** The `key` path parameter as the error handler sees it (its request is not typed by a route's schema). */
+function flagKeyOf(params: unknown): string | undefined {
+  if (params === null || typeof params !== 'object' || !('key' in params)) return undefined;
+  return typeof params.key === 'string' ? params.key : undefined;
+}
+
 const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepOptions> = async (app, { service, origins, rateLimit: max }) => {
   app.addHook('onRequest', sdkCors(origins));
 
@@ -91,10 +97,10 @@ const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepOptions> = async (app, { servi
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const { status, code, details, headers } = ofrepFailure(error);
     if (status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'OFREP evaluation failed');
-    const params = request.params as { key?: unknown } | undefined;
     const body: EvaluationFailureBody = { errorCode: code, errorDetails: details };
     // The single-flag endpoint names its flag in every error (OFREP's evaluationFailure).
-    if (request.routeOptions.url === SINGLE && typeof params?.key === 'string') body.key = params.key;
+    const key = request.routeOptions.url === SINGLE ? flagKeyOf(request.params) : undefined;
+    if (key !== undefined) body.key = key;
     for (const [name, value] of Object.entries(headers)) reply.header(name, value);
     return reply.code(status).type('application/json; charset=utf-8').send(body);
   });

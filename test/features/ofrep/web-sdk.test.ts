@@ -29,7 +29,7 @@ function details(client: Client, getter: Getter, key: string): EvaluationDetails
 }
 
 /** What is wrong with one getter's answer for one flag, or undefined. */
-export function mismatch(got: EvaluationDetails<FlagValue>, expected: Expected, getter: Getter): string | undefined {
+function mismatch(got: EvaluationDetails<FlagValue>, expected: Expected, getter: Getter): string | undefined {
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (expected.value === undefined) {
     // No variant for this context: no value, the code default, with the server's reason.
