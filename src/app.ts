@@ -106,8 +106,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Callback-style hooks on every request (here and in the database, errors and metrics plugins):
   // no promise per request and hook, which an async hook costs even when it does nothing.
   app.addHook('onRequest', (request, _reply, done) => {
-    if (!loaded && request.url.startsWith('/api/')) done(serviceUnavailable('Vane is starting: its configuration is loading. Try again shortly.', 2));
-    else done();
+    if (!loaded && (request.url.startsWith('/api/') || request.url.startsWith('/ofrep/'))) {
+      done(serviceUnavailable('Vane is starting: its configuration is loading. Try again shortly.', 2));
+    } else done();
   });
 
   await app.register(healthRoutes);

@@ -60,6 +60,8 @@ const EnvSchema = Type.Object({
    * the main thread; src/features/frontend-api/dispatch.ts) or `main` (always the main thread).
    */
   FRONTEND_EVALUATION: Type.Union([Type.Literal('pool'), Type.Literal('main')], { default: 'pool' }),
+  /** OFREP evaluations allowed per client address and token and minute (429 with Retry-After beyond); 0: no limit. */
+  OFREP_RATE_LIMIT: Type.Integer({ minimum: 0, default: 0 }),
   /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
   PLAYGROUND_BATCH_LIMIT: Type.Integer({ minimum: 1, default: 10_000_000 }),
   /** Profiling aid: `1` logs every driver command to stderr (src/plugins/database.ts); any other value does not. */
@@ -80,7 +82,7 @@ export class ConfigError extends Error {
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'DB_MAX_CONCURRENT_WRITES', 'DB_MAX_CONCURRENT_READS', 'DB_HEALTH_INTERVAL_MS', 'DB_RESTART_AFTER_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
-  'PLAYGROUND_BATCH_LIMIT',
+  'PLAYGROUND_BATCH_LIMIT', 'OFREP_RATE_LIMIT',
 ]);
 
 const validator = Compile(EnvSchema);

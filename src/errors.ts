@@ -178,3 +178,53 @@ export function crossSiteRequest(origin: string): ApiError {
 export function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
 }
+
+/**
+ * OFREP's error codes (OpenFeature Remote Evaluation Protocol 0.3, docs/rules.md §9.6). Its errors
+ * have their own body, `{key?, errorCode, errorDetails}`, written by the OFREP plugin's error
+ * handler (src/features/ofrep/routes.ts), which also turns every ApiError raised on its routes
+ * (a malformed body, a wrong content type, a start-up 503) into that shape.
+ */
+export type OfrepErrorCode = 'FLAG_NOT_FOUND' | 'PARSE_ERROR' | 'TARGETING_KEY_MISSING' | 'INVALID_CONTEXT' | 'GENERAL';
+
+export class OfrepError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly errorCode: OfrepErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    /** The flag the single-flag evaluation asked for (absent on the bulk endpoint). */
+    readonly key?: string,
+  ) {
+    super(message);
+    this.name = 'OfrepError';
+  }
+}
+
+export function ofrepFlagNotFound(key: string): OfrepError {
+  return new OfrepError(404, 'FLAG_NOT_FOUND', `Flag '${key}' was not found: it does not exist, is archived, or is outside the token's projects`, {}, key);
+}
+
+export function ofrepParseError(details: string): OfrepError {
+  return new OfrepError(400, 'PARSE_ERROR', details);
+}
+
+export function ofrepInvalidContext(details: string): OfrepError {
+  return new OfrepError(400, 'INVALID_CONTEXT', details);
+}
+
+/** 401: no credential, or one that is not a live token (unknown, revoked, expired). */
+export function ofrepUnauthorized(reason: string): OfrepError {
+  return new OfrepError(401, 'GENERAL', reason);
+}
+
+/** 403: an admin token (OFREP takes the tokens an SDK may hold: frontend, client and backend). */
+export function ofrepForbidden(): OfrepError {
+  return new OfrepError(403, 'GENERAL', 'Admin tokens cannot evaluate flags over OFREP: use a frontend or client token');
+}
+
+export function ofrepRateLimited(max: number, retryAfterSeconds: number): OfrepError {
+  return new OfrepError(429, 'GENERAL', `Too many evaluations with this token from your address: at most ${max} per minute. Try again in ${retryAfterSeconds} s.`, {
+    'retry-after': String(retryAfterSeconds),
+  });
+}

@@ -56,6 +56,6 @@ export {
   playgroundFlagJson,
   writePlaygroundFeatures,
 } from './serialize.js';
-export type { CompiledVariant } from './variants.js';
+export type { CompiledVariant, CompiledVariantSet } from './variants.js';
 export { JsonChunkWriter } from './json-writer.js';
 export { finishHash, mixBlock, normalizedHash, ROLLOUT_SEED, VARIANT_SEED } from './hash.js';

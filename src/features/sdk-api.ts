@@ -6,15 +6,19 @@ import clientApiRoutes from './client-api/routes.js';
 import { ClientFeaturesService } from './client-api/service.js';
 import { SdkStateCache } from './client-api/state.js';
 import { DeltaService } from './client-api/streaming.js';
-import { FRONTEND_WORKER, FrontendDispatcher } from './frontend-api/dispatch.js';
+import { EvaluationDispatcher, FRONTEND_WORKER, FrontendDispatcher } from './frontend-api/dispatch.js';
 import frontendApiRoutes from './frontend-api/routes.js';
 import type { FrontendAnswer } from './frontend-api/evaluate.js';
 import clientMetricsRoutes from './metrics/routes.js';
 import { MetricsService } from './metrics/service.js';
 import { MetricsStore } from './metrics/store.js';
+import { answerOfrep, type OfrepQuestion } from './ofrep/evaluate.js';
+import { OfrepEventStreams } from './ofrep/events.js';
+import ofrepRoutes from './ofrep/routes.js';
+import { OFREP_WORKER, OfrepService } from './ofrep/service.js';
 
 /**
- * Wires the SDK-facing API (client API, frontend API, metrics) in one call, so app.ts changes by
+ * Wires the SDK-facing API (client API, frontend API, metrics, OFREP) in one call, so app.ts changes by
  * one line. It sits beside the feature folders, not in client-api/: frontend-api and metrics
  * import client-api's scope helpers, so wiring them from inside client-api made a folder cycle
  * (test/features/folder-cycles.test.ts keeps the folders acyclic).
@@ -47,16 +51,28 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   app.services.flags.lastSeenAll = () => metrics.lastSeenAll();
   await app.register(clientMetricsRoutes, { service: metrics });
   const pool = app.workerPool;
+  const onPool = config.FRONTEND_EVALUATION !== 'main';
   const dispatcher = new FrontendDispatcher(
-    config.FRONTEND_EVALUATION === 'main' ? undefined : {
-      idleThreads: () => pool.idleThreads,
-      run: async (task) => (await pool.run(task, { filename: FRONTEND_WORKER })) as FrontendAnswer[],
-    },
+    onPool ? { idleThreads: () => pool.idleThreads, run: async (task) => (await pool.run(task, { filename: FRONTEND_WORKER })) as FrontendAnswer[] } : undefined,
     (err) => app.log.warn({ err }, 'frontend API batch failed on the worker pool; answered on the main thread'),
   );
   dispatcher.registerMetrics(app.metrics);
   app.decorate('frontendDispatcher', dispatcher);
   await app.register(frontendApiRoutes, { states, dispatcher, metrics, origins: config.FRONTEND_API_ORIGINS });
+
+  // OFREP: the frontend API's evaluation in OpenFeature's protocol, dispatched the same way (its
+  // bulk answers share the pool, in their own worker module).
+  const ofrepDispatcher = new EvaluationDispatcher<OfrepQuestion>(
+    onPool ? { idleThreads: () => pool.idleThreads, run: async (task) => (await pool.run(task, { filename: OFREP_WORKER })) as FrontendAnswer[] } : undefined,
+    (err) => app.log.warn({ err }, 'OFREP batch failed on the worker pool; answered on the main thread'),
+    answerOfrep,
+  );
+  ofrepDispatcher.registerMetrics(app.metrics, 'ofrep', 'OFREP bulk evaluation');
+  const ofrepStreams = new OfrepEventStreams(delta);
+  app.addHook('preClose', async () => ofrepStreams.close());
+  const ofrep = new OfrepService(states, ofrepDispatcher, stores.apiTokens, ofrepStreams, new URL(config.baseUrl).pathname.replace(/\/+$/, ''));
+  app.decorate('ofrep', ofrep);
+  await app.register(ofrepRoutes, { service: ofrep, origins: config.FRONTEND_API_ORIGINS, rateLimit: config.OFREP_RATE_LIMIT });
 }
 
 declare module 'fastify' {
@@ -65,5 +81,6 @@ declare module 'fastify' {
     clientMetrics: MetricsService;
     sdkDelta: DeltaService;
     frontendDispatcher: FrontendDispatcher;
+    ofrep: OfrepService;
   }
 }

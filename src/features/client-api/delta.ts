@@ -12,12 +12,14 @@ import type { SdkState } from './state.js';
 import type { DeltaBody, DeltaEventView, DeltaSegmentView } from './schemas.js';
 
 /** What changed between two states (scope-free: filtered per token when sent). */
-interface Change {
+export interface Change {
   eventId: number;
   flags: Set<string>;
   removedFlags: Map<string, string>;
   segments: Set<number>;
   removedSegments: Set<number>;
+  /** The projects of the changed and removed flags, before and after (a flag may have moved). */
+  projects: Set<string>;
 }
 
 /** How many revisions a delta can bridge; an older event id gets a full hydration. */
@@ -64,12 +66,18 @@ export class DeltaLog {
     this.state = state;
     const flags = new Set<string>();
     const removedFlags = new Map<string, string>();
+    const projects = new Set<string>();
     const seenFlags = new Set<string>();
     for (const flag of state.flags) {
       seenFlags.add(flag.name);
       const json = state.flagJson.get(flag.name);
       if (json === undefined) continue;
-      if (this.flagJson.get(flag.name) !== json) flags.add(flag.name);
+      if (this.flagJson.get(flag.name) !== json) {
+        flags.add(flag.name);
+        projects.add(flag.project);
+        const before = previous?.flagsByName.get(flag.name);
+        if (before !== undefined) projects.add(before.project);
+      }
       this.flagJson.set(flag.name, json);
     }
     for (const [name] of this.flagJson) {
@@ -77,6 +85,7 @@ export class DeltaLog {
       this.flagJson.delete(name);
       const old = previous?.flagsByName.get(name);
       removedFlags.set(name, old?.project ?? 'default');
+      projects.add(old?.project ?? 'default');
     }
     const segments = new Set<number>();
     const removedSegments = new Set<number>();
@@ -93,7 +102,9 @@ export class DeltaLog {
     this.lastEventId = Math.max(Date.now(), this.lastEventId + 1);
     if (previous === undefined) {
       // The baseline: an empty change, so a delta from its id is known (and empty).
-      this.changes.push({ eventId: this.lastEventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set() });
+      this.changes.push({
+        eventId: this.lastEventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set(),
+      });
       return undefined;
     }
     if (flags.size + removedFlags.size + segments.size + removedSegments.size === 0) {
@@ -101,7 +112,7 @@ export class DeltaLog {
       this.lastEventId = this.changes.at(-1)?.eventId ?? this.lastEventId;
       return undefined;
     }
-    const change: Change = { eventId: this.lastEventId, flags, removedFlags, segments, removedSegments };
+    const change: Change = { eventId: this.lastEventId, flags, removedFlags, segments, removedSegments, projects };
     this.changes.push(change);
     if (this.changes.length > HISTORY) this.changes.shift();
     return change;
@@ -167,6 +178,21 @@ export class DeltaLog {
     for (const id of removedSegments) events.push({ eventId: last, type: 'segment-removed', segmentId: id });
     return events;
   }
+}
+
+/**
+ * Whether a change can alter what a token scope evaluates: a flag of one of its projects changed,
+ * appeared, moved or went, or any segment changed (a segment may be used by any flag). Coarser than
+ * `render` needs to be (a change in another environment counts), never finer: OFREP's event
+ * streams (src/features/ofrep/events.ts) tell providers to re-fetch on it, and a re-fetch that
+ * finds nothing new is a 304.
+ */
+export function changeTouches(change: Change, scope: TokenScope): boolean {
+  if (change.segments.size + change.removedSegments.size > 0) return true;
+  if (change.projects.size === 0) return false;
+  if (isAllProjects(scope.projects)) return true;
+  for (const project of scope.projects) if (change.projects.has(project)) return true;
+  return false;
 }
 
 function segmentView(segment: SegmentConfig): DeltaSegmentView {

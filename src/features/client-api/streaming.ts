@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Gauge, type Registry } from 'prom-client';
-import { DeltaLog } from './delta.js';
-import { isAllProjects, type TokenScope } from './features.js';
+import { changeTouches, DeltaLog } from './delta.js';
+import type { TokenScope } from './features.js';
+import { ScopeGroups, scopeKey } from './stream-groups.js';
 import type { SdkState, SdkStateCache } from './state.js';
 
 interface Stream {
@@ -10,12 +11,6 @@ interface Stream {
   socket: Socket;
   /** Whether the response body is chunk-framed (HTTP/1.1; an HTTP/1.0 client gets raw bytes until close). */
   chunked: boolean;
-}
-
-/** Every stream of one token scope: they see the same events, so they get the same bytes. */
-interface Group {
-  scope: TokenScope;
-  streams: Set<Stream>;
 }
 
 /** The last fan-out, in this machine's wall clock (ms), for /internal-backstage/prometheus and bench:sdk. */
@@ -37,8 +32,15 @@ export interface FanOut {
   payloads: number;
 }
 
-/** Idle proxies close a silent connection; a comment line every 15 s keeps it open. */
-const KEEP_ALIVE_MS = 15_000;
+/**
+ * Another push channel told of the same changes as the SDK streams (OFREP's event streams): after
+ * each fan-out it gets the new state and a test of whether a token scope sees the change.
+ */
+export interface ChangeFollower {
+  /** Whether it has listeners now: while any follower has, the SDK state is rebuilt at once after a write. */
+  listening(): boolean;
+  changed(state: SdkState, touches: (scope: TokenScope) => boolean): void;
+}
 
 /**
  * A stream whose client stopped reading is dropped once this much is queued for it (the SDK
@@ -48,10 +50,6 @@ const KEEP_ALIVE_MS = 15_000;
 const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
 const CRLF = Buffer.from('\r\n');
-
-function scopeKey(scope: TokenScope): string {
-  return `${scope.environment}\0${isAllProjects(scope.projects) ? '*' : [...scope.projects].sort().join(',')}`;
-}
 
 /** One server-sent event in both framings, each built once and written as is to every socket. */
 class Frame {
@@ -90,14 +88,20 @@ function wallClock(): number {
 export class DeltaService {
   readonly log = new DeltaLog();
   private seen: SdkState | undefined;
-  private readonly groups = new Map<string, Group>();
-  private keepAlive: NodeJS.Timeout | undefined;
+  /** Every stream of one token scope sees the same events, so gets the same bytes. */
+  private readonly groups = new ScopeGroups<Stream>((stream) => this.send(stream, KEEP_ALIVE_FRAME));
+  private readonly followers = new Set<ChangeFollower>();
   /** The last fan-out's timing (undefined until a change was pushed). */
   lastFanOut: FanOut | undefined;
 
   constructor(private readonly states: SdkStateCache) {
     states.onChange((state) => this.publish(state));
-    states.eager = () => this.groups.size > 0;
+    states.eager = () => this.groups.size > 0 || [...this.followers].some((follower) => follower.listening());
+  }
+
+  /** Tells `follower` of every change pushed from now on (see ChangeFollower). */
+  follow(follower: ChangeFollower): void {
+    this.followers.add(follower);
   }
 
   /** The current state, with the log advanced to it. */
@@ -133,6 +137,7 @@ export class DeltaService {
       eventId: change.eventId, committedAt: this.states.invalidatedAt, startedAt, issuedAt: wallClock(),
       streams, cpuMs: (used.user + used.system) / 1000, payloads,
     };
+    for (const follower of this.followers) follower.changed(state, (scope) => changeTouches(change, scope));
   }
 
   private send(stream: Stream, frame: Frame): void {
@@ -145,9 +150,7 @@ export class DeltaService {
   }
 
   get connected(): number {
-    let n = 0;
-    for (const group of this.groups.values()) n += group.streams.size;
-    return n;
+    return this.groups.connected;
   }
 
   /** The hydration event as text, serialized once per state, scope and event id (a reconnect storm costs one). */
@@ -181,27 +184,7 @@ export class DeltaService {
     }
     const socket = res.socket;
     if (!socket || socket.destroyed) return;
-    let group = this.groups.get(key);
-    if (!group) {
-      group = { scope, streams: new Set() };
-      this.groups.set(key, group);
-    }
-    const stream: Stream = { res, socket, chunked: res.chunkedEncoding };
-    group.streams.add(stream);
-    this.startKeepAlive();
-    const joined = group;
-    res.on('close', () => {
-      joined.streams.delete(stream);
-      if (joined.streams.size === 0 && this.groups.get(key) === joined) this.groups.delete(key);
-    });
-  }
-
-  private startKeepAlive(): void {
-    if (this.keepAlive) return;
-    this.keepAlive = setInterval(() => {
-      for (const group of this.groups.values()) for (const stream of group.streams) this.send(stream, KEEP_ALIVE_FRAME);
-    }, KEEP_ALIVE_MS);
-    this.keepAlive.unref();
+    this.groups.join(scope, { res, socket, chunked: res.chunkedEncoding }, res, key);
   }
 
   /** Gauges of the stream count and of the last fan-out (bench:sdk reads them for the server-side time). */
@@ -224,8 +207,6 @@ export class DeltaService {
   }
 
   close(): void {
-    clearInterval(this.keepAlive);
-    for (const group of this.groups.values()) for (const stream of group.streams) stream.res.end();
-    this.groups.clear();
+    this.groups.close((stream) => stream.res.end());
   }
 }

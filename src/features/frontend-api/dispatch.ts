@@ -21,44 +21,51 @@
 import { fileURLToPath } from 'node:url';
 import { Counter, type Registry } from 'prom-client';
 import type { SdkState } from '../client-api/state.js';
-import { answerQuestion, type FrontendAnswer, type FrontendQuestion } from './evaluate.js';
-import type { FrontendBatchTask } from './worker.js';
-import { shippedState } from './worker-state.js';
+import { answerQuestion, type FrontendAnswer, type FrontendQuestion, type FrontendSource } from './evaluate.js';
+import { shippedState, type BatchTask } from './worker-state.js';
 
 /** The worker module the frontend's tasks run (worker.ts, compiled beside this file). */
 export const FRONTEND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
-/** What the dispatcher needs of the pool (Piscina's `idleThreads`, and `run` with the frontend's worker module). */
-export interface FrontendPool {
+/** What the dispatcher needs of the pool (Piscina's `idleThreads`, and `run` with the worker module of its questions). */
+export interface FrontendPool<Q = FrontendQuestion> {
   idleThreads(): number;
-  run(task: FrontendBatchTask): Promise<FrontendAnswer[]>;
+  run(task: BatchTask<Q>): Promise<FrontendAnswer[]>;
 }
 
-interface Waiting {
-  question: FrontendQuestion;
+/** How one question is answered, the same in place and in the worker (evaluate.ts `answerQuestion`, OFREP's `answerOfrep`). */
+export type Answerer<Q> = (source: FrontendSource, question: Q) => FrontendAnswer;
+
+interface Waiting<Q> {
+  question: Q;
   done(answer: FrontendAnswer): void;
   fail(err: unknown): void;
 }
 
 type Where = 'pool' | 'main' | 'fallback';
 
-export class FrontendDispatcher {
-  private queue: Waiting[] = [];
+export class EvaluationDispatcher<Q> {
+  private queue: Waiting<Q>[] = [];
   /** The state the queued requests were asked of (one batch holds one state). */
   private queuedState: SdkState | undefined;
   /** Answers by where they were evaluated, and tasks sent (metrics, tests). */
   readonly counts = { pool: 0, main: 0, fallback: 0, tasks: 0 };
 
-  /** `pool` undefined: every answer on the main thread, at once (FRONTEND_EVALUATION=main). */
+  /**
+   * `pool` undefined: every answer on the main thread, at once (FRONTEND_EVALUATION=main).
+   * `answerOne` answers a question in place; the pool runs a worker module that answers the same
+   * way (FrontendDispatcher below; OFREP's bulk evaluation has its own answerer and worker).
+   */
   constructor(
-    private readonly pool: FrontendPool | undefined,
-    private readonly onTaskFailure: (err: unknown) => void = () => undefined,
+    private readonly pool: FrontendPool<Q> | undefined,
+    private readonly onTaskFailure: (err: unknown) => void,
+    private readonly answerOne: Answerer<Q>,
   ) {}
 
-  answer(state: SdkState, question: FrontendQuestion): FrontendAnswer | Promise<FrontendAnswer> {
+  answer(state: SdkState, question: Q): FrontendAnswer | Promise<FrontendAnswer> {
     if (this.pool === undefined) {
       this.counts.main++;
-      return answerQuestion(state, question);
+      return this.answerOne(state, question);
     }
     // A request that sees a newer state (a write in between) answers the older batch first.
     if (this.queuedState !== undefined && this.queuedState !== state) this.answerInPlace(this.queuedState, this.take(), 'main');
@@ -71,11 +78,11 @@ export class FrontendDispatcher {
     });
   }
 
-  /** `vane_frontend_answers_total{where}` and `vane_frontend_pool_tasks_total`. */
-  registerMetrics(registry: Registry): void {
+  /** `vane_<api>_answers_total{where}` and `vane_<api>_pool_tasks_total` (`api`: frontend, ofrep). */
+  registerMetrics(registry: Registry, api = 'frontend', title = 'Frontend API'): void {
     const counts = this.counts;
     new Counter({
-      name: 'vane_frontend_answers_total', help: 'Frontend API answers by where they were evaluated (fallback: on the main thread after a failed pool task)',
+      name: `vane_${api}_answers_total`, help: `${title} answers by where they were evaluated (fallback: on the main thread after a failed pool task)`,
       labelNames: ['where'], registers: [registry],
       collect() {
         this.reset();
@@ -83,7 +90,7 @@ export class FrontendDispatcher {
       },
     });
     new Counter({
-      name: 'vane_frontend_pool_tasks_total', help: 'Frontend API batches sent to the worker pool', registers: [registry],
+      name: `vane_${api}_pool_tasks_total`, help: `${title} batches sent to the worker pool`, registers: [registry],
       collect() {
         this.reset();
         this.inc(counts.tasks);
@@ -91,7 +98,7 @@ export class FrontendDispatcher {
     });
   }
 
-  private take(): Waiting[] {
+  private take(): Waiting<Q>[] {
     const queue = this.queue;
     this.queue = [];
     this.queuedState = undefined;
@@ -108,9 +115,9 @@ export class FrontendDispatcher {
     this.answerInPlace(state, local, 'main');
   }
 
-  private send(state: SdkState, batch: Waiting[]): void {
+  private send(state: SdkState, batch: Waiting<Q>[]): void {
     this.counts.tasks++;
-    const task: FrontendBatchTask = { state: shippedState(state), questions: batch.map((waiting) => waiting.question) };
+    const task: BatchTask<Q> = { state: shippedState(state), questions: batch.map((waiting) => waiting.question) };
     this.pool!.run(task).then(
       (answers) => {
         this.counts.pool += batch.length;
@@ -123,14 +130,21 @@ export class FrontendDispatcher {
     );
   }
 
-  private answerInPlace(state: SdkState, batch: Waiting[], where: Where): void {
+  private answerInPlace(state: SdkState, batch: Waiting<Q>[], where: Where): void {
     this.counts[where] += batch.length;
     for (const waiting of batch) {
       try {
-        waiting.done(answerQuestion(state, waiting.question));
+        waiting.done(this.answerOne(state, waiting.question));
       } catch (err) {
         waiting.fail(err);
       }
     }
+  }
+}
+
+/** The frontend API's dispatcher: its questions, answered by evaluate.ts (in the pool by worker.ts). */
+export class FrontendDispatcher extends EvaluationDispatcher<FrontendQuestion> {
+  constructor(pool: FrontendPool | undefined, onTaskFailure: (err: unknown) => void = () => undefined) {
+    super(pool, onTaskFailure, answerQuestion);
   }
 }

@@ -8,6 +8,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import {
   ContextReader, decide, finishHash, mixBlock, type CompiledFlag, type CompiledFlagEnvironment, type CompiledSnapshot, type CompiledVariant,
+  type SdkDecision,
 } from '../../evaluation/index.js';
 import { isAllProjects, type TokenScope } from '../client-api/features.js';
 import type { FlagData } from '../flags/store.js';
@@ -65,13 +66,13 @@ function sdkString(value: unknown): string {
  * was 8 % of the frontend API's CPU (bench/sdk.ts F1 profile), the combination ~100 multiplies.
  * Equal bodies get equal ETags on every instance (the fingerprints are of content only).
  */
-interface Piece {
+export interface Piece {
   readonly json: string;
   readonly high: number;
   readonly low: number;
 }
 
-function piece(json: string): Piece {
+export function piece(json: string): Piece {
   const digest = hash('sha1', json, 'buffer');
   return { json, high: digest.readInt32LE(0), low: digest.readInt32LE(4) };
 }
@@ -102,10 +103,56 @@ export interface FrontendSource {
   readonly memo: Map<string, unknown>;
 }
 
-/** A flag the token sees, with its compiled form and the constant parts of its toggle pre-rendered. */
-interface ScopedFlag {
-  flag: CompiledFlag;
-  env: CompiledFlagEnvironment;
+/** A flag a token sees, with its compiled form for the token's environment. */
+export interface ScopeFlag {
+  readonly data: Pick<FlagData, 'name' | 'project' | 'impressionData'>;
+  readonly flag: CompiledFlag;
+  readonly env: CompiledFlagEnvironment;
+}
+
+/**
+ * The flags a token sees, in the state's order, memoized on the state per scope: the per-request
+ * loop then does no look-ups. What each answer format renders of a flag once per state (the
+ * frontend API's toggle parts, OFREP's evaluation parts) is kept in `rendered`, one entry per
+ * format, aligned with `flags`.
+ */
+export interface ScopeFlags {
+  readonly flags: readonly ScopeFlag[];
+  /** A flag's index in `flags` by name (OFREP's single-flag evaluation). */
+  readonly byName: ReadonlyMap<string, number>;
+  readonly rendered: Map<string, unknown>;
+}
+
+export function scopeFlags(state: FrontendSource, scope: TokenScope): ScopeFlags {
+  const key = `scope\0${scope.environment}\0${scope.projects.join(',')}`;
+  const memo = state.memo.get(key) as ScopeFlags | undefined;
+  if (memo) return memo;
+  const all = isAllProjects(scope.projects);
+  const flags: ScopeFlag[] = [];
+  const byName = new Map<string, number>();
+  for (const data of state.flags) {
+    if (!all && !scope.projects.includes(data.project)) continue;
+    const flag = state.compiled.flags.get(data.name);
+    if (flag === undefined) continue;
+    byName.set(data.name, flags.length);
+    flags.push({ data, flag, env: flag.environment(scope.environment) });
+  }
+  const scoped: ScopeFlags = { flags, byName, rendered: new Map() };
+  state.memo.set(key, scoped);
+  return scoped;
+}
+
+/**
+ * How the frontend API decides one flag of the scope for one context: the engine's SDK path, with
+ * one ContextReader for every flag of a request (the context's derived values are computed once).
+ * OFREP calls this too, so both APIs answer from the same decision.
+ */
+export function decideScoped(state: FrontendSource, environment: string, scoped: ScopeFlag, reader: ContextReader): SdkDecision {
+  return decide(state.compiled, environment, scoped.flag, reader, scoped.env);
+}
+
+/** The constant parts of a flag's toggle, pre-rendered once per state (F1 of bench/sdk.ts: the frontend answer's own string building was a third of its evaluation time before). */
+interface TogglePieces {
   /** `{"name":…,"enabled":true,"variant":` and `,"impressionData":…}`, around a variant; fingerprinted together. */
   around: Piece;
   head: string;
@@ -115,36 +162,23 @@ interface ScopedFlag {
   disabled: Piece;
 }
 
-/**
- * The flags a token sees, in the state's order, memoized on the state per scope: the per-request
- * loop then does no look-ups and renders no constant JSON (F1 of bench/sdk.ts: the frontend
- * answer's own string building was a third of its evaluation time before).
- */
-function scopedFlags(state: FrontendSource, scope: TokenScope): ScopedFlag[] {
-  const key = `frontend\0${scope.environment}\0${scope.projects.join(',')}`;
-  const memo = state.memo.get(key) as ScopedFlag[] | undefined;
+function togglePieces(scoped: ScopeFlags): TogglePieces[] {
+  const memo = scoped.rendered.get('frontend') as TogglePieces[] | undefined;
   if (memo) return memo;
-  const all = isAllProjects(scope.projects);
-  const flags: ScopedFlag[] = [];
-  for (const data of state.flags) {
-    if (!all && !scope.projects.includes(data.project)) continue;
-    const flag = state.compiled.flags.get(data.name);
-    if (flag === undefined) continue;
+  const pieces = scoped.flags.map(({ data }): TogglePieces => {
     const name = JSON.stringify(data.name);
     const head = `{"name":${name},"enabled":true,"variant":`;
     const tail = `,"impressionData":${data.impressionData}}`;
-    flags.push({
-      flag,
-      env: flag.environment(scope.environment),
+    return {
       around: piece(`${head}\0${tail}`),
       head,
       tail,
       enabledPlain: piece(`${head}${DISABLED_ON}${tail}`),
       disabled: piece(`{"name":${name},"enabled":false,"variant":${DISABLED_OFF}${tail}`),
-    });
-  }
-  state.memo.set(key, flags);
-  return flags;
+    };
+  });
+  scoped.rendered.set('frontend', pieces);
+  return pieces;
 }
 
 /** One frontend request as the evaluation sees it: whose flags, which context, all flags or the enabled ones. */
@@ -167,7 +201,6 @@ export interface FrontendAnswer {
 
 /** `{"toggles":[…]}` for one context: only enabled flags, or every flag when `all`. */
 export function frontendToggles(state: FrontendSource, scope: TokenScope, context: Record<string, unknown>, all: boolean): FrontendAnswer {
-  const compiled: CompiledSnapshot = state.compiled;
   const environment = scope.environment;
   // One reader for every flag: the context's derived values are computed once per request.
   const reader = new ContextReader(context, 'frontend');
@@ -177,23 +210,26 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
   let high = all ? 1 : 0;
   let low = all ? 1 : 0;
   let parts = 0;
-  for (const scoped of scopedFlags(state, scope)) {
-    const decision = decide(compiled, environment, scoped.flag, reader, scoped.env);
+  const scoped = scopeFlags(state, scope);
+  const toggles = togglePieces(scoped);
+  for (let i = 0; i < scoped.flags.length; i++) {
+    const decision = decideScoped(state, environment, scoped.flags[i]!, reader);
+    const pieces = toggles[i]!;
     let part: Piece;
     if (!decision.enabled) {
       if (!all) continue;
-      part = scoped.disabled;
+      part = pieces.disabled;
       out += separator + part.json;
     } else if (decision.variant === null) {
-      part = scoped.enabledPlain;
+      part = pieces.enabledPlain;
       out += separator + part.json;
     } else {
       const variant = pickedVariant(decision.variant, decision.strategyVariant);
-      high = mixBlock(high, scoped.around.high);
-      low = mixBlock(low, scoped.around.low);
+      high = mixBlock(high, pieces.around.high);
+      low = mixBlock(low, pieces.around.low);
       parts++;
       part = variant;
-      out += separator + scoped.head + variant.json + scoped.tail;
+      out += separator + pieces.head + variant.json + pieces.tail;
     }
     high = mixBlock(high, part.high);
     low = mixBlock(low, part.low);
@@ -201,7 +237,12 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
     separator = ',';
   }
   const body = out + ']}';
-  return { body, etag: `"${body.length.toString(36)}-${hex8(finishHash(high, parts))}${hex8(finishHash(low, parts))}"` };
+  return { body, etag: combinedEtag(body, high, low, parts) };
+}
+
+/** A strong ETag from the body's length and the two lanes of its parts' fingerprints, mixed in order (`mixBlock`). */
+export function combinedEtag(body: string, high: number, low: number, parts: number): string {
+  return `"${body.length.toString(36)}-${hex8(finishHash(high, parts))}${hex8(finishHash(low, parts))}"`;
 }
 
 function hex8(n: number): string {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { sdkCors } from '../../plugins/sdk-cors.js';
 import { errorResponses, preSerialized } from '../../schemas/common.js';
 import { SDK_CONTEXT_FIELDS } from '../../schemas/sdk-context.js';
 import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js';
@@ -42,28 +43,8 @@ export interface FrontendOptions {
 }
 
 const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app, { states, dispatcher, metrics, origins }) => {
-  const anyOrigin = origins.trim() === '*';
-  const allowed = new Set(origins.split(',').map((o) => o.trim()).filter(Boolean));
-
-  // CORS for browser SDKs. The preflight is answered here, before authentication (browsers send
-  // it without the Authorization header).
-  // Callback style (no promise per request); a preflight is answered here and `done` not called.
-  app.addHook('onRequest', (request, reply, done) => {
-    const origin = request.headers.origin;
-    reply.header('vary', 'Origin');
-    if (anyOrigin) reply.header('access-control-allow-origin', '*');
-    else if (origin !== undefined && allowed.has(origin)) reply.header('access-control-allow-origin', origin);
-    else if (request.method !== 'OPTIONS') return done();
-    else return void reply.code(204).send();
-    reply.header('access-control-allow-credentials', 'true');
-    reply.header('access-control-expose-headers', 'ETag');
-    if (request.method !== 'OPTIONS') return done();
-    reply.header('access-control-allow-methods', 'GET,HEAD,PUT,PATCH,POST,DELETE');
-    const headers = request.headers['access-control-request-headers'];
-    if (headers) reply.header('access-control-allow-headers', headers);
-    reply.header('access-control-max-age', '86400');
-    reply.code(204).send();
-  });
+  // CORS for browser SDKs, the preflight answered before authentication.
+  app.addHook('onRequest', sdkCors(origins));
 
   function send(request: FastifyRequest, reply: FastifyReply, { body, etag }: FrontendAnswer): void {
     reply.header('cache-control', 'no-cache');

@@ -10,7 +10,26 @@
 import { fromSharedJson, toSharedJson, type CompiledSnapshot, type SegmentConfig } from '../../evaluation/index.js';
 import { compileChanges, type SdkState } from '../client-api/state.js';
 import { toFlagConfig, type FlagData } from '../flags/store.js';
-import type { FrontendSource } from './evaluate.js';
+import type { FrontendAnswer, FrontendSource } from './evaluate.js';
+
+/** One pool task: the questions that arrived in one turn of the main thread's loop, and the state they were asked of. */
+export interface BatchTask<Q> {
+  state: ShippedState;
+  questions: Q[];
+}
+
+/**
+ * A worker entry point: each question of a batch answered by `answer` from the state the batch
+ * carries (the frontend API's worker.ts and OFREP's share this; the worker keeps its copy of the
+ * state between tasks).
+ */
+export function batchAnswerer<Q>(answer: (source: FrontendSource, question: Q) => FrontendAnswer): (task: BatchTask<Q>) => FrontendAnswer[] {
+  const states = new WorkerStates();
+  return (task) => {
+    const source = states.source(task.state);
+    return task.questions.map((question) => answer(source, question));
+  };
+}
 
 /** A state as a task carries it: its build number (unique per SdkStateCache) and its bytes, shared, not copied. */
 export interface ShippedState {

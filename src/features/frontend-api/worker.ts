@@ -2,17 +2,9 @@
  * Piscina entry point of the frontend API (dispatch.ts): one task answers every frontend request
  * that arrived in one turn of the main thread's loop. Pure CPU work on the engine, no I/O.
  */
-import { answerQuestion, type FrontendAnswer, type FrontendQuestion } from './evaluate.js';
-import { WorkerStates, type ShippedState } from './worker-state.js';
+import { answerQuestion, type FrontendQuestion } from './evaluate.js';
+import { batchAnswerer, type BatchTask } from './worker-state.js';
 
-export interface FrontendBatchTask {
-  state: ShippedState;
-  questions: FrontendQuestion[];
-}
+export type FrontendBatchTask = BatchTask<FrontendQuestion>;
 
-const states = new WorkerStates();
-
-export default function answerBatch(task: FrontendBatchTask): FrontendAnswer[] {
-  const source = states.source(task.state);
-  return task.questions.map((question) => answerQuestion(source, question));
-}
+export default batchAnswerer(answerQuestion);
