@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { createPlayground, createServices, createStores, initialiseState, type Services, type Stores } from './composition.js';
 import errors from './plugins/errors.js';
 import database, { isDatabaseUnavailable } from './plugins/database.js';
+import { backgroundFailureReporter } from './db/background-failures.js';
 import auth from './plugins/auth.js';
 import docs from './plugins/docs.js';
 import metrics from './plugins/metrics.js';
@@ -127,7 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // Other instances' commits reach every onCommitted listener (the configuration state, read
   // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
-  app.database.outbox.watchRevisions(config.REVISION_POLL_MS, (err) => app.log.warn({ err }, 'revision poll failed'));
+  app.database.outbox.watchRevisions(config.REVISION_POLL_MS, backgroundFailureReporter(app.log));
   app.addHook('onClose', async () => {
     app.database.outbox.stopWatching();
     stores.eventLog.stop();

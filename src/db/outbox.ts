@@ -1,4 +1,5 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
+import type { BackgroundJob } from './background-failures.js';
 import { DatabaseTimeoutError, DatabaseUnavailableError, inBackground } from './guard.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './keys.js';
@@ -315,7 +316,7 @@ export class Outbox {
     const key = this.documentKey(c, id);
     this.holdClears(key);
     const flush = inBackground(() => this.flushWritten(c, id, doc))
-      .catch((err: unknown) => this.flushError(err))
+      .catch((err: unknown) => this.backgroundError('event flush', err))
       .finally(() => {
         this.releaseClears(key);
         this.inFlight.delete(flush);
@@ -339,7 +340,7 @@ export class Outbox {
   private readonly inFlight = new Set<Promise<void>>();
   /** Per document, its writes and flushes under way: a clear waits for the last of them. */
   private readonly queuedFlushes = new Map<string, number>();
-  private flushError: (err: unknown) => void = () => undefined;
+  private backgroundError: (job: BackgroundJob, err: unknown) => void = () => undefined;
 
   /**
    * Resolves once the events of every write this process acknowledged so far are in the log (or
@@ -383,7 +384,8 @@ export class Outbox {
     const key = this.documentKey(coll, id);
     this.cancelDeferredClear(coll, id);
     if ((this.queuedFlushes.get(key) ?? 0) > 1) return;
-    const timer = setTimeout(() => void inBackground(() => this.runDeferredClear(key)).catch(() => undefined), Outbox.CLEAR_DELAY_MS);
+    // A failed clear costs nothing but a larger document until the next write or `repair`.
+    const timer = setTimeout(() => void inBackground(() => this.runDeferredClear(key)).catch((err: unknown) => this.backgroundError('outbox clear', err)), Outbox.CLEAR_DELAY_MS);
     timer.unref();
     this.deferredClears.set(key, { coll, id, rev, timer });
   }
@@ -493,8 +495,8 @@ export class Outbox {
    * revision document lists), and then every `onCommitted` listener is told, so caches never
    * refill from a stale state.
    */
-  watchRevisions(pollMs: number, onError: (err: unknown) => void): void {
-    this.flushError = onError;
+  watchRevisions(pollMs: number, onError: (job: BackgroundJob, err: unknown) => void): void {
+    this.backgroundError = onError;
     this.revisions.watch(pollMs, onError);
   }
 

@@ -1,3 +1,4 @@
+import type { BackgroundJob } from '../background-failures.js';
 import { inBackground } from '../guard.js';
 import { randomUUID } from 'node:crypto';
 import { BSON, type Collection, type Db } from 'mongodb';
@@ -107,6 +108,7 @@ export class Revisions {
   private publishing: Promise<void> | undefined;
   private publishAgain = false;
   private publishError: (err: unknown) => void = () => undefined;
+  private pollError: (err: unknown) => void = () => undefined;
 
   /**
    * Publishes the revision without holding up the write's response: the write is applied to this
@@ -174,14 +176,15 @@ export class Revisions {
    * read of the small `meta` collection; change streams need a replica set, which FerretDB and a
    * standalone mongod do not offer).
    */
-  watch(pollMs: number, onError: (err: unknown) => void): void {
-    this.publishError = onError;
+  watch(pollMs: number, onError: (job: BackgroundJob, err: unknown) => void): void {
+    this.publishError = (err) => onError('revision publish', err);
+    this.pollError = (err) => onError('revision poll', err);
     const poll = async () => {
       try {
         if (this.changedSincePublish.length) this.publishSoon();
         await inBackground(() => this.poll());
       } catch (err) {
-        onError(err);
+        this.pollError(err);
       } finally {
         this.watchTimer = setTimeout(poll, pollMs);
         this.watchTimer.unref();
