@@ -1,0 +1,317 @@
+/**
+ * Event search benchmark: `node dist/bench/events.js` (after `npx tsc -p tsconfig.json`).
+ *
+ * 1. Seeds EVENTS (default 1,000,000) events straight into a throwaway database — batched
+ *    insertMany, a realistic mix over the past year: 30 event types weighted like a busy
+ *    instance, 25 projects, 3,000 flags, 60 users, transactional groups for flag operations.
+ *    (as an older Vane left it: no blocks, so the first start backfills them — timed).
+ * 2. Starts Vane in-process on that database (`app.listen` on a free loopback port), waits for the
+ *    log mirror's backfill, closes it and starts a second instance (timed: the normal start).
+ * 3. Measures GET /api/admin/search/events with autocannon, each filter alone and combined with a
+ *    one-month date range, every request with a different value (rotating through types, flags,
+ *    projects, users, months, offsets), then `type=IS:feature-strategy-add&limit=50` at 8
+ *    connections on a small log (SMALL_EVENTS, default 10,000), and prints a Markdown table.
+ *
+ * Settings (environment): EVENTS, SMALL_EVENTS, MONGODB_URL (default: the embedded server, started
+ * here), DURATION (seconds per scenario, default 5), CONNECTIONS (default 4), BATCH (insertMany
+ * size, default 1000), ONLY=small runs only the small-log scenario, KEEP=1 keeps the databases (and
+ * prints their names), REUSE=<database> measures a big log kept by an earlier run (no seeding, no
+ * backfill; with MONGODB_URL, since the embedded server's data goes with it), SCENARIOS=<regex>
+ * runs only the scenarios whose names match. Nothing else reads the environment.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { MongoClient } from 'mongodb';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { startEmbeddedDatabase } from '../src/db/embedded.js';
+import { searchTextOf } from '../src/db/outbox.js';
+import { seededRandom } from './random.js';
+const env = process.env;
+const EVENTS = Number(env.EVENTS ?? 1_000_000);
+const SMALL_EVENTS = Number(env.SMALL_EVENTS ?? 10_000);
+const DURATION = Number(env.DURATION ?? 5);
+const CONNECTIONS = Number(env.CONNECTIONS ?? 4);
+const BATCH = Number(env.BATCH ?? 1000);
+const ADMIN_TOKEN = '*:*.bench-admin-token';
+const DAY = 86_400_000;
+const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
+const START = NOW - 365 * DAY;
+// ---------------------------------------------------------------------------------------------
+// Seeded data
+const random = seededRandom(7);
+const int = (min, max) => min + Math.floor(random() * (max - min + 1));
+const pick = (items) => items[Math.floor(random() * items.length)];
+/** Weighted like a busy instance: strategy and environment changes dominate. */
+const TYPES = [
+    ['feature-strategy-update', 22], ['feature-environment-enabled', 12], ['feature-environment-disabled', 10],
+    ['feature-strategy-add', 9], ['feature-created', 6], ['feature-strategy-remove', 4], ['feature-updated', 4],
+    ['feature-environment-variants-updated', 4], ['feature-archived', 2], ['feature-revived', 1],
+    ['feature-tagged', 3], ['feature-untagged', 1], ['feature-dependency-added', 1], ['feature-dependency-removed', 1],
+    ['feature-stale-on', 1], ['feature-stale-off', 1], ['segment-created', 1], ['segment-updated', 2], ['segment-deleted', 0.3],
+    ['api-token-created', 1], ['api-token-deleted', 0.5], ['tag-created', 1], ['user-created', 1], ['user-updated', 1],
+    ['project-created', 0.3], ['environment-created', 0.1], ['strategy-created', 0.1], ['change-request-created', 2],
+    ['change-request-applied', 1.5], ['public-signup-token-created', 0.2],
+];
+const TYPE_TOTAL = TYPES.reduce((s, [, w]) => s + w, 0);
+const TRANSACTIONAL = new Set([
+    'feature-created', 'feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove',
+    'feature-environment-enabled', 'feature-environment-disabled', 'feature-archived', 'feature-revived',
+    'feature-dependency-added', 'feature-dependency-removed',
+]);
+const PROJECTS = ['default', ...Array.from({ length: 24 }, (_, i) => `team-${String.fromCharCode(97 + i)}`)];
+const FLAGS = Array.from({ length: 3000 }, (_, i) => ({ name: `flag-${i}.${pick(['checkout', 'search', 'billing', 'onboarding', 'ui'])}`, project: PROJECTS[i % PROJECTS.length] }));
+const USERS = Array.from({ length: 60 }, (_, i) => ({ id: i + 1, name: `user${i + 1}@example.com` }));
+const ENVIRONMENTS = ['development', 'production', 'staging'];
+function pickType() {
+    let r = random() * TYPE_TOTAL;
+    for (const [type, weight] of TYPES) {
+        r -= weight;
+        if (r <= 0)
+            return type;
+    }
+    return TYPES[0][0];
+}
+function strategy(flag) {
+    return {
+        id: randomUUID(), name: 'flexibleRollout', title: random() < 0.3 ? `rollout ${int(1, 9)}` : null, disabled: false,
+        constraints: random() < 0.5 ? [{ values: [String(int(1, 999))], inverted: false, operator: 'IN', contextName: 'userId', caseInsensitive: false }] : [],
+        parameters: { groupId: flag, rollout: String(int(0, 100)), stickiness: 'default' }, variants: [], sortOrder: 0,
+        segments: random() < 0.2 ? [int(1, 40)] : [],
+    };
+}
+function makeEvent(id, createdAt) {
+    const type = pickType();
+    const user = random() < 0.15 ? { id: -42, name: 'admin' } : pick(USERS);
+    const aboutFlag = type.startsWith('feature-') || type.startsWith('change-');
+    const flag = pick(FLAGS);
+    const environment = /strategy|environment|change-request/.test(type) ? pick(ENVIRONMENTS) : null;
+    let data = null;
+    let preData = null;
+    if (type === 'feature-created')
+        data = { name: flag.name, description: 'A flag', type: 'release', project: flag.project, stale: false, createdAt: createdAt.toISOString(), impressionData: false, archived: false };
+    else if (type === 'feature-strategy-add')
+        data = strategy(flag.name);
+    else if (type === 'feature-strategy-update') {
+        preData = strategy(flag.name);
+        data = { ...preData, parameters: { groupId: flag.name, rollout: String(int(0, 100)), stickiness: 'default' } };
+    }
+    else if (type === 'feature-strategy-remove')
+        preData = strategy(flag.name);
+    else if (type === 'feature-environment-variants-updated') {
+        data = { variants: [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default' }] };
+        preData = { variants: [] };
+    }
+    else if (type.startsWith('segment-'))
+        data = { id: int(1, 40), name: `segment-${int(1, 40)}`, description: null, constraints: [], createdBy: user.name, createdAt: createdAt.toISOString() };
+    else if (type.startsWith('change-'))
+        data = { changeRequestId: int(1, 5000) };
+    else if (type === 'tag-created' || type === 'feature-tagged')
+        data = { type: 'simple', value: `tag-${int(1, 200)}` };
+    else if (type.startsWith('user-'))
+        data = { id: int(1, 500), name: `User ${int(1, 500)}`, email: `u${int(1, 500)}@example.com` };
+    else if (type.startsWith('api-token'))
+        data = { tokenName: `token-${int(1, 100)}`, type: 'client', environment: 'production', projects: ['*'] };
+    const tags = aboutFlag && random() < 0.2 ? [{ value: `tag-${int(1, 200)}`, type: 'simple' }] : [];
+    const base = {
+        type, createdBy: user.name, createdByUserId: user.id, createdAt, data, preData, tags,
+        featureName: aboutFlag ? flag.name : null,
+        project: aboutFlag ? flag.project : type.startsWith('api-token') ? '*' : null,
+        environment,
+        ...(TRANSACTIONAL.has(type) ? { groupType: 'transaction', groupId: randomUUID() } : {}),
+    };
+    return { _id: randomUUID(), id, ...base, searchText: searchTextOf(base) };
+}
+/** Group ids seen while seeding (every 97th), for the groupId scenario. */
+const groupIds = [];
+/**
+ * Seeds a log as an older Vane (or an import) would have left it: documents in `events` and the
+ * newest id in `meta`, no blocks — so the first start also measures the one-time backfill.
+ */
+async function seed(url, dbName, count) {
+    const client = new MongoClient(url);
+    await client.connect();
+    const events = client.db(dbName).collection('events');
+    const started = Date.now();
+    let sample;
+    const step = (NOW - START) / count;
+    for (let first = 1; first <= count; first += BATCH) {
+        const docs = [];
+        for (let id = first; id < Math.min(first + BATCH, count + 1); id++) {
+            docs.push(makeEvent(id, new Date(Math.floor(START + (id - 1) * step))));
+        }
+        sample ??= docs.find((d) => d.type === 'feature-strategy-update' && d.groupId);
+        for (const d of docs)
+            if (d.groupId && d.id % 97 === 0)
+                groupIds.push(d.groupId);
+        await events.insertMany(docs, { ordered: false });
+        if (first === 1 || (first - 1) % (BATCH * 20) === 0) {
+            process.stderr.write(`  seeded ${first - 1 + docs.length}/${count} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+        }
+    }
+    await client.db(dbName).collection('meta').updateOne({ _id: 'events' }, { $set: { lastId: count } }, { upsert: true });
+    await client.close();
+    return { seconds: (Date.now() - started) / 1000, sample: sample };
+}
+/**
+ * One scenario: `pathFor(i)` gives the i-th request's path, so a scenario can rotate through many
+ * filter values (every request a different search: nothing is answered from a warm cache of the
+ * same query). A slow endpoint (first answer over 500 ms) runs a fixed number of requests instead
+ * (3 per connection), since autocannon only counts responses that arrive inside its duration.
+ */
+async function measure(base, log, scenario, pathFor, connections) {
+    const started = Date.now();
+    const first = await fetch(`${base}${pathFor(0)}`, { headers: { authorization: ADMIN_TOKEN } });
+    const body = (await first.json());
+    const slow = Date.now() - started > 500;
+    let counter = 1;
+    const result = await autocannon({
+        url: base,
+        headers: { authorization: ADMIN_TOKEN },
+        connections,
+        requests: [{ method: 'GET', setupRequest: (request) => ({ ...request, path: pathFor(counter++) }) }],
+        ...(slow ? { amount: connections * 3 } : { duration: DURATION }),
+        timeout: 120,
+    });
+    const rps = slow ? (result.requests.total / (result.duration || 1)) : result.requests.average;
+    const row = {
+        log, scenario, connections,
+        p50: result.latency.p50, p975: result.latency.p97_5, p99: result.latency.p99,
+        rps, requests: result.requests.total, non2xx: result.non2xx + result.errors + result.timeouts,
+        total: first.status === 200 ? String(body.total) : `HTTP ${first.status}`,
+    };
+    process.stderr.write(`  ${scenario}: p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.rps.toFixed(1)} req/s, ${row.non2xx} non-2xx, total ${row.total}\n`);
+    return row;
+}
+async function startApp(url, dbName) {
+    const config = loadConfig({
+        MONGODB_URL: url, MONGODB_DB: dbName, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent',
+        VANE_MONITOR_COMMANDS: process.env.VANE_MONITOR_COMMANDS,
+    });
+    const started = Date.now();
+    const app = await buildApp(config, { logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    return { app, base: `http://127.0.0.1:${port}`, startSeconds: (Date.now() - started) / 1000 };
+}
+async function main() {
+    let embedded;
+    let dataDir;
+    let url = env.MONGODB_URL;
+    if (!url) {
+        dataDir = mkdtempSync(join(tmpdir(), 'vane-bench-db-'));
+        embedded = await startEmbeddedDatabase(dataDir, { info: () => undefined, warn: (o, m) => process.stderr.write(`${m ?? ''} ${JSON.stringify(o)}\n`) });
+        url = embedded.url;
+    }
+    const suffix = randomBytes(4).toString('hex');
+    const bigDb = env.REUSE ?? `vane_bench_events_${suffix}`;
+    const smallDb = `vane_bench_events_small_${suffix}`;
+    const rows = [];
+    const notes = [];
+    try {
+        if (env.ONLY !== 'small') {
+            let sample;
+            if (env.REUSE) {
+                const client = await new MongoClient(url).connect();
+                const found = await client.db(bigDb).collection('events')
+                    .find({ groupId: { $type: 'string' } }, { projection: { groupId: 1 } }).limit(100).toArray();
+                await client.close();
+                if (found.length === 0)
+                    throw new Error(`REUSE=${bigDb}: no seeded events there`);
+                groupIds.push(...found.map((d) => d.groupId));
+                sample = found[0];
+                notes.push(`reused the log in ${bigDb} (seeded and backfilled by an earlier run)`);
+            }
+            else {
+                process.stderr.write(`seeding ${EVENTS} events into ${bigDb}\n`);
+                const big = await seed(url, bigDb, EVENTS);
+                sample = big.sample;
+                notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
+                const first = await startApp(url, bigDb);
+                notes.push(`first app start on the seeded log: listening after ${first.startSeconds.toFixed(1)} s (searches use the database until the backfill is done)`);
+                const backfillStarted = Date.now();
+                await first.app.stores.eventLog.whenReady();
+                await first.app.stores.eventLog.settled();
+                notes.push(`one-time backfill (read every event from \`events\`, seal blocks of 256 into \`event_blocks\`): ${((Date.now() - backfillStarted) / 1000).toFixed(1)} s more`);
+                await first.app.close();
+            }
+            const { app, base, startSeconds } = await startApp(url, bigDb);
+            const mirror = app.stores.eventLog;
+            notes.push(`second app start (loads the sealed blocks and the tail; search ready): ${startSeconds.toFixed(1)} s, ${mirror.index.size.toLocaleString('en')} events indexed`);
+            const memory = process.memoryUsage();
+            notes.push(`memory after the second start: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB, deflated event JSON ${(mirror.bodies.bytes / 2 ** 20).toFixed(0)} MiB (both apps ran in this process)`);
+            const s = sample;
+            const rotate = (items, i) => items[i % items.length];
+            const months = Array.from({ length: 11 }, (_, i) => new Date(START + (i + 1) * 31 * DAY).toISOString().slice(0, 7));
+            const range = (i) => `from=IS:${rotate(months, i)}-01&to=IS:${rotate(months, i)}-28`;
+            const typeNames = TYPES.map(([type]) => type);
+            const scenarios = [
+                ['no filter', () => '', false],
+                ['type', (i) => `type=IS:${rotate(typeNames, i)}`, true],
+                ['type IS_ANY_OF', (i) => `type=IS_ANY_OF:${rotate(typeNames, i)},${rotate(typeNames, i + 7)}`, true],
+                ['feature', (i) => `feature=IS:${encodeURIComponent(rotate(FLAGS, i * 7).name)}`, true],
+                ['project', (i) => `project=IS:${rotate(PROJECTS, i)}`, true],
+                ['createdBy', (i) => `createdBy=IS:${i % 8 === 0 ? -42 : rotate(USERS, i).id}`, true],
+                ['environment', (i) => `environment=IS:${rotate(ENVIRONMENTS, i)}`, true],
+                ['type + project + createdBy', (i) => `type=IS:${rotate(typeNames, i)}&project=IS:${rotate(PROJECTS, i)}&createdBy=IS:${rotate(USERS, i).id}`, true],
+                ['id', (i) => `id=IS:${1 + ((i * 7919) % EVENTS)}`, false],
+                ['groupId', (i) => `groupId=IS:${rotate(groupIds.length ? groupIds : [s.groupId], i)}`, false],
+                ['offset ≤ 10 000', (i) => `offset=${(i * 997) % 10_000}`, false],
+                ['limit=1000', (i) => `limit=1000&offset=${(i * 997) % 10_000}`, false],
+                ['query (free text, bounded)', (i) => `query=${encodeURIComponent(`rollout ${1 + (i % 9)}`)}`, false],
+            ];
+            const selected = (name) => !env.SCENARIOS || new RegExp(env.SCENARIOS).test(name);
+            for (const [name, qs, withMonth] of scenarios) {
+                if (selected(name))
+                    rows.push(await measure(base, 'big', name, (i) => `/api/admin/search/events?${qs(i)}`, CONNECTIONS));
+                if (withMonth && selected(`${name} + month`))
+                    rows.push(await measure(base, 'big', `${name} + month`, (i) => `/api/admin/search/events?${qs(i)}&${range(i)}`, CONNECTIONS));
+            }
+            if (selected('month only'))
+                rows.push(await measure(base, 'big', 'month only', (i) => `/api/admin/search/events?${range(i)}`, CONNECTIONS));
+            await app.close();
+        }
+        process.stderr.write(`seeding ${SMALL_EVENTS} events into ${smallDb}\n`);
+        await seed(url, smallDb, SMALL_EVENTS);
+        const small = await startApp(url, smallDb);
+        await small.app.stores.eventLog.whenReady();
+        rows.push(await measure(small.base, 'small', 'type=IS:feature-strategy-add&limit=50', () => '/api/admin/search/events?type=IS:feature-strategy-add&limit=50', 8));
+        await small.app.close();
+    }
+    finally {
+        if (env.KEEP === '1') {
+            process.stderr.write(`kept: ${env.ONLY === 'small' ? '' : `${bigDb} `}${smallDb}\n`);
+        }
+        else {
+            const client = new MongoClient(url);
+            await client.connect();
+            if (!env.REUSE)
+                await client.db(bigDb).dropDatabase().catch(() => undefined);
+            await client.db(smallDb).dropDatabase().catch(() => undefined);
+            await client.close();
+        }
+        await embedded?.stop();
+        if (dataDir)
+            rmSync(dataDir, { recursive: true, force: true });
+    }
+    const server = embedded ? `embedded ${embedded.kind}` : url.replace(/\/\/[^@]*@/, '//');
+    console.log(`\n### Event search (${server}, ${DURATION} s per scenario)\n`);
+    for (const note of notes)
+        console.log(`- ${note}`);
+    const sizes = env.ONLY === 'small' ? '' : `big log: ${EVENTS.toLocaleString('en')} events; `;
+    console.log(`- ${sizes}small log: ${SMALL_EVENTS.toLocaleString('en')} events; latencies in ms\n`);
+    console.log('| log | scenario | conns | p50 | p97.5 | p99 | req/s | requests | errors/non-2xx | total |');
+    console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of rows) {
+        console.log(`| ${r.log} | ${r.scenario} | ${r.connections} | ${r.p50} | ${r.p975} | ${r.p99} | ${r.rps.toFixed(1)} | ${r.requests} | ${r.non2xx} | ${r.total} |`);
+    }
+}
+main().then(() => process.exit(0), (err) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+});
+//# sourceMappingURL=events.js.map

@@ -1,0 +1,173 @@
+import Fastify, { LogController } from 'fastify';
+import { stdTimeFunctions } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { createPlayground, createServices, createStores, initialiseState } from './composition.js';
+import errors from './plugins/errors.js';
+import database, { isDatabaseUnavailable } from './plugins/database.js';
+import { backgroundFailureReporter } from './db/background-failures.js';
+import auth from './plugins/auth.js';
+import docs from './plugins/docs.js';
+import metrics from './plugins/metrics.js';
+import { lazyChildLogger } from './plugins/request-logger.js';
+import workerPool from './plugins/worker-pool.js';
+import healthRoutes from './features/health/routes.js';
+import playgroundRoutes from './features/playground/routes.js';
+import { PLAYGROUND_WORKER } from './features/playground/service.js';
+import apiTokenRoutes from './features/api-tokens/routes.js';
+import segmentRoutes from './features/segments/routes.js';
+import eventRoutes from './features/events/routes.js';
+import inviteLinkRoutes from './features/invite-links/routes.js';
+import userRoutes from './features/users/routes.js';
+import flagRoutes from './features/flags/routes.js';
+import tagRoutes from './features/tags/routes.js';
+import environmentRoutes from './features/environments/routes.js';
+import projectRoutes from './features/projects/routes.js';
+import strategyTypeRoutes from './features/strategy-types/routes.js';
+import changeRequestRoutes from './features/change-requests/routes.js';
+import sessionRoutes from './features/sessions/routes.js';
+import webRoutes from './features/web/routes.js';
+import { registerSdkApi } from './features/sdk-api.js';
+import playgroundBatchRoutes from './features/playground-batch/routes.js';
+import { ErrorSchema } from './schemas/common.js';
+import { serviceUnavailable } from './errors.js';
+import { isDateTime } from './schemas/formats.js';
+/**
+ * Validation as Unleash's validator behaves (docs/rules.md §1.3): scalars coerced in place (never into
+ * arrays), defaults not applied, first error wins, the offending value kept for the message.
+ */
+const AJV_OPTIONS = {
+    coerceTypes: true,
+    useDefaults: false,
+    removeAdditional: false,
+    allErrors: false,
+    verbose: true,
+};
+export async function buildApp(config, options = {}) {
+    const app = Fastify({
+        // pino is Fastify's logger; ISO timestamps so an operator reads the log without converting epochs.
+        logger: options.logger ?? { level: config.LOG_LEVEL, timestamp: stdTimeFunctions.isoTime },
+        genReqId: () => randomUUID(),
+        childLoggerFactory: lazyChildLogger,
+        requestIdHeader: 'x-request-id',
+        // Per-request "incoming/completed" lines only at debug: at playground volumes they would cost
+        // more than the work. Every line a request does log carries its request id (reqId).
+        logController: new LogController({
+            disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace',
+        }),
+        ajv: {
+            customOptions: AJV_OPTIONS,
+            // Runs after Fastify has added ajv-formats, so this lenient date-time replaces its strict one.
+            onCreate: (ajv) => void ajv.addFormat('date-time', { type: 'string', validate: isDateTime }),
+        },
+        return503OnClosing: true,
+        // The first start on a machine may build FerretDB (about a minute) inside the database plugin.
+        pluginTimeout: 10 * 60_000,
+        forceCloseConnections: 'idle',
+    }).withTypeProvider();
+    app.addSchema(ErrorSchema);
+    app.decorate('config', config);
+    // Infrastructure first, then the features, in a fixed order.
+    await app.register(errors);
+    await app.register(database, { config });
+    const stores = createStores(app.database.outbox, app.database.db, app.log);
+    await app.register(auth, { tokens: stores.apiTokens });
+    await app.register(metrics);
+    await app.register(docs);
+    await app.register(workerPool, { filename: options.pool?.filename ?? PLAYGROUND_WORKER });
+    const services = createServices(stores, config);
+    app.decorate('stores', stores);
+    stores.eventLog.registerMetrics(app.metrics);
+    app.database.health.registerMetrics(app.metrics);
+    app.decorate('services', services);
+    app.sessionService = services.sessions;
+    // Until the state has loaded, the API answers 503 + Retry-After (health and docs answer).
+    let loaded = false;
+    app.decorate('isLoaded', () => loaded);
+    // Callback-style hooks on every request (here and in the database, errors and metrics plugins):
+    // no promise per request and hook, which an async hook costs even when it does nothing.
+    app.addHook('onRequest', (request, _reply, done) => {
+        if (!loaded && (request.url.startsWith('/api/') || request.url.startsWith('/ofrep/'))) {
+            done(serviceUnavailable('Vane is starting: its configuration is loading. Try again shortly.', 2));
+        }
+        else
+            done();
+    });
+    await app.register(healthRoutes);
+    await app.register(apiTokenRoutes, { service: services.apiTokens });
+    await app.register(segmentRoutes, { service: services.segments });
+    await app.register(eventRoutes, { service: services.events });
+    await app.register(inviteLinkRoutes, { service: services.inviteLinks });
+    await app.register(userRoutes, { service: services.users });
+    await app.register(flagRoutes, { service: services.flags });
+    await app.register(tagRoutes, { service: services.tags });
+    await app.register(environmentRoutes, { service: services.environments });
+    await app.register(projectRoutes, { service: services.projects });
+    await app.register(strategyTypeRoutes, { service: services.strategyTypes });
+    await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
+    await app.register(webRoutes, { inviteLinks: services.inviteLinks });
+    // Other instances' commits reach every onCommitted listener (the configuration state, read
+    // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
+    app.database.outbox.watchRevisions(config.REVISION_POLL_MS, backgroundFailureReporter(app.log));
+    app.addHook('onClose', async () => {
+        app.database.outbox.stopWatching();
+        stores.eventLog.stop();
+        await stores.eventLog.settled();
+    });
+    const playground = createPlayground(app.workerPool, stores, services, config);
+    app.decorate('playground', playground.service);
+    await app.register(playgroundRoutes, { service: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+    await app.register(changeRequestRoutes, { service: services.changeRequests, playground: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+    await app.register(playgroundBatchRoutes, { service: playground.batch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+    await registerSdkApi(app, stores, config);
+    /**
+     * The start-up load, tried again while the database does not answer in time (a database that
+     * restarts with Vane after a crash may take seconds to answer its first reads); any other
+     * failure ends the start. initialiseState is idempotent, so a retry after a partial load is safe.
+     */
+    const initialiseWhenAnswering = async () => {
+        for (let attempt = 1;; attempt++) {
+            try {
+                await initialiseState(stores, services, config, (p) => app.log.info(p, 'configuration state: collection loaded'));
+                return;
+            }
+            catch (err) {
+                if (!isDatabaseUnavailable(err))
+                    throw err;
+                const waitMs = Math.min(5000, 250 * 2 ** Math.min(attempt, 5));
+                app.log.warn({ err, attempt, waitMs }, 'loading the configuration: the database did not answer in time; trying again');
+                await new Promise((r) => setTimeout(r, waitMs));
+            }
+        }
+    };
+    const load = async () => {
+        await options.holdLoad;
+        const started = performance.now();
+        app.log.info('loading the configuration state and the event log');
+        await initialiseWhenAnswering();
+        // Events left pending by a crash are flushed once every feature has registered its collection.
+        // This start's own writes (a fresh database's initial documents) finish their flushes and
+        // clears first: they were reported as repaired crash leftovers before (5 on every fresh start).
+        await app.database.outbox.settle();
+        const repaired = await app.database.outbox.repair();
+        if (repaired)
+            app.log.warn({ repaired }, 'flushed events left pending by an earlier crash');
+        loaded = true;
+        app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');
+    };
+    const loading = load();
+    app.decorate('loaded', loading);
+    if (!options.loadInBackground) {
+        try {
+            await loading;
+        }
+        catch (err) {
+            // A start that cannot finish (a bad INIT_ADMIN_PASSWORD, say) releases the pool and the connection.
+            await app.close();
+            throw err;
+        }
+    }
+    else
+        loading.catch(() => undefined); // the server awaits `app.loaded` and reports the failure
+    return app;
+}
+//# sourceMappingURL=app.js.map

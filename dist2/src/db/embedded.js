@@ -1,0 +1,244 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, cpSync, chmodSync, openSync, closeSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+/**
+ * The embedded database: when no MONGODB_URL is configured, Vane runs a local MongoDB-compatible
+ * server itself. A `mongod` on PATH wins; otherwise FerretDB with its SQLite backend, built from the
+ * Go module proxy on first use and cached (see `ensureFerretDB`).
+ */
+export const FERRETDB_VERSION = 'v1.24.2';
+const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';
+export class EmbeddedDatabaseError extends Error {
+    name = 'EmbeddedDatabaseError';
+}
+const HOW_TO_PROVIDE = 'Provide a MongoDB-compatible server with MONGODB_URL (e.g. MONGODB_URL=mongodb://127.0.0.1:27017), ' +
+    'or run `docker compose up` to start Vane with MongoDB 7, or install Go (to build FerretDB) or mongod.';
+function which(cmd) {
+    const result = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+    const path = result.stdout.trim();
+    return result.status === 0 && path ? path : undefined;
+}
+export function cacheDir() {
+    return resolve(process.env.VANE_CACHE_DIR || join(homedir() || tmpdir(), '.cache', 'vane'));
+}
+async function freePort() {
+    return await new Promise((resolvePort, reject) => {
+        const srv = createServer();
+        srv.unref();
+        srv.on('error', reject);
+        srv.listen(0, '127.0.0.1', () => {
+            const address = srv.address();
+            const port = typeof address === 'object' && address ? address.port : 0;
+            srv.close(() => resolvePort(port));
+        });
+    });
+}
+async function waitForPort(port, child, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+        if (child.exitCode !== null)
+            throw new EmbeddedDatabaseError(`database process exited with code ${child.exitCode}`);
+        const ok = await new Promise((done) => {
+            const socket = connect(port, '127.0.0.1');
+            socket.once('connect', () => { socket.destroy(); done(true); });
+            socket.once('error', () => done(false));
+        });
+        if (ok)
+            return;
+        await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new EmbeddedDatabaseError(`database did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
+}
+function isAlive(pid) {
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/** Serialises the one-time FerretDB build across processes (parallel test files start together). */
+async function withLock(lockPath, fn) {
+    const deadline = Date.now() + 10 * 60_000;
+    for (;;) {
+        try {
+            const fd = openSync(lockPath, 'wx');
+            writeFileSync(fd, String(process.pid));
+            closeSync(fd);
+            break;
+        }
+        catch {
+            const holder = Number(readFileSync(lockPath, 'utf8').trim() || 0);
+            if (holder && !isAlive(holder)) {
+                rmSync(lockPath, { force: true });
+                continue;
+            }
+            if (Date.now() > deadline)
+                throw new EmbeddedDatabaseError(`timed out waiting for ${lockPath}`);
+            await new Promise((r) => setTimeout(r, 250));
+        }
+    }
+    try {
+        return await fn();
+    }
+    finally {
+        rmSync(lockPath, { force: true });
+    }
+}
+/**
+ * Returns the path of a FerretDB binary, building it once if needed.
+ *
+ * Why not plain `go install …@v1.24.2`: the module proxy here refuses the version list that
+ * `go install` reads for its deprecation check (403), and a binary built from the module cache
+ * panics at start because the release's build/version/version.txt is not in the module zip. So:
+ * `go mod download` the exact version, copy it to a writable folder, write version.txt, `go build`.
+ */
+export async function ensureFerretDB(log) {
+    const binDir = join(cacheDir(), `ferretdb-${FERRETDB_VERSION}`);
+    const bin = join(binDir, 'ferretdb');
+    if (existsSync(bin))
+        return bin;
+    const go = which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+    if (!go)
+        return undefined;
+    mkdirSync(binDir, { recursive: true });
+    return await withLock(join(cacheDir(), 'ferretdb-build.lock'), () => {
+        if (existsSync(bin))
+            return bin;
+        log.info({ version: FERRETDB_VERSION }, 'building FerretDB from the Go module proxy (first run only, about a minute)');
+        const env = { ...process.env, GOFLAGS: '-buildvcs=false', CGO_ENABLED: '0' };
+        const download = spawnSync(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], {
+            encoding: 'utf8', env, cwd: tmpdir(),
+        });
+        if (download.status !== 0) {
+            // The checksum database may be out of reach through the proxy; the module's go.sum still pins deps.
+            const retry = spawnSync(go, ['mod', 'download', '-json', `${FERRETDB_MODULE}@${FERRETDB_VERSION}`], {
+                encoding: 'utf8', env: { ...env, GOSUMDB: 'off' }, cwd: tmpdir(),
+            });
+            if (retry.status !== 0)
+                throw new EmbeddedDatabaseError(`go mod download failed: ${download.stderr || download.stdout}`);
+            download.stdout = retry.stdout;
+        }
+        const moduleDir = JSON.parse(download.stdout).Dir;
+        const srcDir = join(binDir, 'src');
+        rmSync(srcDir, { recursive: true, force: true });
+        cpSync(moduleDir, srcDir, { recursive: true });
+        spawnSync('chmod', ['-R', 'u+w', srcDir]);
+        writeFileSync(join(srcDir, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
+        const build = spawnSync(go, ['build', '-o', bin + '.tmp', './cmd/ferretdb'], { encoding: 'utf8', env, cwd: srcDir });
+        if (build.status !== 0) {
+            // Newer Go toolchains reject some linkname uses in older dependencies.
+            const retry = spawnSync(go, ['build', '-ldflags=-checklinkname=0', '-o', bin + '.tmp', './cmd/ferretdb'], {
+                encoding: 'utf8', env, cwd: srcDir,
+            });
+            if (retry.status !== 0)
+                throw new EmbeddedDatabaseError(`go build of FerretDB failed: ${build.stderr}\n${retry.stderr}`);
+        }
+        chmodSync(bin + '.tmp', 0o755);
+        cpSync(bin + '.tmp', bin);
+        rmSync(bin + '.tmp', { force: true });
+        rmSync(srcDir, { recursive: true, force: true });
+        log.info({ bin }, 'FerretDB built');
+        return bin;
+    });
+}
+/** A database left running by a Vane process that died is stopped; one owned by a live Vane is refused. */
+function reclaimDataDir(pidFile) {
+    if (!existsSync(pidFile))
+        return;
+    let record;
+    try {
+        record = JSON.parse(readFileSync(pidFile, 'utf8'));
+    }
+    catch {
+        record = undefined;
+    }
+    if (record && isAlive(record.dbPid)) {
+        if (isAlive(record.ownerPid) && record.ownerPid !== process.pid) {
+            throw new EmbeddedDatabaseError(`the data directory is in use by another Vane process (pid ${record.ownerPid}); set a different DATA_DIR`);
+        }
+        try {
+            process.kill(record.dbPid, 'SIGKILL');
+        }
+        catch { /* already gone */ }
+    }
+    rmSync(pidFile, { force: true });
+}
+export async function startEmbeddedDatabase(dataDirInput, log, options = {}) {
+    const dataDir = resolve(dataDirInput);
+    mkdirSync(dataDir, { recursive: true });
+    const pidFile = join(dataDir, 'embedded-db.pid');
+    reclaimDataDir(pidFile);
+    const port = options.port ?? (await freePort());
+    const mongod = which('mongod');
+    const ferret = mongod ? undefined : await ensureFerretDB(log);
+    if (!mongod && !ferret) {
+        throw new EmbeddedDatabaseError(`MONGODB_URL is not set and no embedded database can be started (no mongod on PATH, no Go to build FerretDB). ${HOW_TO_PROVIDE}`);
+    }
+    const kind = mongod ? 'mongod' : 'ferretdb';
+    const dbDir = join(dataDir, kind);
+    mkdirSync(dbDir, { recursive: true });
+    /** Starts the server process on `port` and waits until it listens. */
+    const launch = async () => {
+        const child = mongod
+            ? spawn(mongod, ['--dbpath', dbDir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] })
+            : spawn(ferret, [
+                '--handler=sqlite', `--sqlite-url=file:${dbDir}/`, `--state-dir=${dbDir}`,
+                `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=ERROR',
+            ], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr?.on('data', (chunk) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+        writeFileSync(pidFile, JSON.stringify({ dbPid: child.pid ?? 0, ownerPid: process.pid }));
+        try {
+            await waitForPort(port, child, 30_000);
+        }
+        catch (err) {
+            child.kill('SIGKILL');
+            rmSync(pidFile, { force: true });
+            throw new EmbeddedDatabaseError(`${err.message}\n${stderr}\n${HOW_TO_PROVIDE}`);
+        }
+        return { child, stderr: () => stderr };
+    };
+    let { child } = await launch();
+    const url = `mongodb://127.0.0.1:${port}/`;
+    log.info({ kind, url, pid: child.pid, dataDir: dbDir }, `embedded database started (${kind})`);
+    const exited = (c) => c.exitCode !== null || c.signalCode !== null;
+    let stopping;
+    const stop = () => {
+        stopping ??= new Promise((done) => {
+            if (exited(child)) {
+                rmSync(pidFile, { force: true });
+                done();
+                return;
+            }
+            const killTimer = setTimeout(() => child.kill('SIGKILL'), 5000);
+            child.once('exit', () => { clearTimeout(killTimer); rmSync(pidFile, { force: true }); done(); });
+            child.kill('SIGTERM');
+        });
+        return stopping;
+    };
+    const server = {
+        url, kind, pid: child.pid ?? 0, dataDir: dbDir, stop,
+        async restart() {
+            if (stopping)
+                return;
+            const old = child;
+            if (!exited(old)) {
+                // SIGKILL, not SIGTERM: the process is wedged (or stopped), and SQLite's journal makes a
+                // killed FerretDB safe to start again on the same files.
+                await new Promise((done) => {
+                    old.once('exit', () => done());
+                    old.kill('SIGKILL');
+                });
+            }
+            ({ child } = await launch());
+            server.pid = child.pid ?? 0;
+            log.warn({ kind, pid: child.pid, url }, `embedded database restarted (${kind})`);
+        },
+    };
+    return server;
+}
+//# sourceMappingURL=embedded.js.map

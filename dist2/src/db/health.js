@@ -1,0 +1,213 @@
+import { Counter, Gauge } from 'prom-client';
+import { DatabaseTimeoutError } from './guard.js';
+export class DatabaseHealth {
+    guard;
+    instance;
+    options;
+    log;
+    collection;
+    timer;
+    healthy = true;
+    driverAvailable = true;
+    failingSince;
+    lastError;
+    probes = 0;
+    restarting;
+    restarts = 0;
+    recoveredListeners = [];
+    stopped = false;
+    /** @param db the database unwrapped (not `guardDb`'s): the probe passes the guard itself, as a probe. */
+    constructor(db, guard, instance, options, log) {
+        this.guard = guard;
+        this.instance = instance;
+        this.options = options;
+        this.log = log;
+        this.collection = db.collection('health');
+    }
+    /** The last probe succeeded and the driver has the server. */
+    get isHealthy() {
+        return this.healthy && this.driverAvailable;
+    }
+    status() {
+        return {
+            healthy: this.isHealthy,
+            failingForMs: this.failingSince === undefined ? 0 : Date.now() - this.failingSince,
+            ...(this.lastError ? { lastError: this.lastError } : {}),
+            restarts: this.restarts,
+        };
+    }
+    /** The guard's slots and queues, missed deadlines, refusals, health and restarts, for Prometheus. */
+    registerMetrics(registry) {
+        const guard = this.guard;
+        const health = this;
+        const byKind = [
+            ['vane_db_operations_in_flight', 'Database operations holding a slot, by kind (src/db/guard.ts)', (s) => [s.writesInUse, s.readsInUse]],
+            ['vane_db_operations_queued', 'Database operations waiting for a slot, by kind', (s) => [s.writesQueued, s.readsQueued]],
+        ];
+        for (const [name, help, pick] of byKind) {
+            new Gauge({
+                name, help, labelNames: ['kind'], registers: [registry],
+                collect() {
+                    const [write, read] = pick(guard.stats());
+                    this.set({ kind: 'write' }, write);
+                    this.set({ kind: 'read' }, read);
+                },
+            });
+        }
+        new Counter({
+            name: 'vane_db_deadlines_missed_total', help: 'Database operations that did not finish within DB_TIMEOUT_MS', registers: [registry],
+            collect() {
+                this.reset();
+                this.inc(guard.stats().timeouts);
+            },
+        });
+        new Counter({
+            name: 'vane_db_refused_total', help: 'Database operations refused at once while the database did not answer', registers: [registry],
+            collect() {
+                this.reset();
+                this.inc(guard.stats().refused);
+            },
+        });
+        new Gauge({
+            name: 'vane_db_healthy', help: '1 when the database answered its last health probe (a write and a read), else 0', registers: [registry],
+            collect() {
+                this.set(health.isHealthy ? 1 : 0);
+            },
+        });
+        new Counter({
+            name: 'vane_db_restarts_total', help: 'Restarts of the embedded database after it stopped answering', registers: [registry],
+            collect() {
+                this.reset();
+                this.inc(health.restarts);
+            },
+        });
+    }
+    onRecovered(listener) {
+        this.recoveredListeners.push(listener);
+    }
+    /** The driver's view (topology events): losing the server closes the gate at once. */
+    driverReachable(available) {
+        if (available === this.driverAvailable)
+            return;
+        this.driverAvailable = available;
+        if (!available) {
+            this.log.warn('database unreachable (the driver lost the server)');
+            this.markFailing('the driver lost the server');
+        }
+        else {
+            // Reopened only by a successful probe: run one now rather than at the next tick.
+            this.probeSoon();
+        }
+    }
+    start() {
+        this.stopped = false;
+        this.schedule(this.options.intervalMs);
+    }
+    stop() {
+        this.stopped = true;
+        clearTimeout(this.timer);
+    }
+    schedule(ms) {
+        if (this.stopped)
+            return;
+        clearTimeout(this.timer);
+        this.timer = setTimeout(() => void this.tick(), ms);
+        this.timer.unref();
+    }
+    /** Probes now rather than at the next tick (an operation missed its deadline). */
+    probeSoon() {
+        if (!this.running)
+            this.schedule(0);
+    }
+    running = false;
+    async tick() {
+        if (this.running)
+            return;
+        this.running = true;
+        try {
+            await this.probe();
+        }
+        finally {
+            this.running = false;
+            this.schedule(this.options.intervalMs);
+        }
+    }
+    /** One write and one read, each within the guard's deadline. Returns whether both succeeded. */
+    async probe() {
+        const count = ++this.probes;
+        const id = `probe:${this.instance}`;
+        try {
+            await this.guard.run('write', 'replaceOne', 'health', () => this.collection.replaceOne({ _id: id }, { at: new Date(), count }, { upsert: true }), { probe: true });
+            const read = await this.guard.run('read', 'findOne', 'health', () => this.collection.findOne({ _id: id }), { probe: true });
+            if (read?.count !== count)
+                throw new Error(`the probe read back ${String(read?.count)} after writing ${count}`);
+        }
+        catch (err) {
+            if (this.stopped)
+                return false; // closing: the client went first
+            if (this.busyNotDead(err))
+                return this.isHealthy;
+            this.lastError = err instanceof Error ? err.message : String(err);
+            this.markFailing(this.lastError);
+            await this.restartIfWedged();
+            return false;
+        }
+        if (!this.driverAvailable)
+            return false;
+        this.markHealthy();
+        return true;
+    }
+    /**
+     * The probe waited its whole deadline for a write slot while other operations kept completing:
+     * the database is busy (a long queue of writes), not gone. Closing the gate for that would turn
+     * a burst of writes into a burst of 503s for everyone; the writes queued past their deadline
+     * already answer 503 on their own.
+     */
+    busyNotDead(err) {
+        return err instanceof DatabaseTimeoutError && !err.sent &&
+            performance.now() - this.guard.lastProgressAt < this.guard.timeoutMs;
+    }
+    markFailing(reason) {
+        this.failingSince ??= Date.now();
+        this.guard.close(reason);
+        if (this.healthy) {
+            this.healthy = false;
+            this.log.error({ reason }, 'database not answering: writes answer 503 until it does; reads answer from memory');
+        }
+    }
+    markHealthy() {
+        this.lastError = undefined;
+        if (this.healthy && this.guard.isOpen)
+            return;
+        const outageMs = this.failingSince === undefined ? 0 : Date.now() - this.failingSince;
+        this.healthy = true;
+        this.failingSince = undefined;
+        this.guard.open();
+        this.log.info({ outageMs }, 'database answering again');
+        for (const listener of this.recoveredListeners) {
+            Promise.resolve()
+                .then(listener)
+                .catch((err) => this.log.error({ err }, 'recovery after a database outage failed'));
+        }
+    }
+    async restartIfWedged() {
+        const { restart, restartAfterMs } = this.options;
+        if (!restart || restartAfterMs <= 0 || this.failingSince === undefined)
+            return;
+        const failingForMs = Date.now() - this.failingSince;
+        if (failingForMs < restartAfterMs || this.restarting)
+            return;
+        this.log.error({ failingForMs, restartAfterMs }, 'embedded database has not answered; restarting it');
+        this.restarting = restart()
+            .then(() => {
+            this.restarts++;
+            // Give the restarted process its own full period before judging it again.
+            this.failingSince = Date.now();
+            this.log.warn('embedded database restarted');
+        })
+            .catch((err) => this.log.error({ err }, 'restarting the embedded database failed'))
+            .finally(() => { this.restarting = undefined; });
+        await this.restarting;
+    }
+}
+//# sourceMappingURL=health.js.map

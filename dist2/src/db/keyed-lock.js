@@ -1,0 +1,29 @@
+/**
+ * Serialises async work per key inside one process.
+ *
+ * Why: FerretDB 1.x (our test and embedded database) does not make conditional updates atomic
+ * under concurrency — measured here, 50 racing `replaceOne({_id, _rev: 1})` calls matched 3 times
+ * and 300 racing `$inc`s produced 20 distinct values. Real MongoDB makes each of those atomic, so
+ * across instances the `_rev` condition in `outbox.ts` protects us there; within an instance this
+ * lock makes read-modify-write of one aggregate (a flag, a segment…) correct on both servers.
+ */
+export class KeyedLock {
+    tails = new Map();
+    async run(key, fn) {
+        const previous = this.tails.get(key) ?? Promise.resolve();
+        let release;
+        const current = new Promise((r) => (release = r));
+        const tail = previous.then(() => current);
+        this.tails.set(key, tail);
+        try {
+            await previous.catch(() => undefined);
+            return await fn();
+        }
+        finally {
+            release();
+            if (this.tails.get(key) === tail)
+                this.tails.delete(key);
+        }
+    }
+}
+//# sourceMappingURL=keyed-lock.js.map

@@ -1,0 +1,493 @@
+import { DatabaseTimeoutError, DatabaseUnavailableError, inBackground } from './guard.js';
+import { KeyedLock } from './keyed-lock.js';
+import { isDuplicateKey } from './keys.js';
+import { ConfigState } from './state.js';
+import { ConcurrentModificationError, DELETED_FIELD, OUTBOX_FIELD, REV_FIELD, isDocumentId, packEvents, pendingEvents, } from './outbox/documents.js';
+import { EventAppender } from './outbox/event-log.js';
+import { Revisions } from './outbox/revisions.js';
+export * from './outbox/documents.js';
+export * from './outbox/event-log.js';
+export * from './outbox/events.js';
+export class Outbox {
+    db;
+    log;
+    revisions;
+    flushLock = new KeyedLock();
+    writeLock = new KeyedLock();
+    /**
+     * The outbox's own handle of each collection it writes, typed by what every document written
+     * through it has (StoredDocument): its filters on `_id` and the bookkeeping fields type-check
+     * there, which they cannot against a caller's generic document type. The same collection on the
+     * server as the caller's handle.
+     */
+    collections = new Map();
+    listeners = new Set();
+    /** The configuration state every write of this process is applied to (src/db/state.ts). */
+    state = new ConfigState((name) => this.handle(name));
+    constructor(db) {
+        this.db = db;
+        this.log = new EventAppender(db);
+        this.revisions = new Revisions(db, () => this.log.lastEventId, (changes) => this.remoteChanges(changes));
+    }
+    get events() {
+        return this.log.events;
+    }
+    /** The event tail (src/db/outbox/event-log.ts); the log's mirror reads and prunes it. */
+    get tail() {
+        return this.log.tail;
+    }
+    get lastEventId() {
+        return this.log.lastEventId;
+    }
+    /** This process's instance id (its revision document's). */
+    get instance() {
+        return this.revisions.instance;
+    }
+    /** Whether the server is FerretDB (createIndexes asks it; see atomicFilters). */
+    get isFerretDB() {
+        return !this.atomicFilters;
+    }
+    /**
+     * Documents whose write was sent and then failed without an answer (its deadline passed, the
+     * connection broke): it may or may not have been applied. The state keeps what it had; once the
+     * database answers again `reconcile` re-reads them, so the state holds whatever the database
+     * holds, and `repair` flushes the events of any that did apply. So such a write is, in the end,
+     * either durable with its events or not applied, never half.
+     */
+    uncertain = new Map();
+    /** Notes a write whose outcome is unknown (see `uncertain`) and rethrows its error. */
+    uncertainWrite(coll, id, err) {
+        const unanswered = err instanceof DatabaseTimeoutError ? err.sent : !(err instanceof DatabaseUnavailableError);
+        if (unanswered)
+            this.uncertain.set(this.documentKey(coll, id), { coll, id });
+        throw err;
+    }
+    /**
+     * After an outage: re-reads every document whose write had an unknown outcome into the state
+     * (and tells the caches), then flushes every pending event (`repair`). Returns the counts.
+     */
+    async reconcile() {
+        const run = this.reconcileNow();
+        this.reconciling = run.then(() => undefined, () => undefined);
+        try {
+            return await run;
+        }
+        finally {
+            this.reconciling = undefined;
+        }
+    }
+    /** The reconcile under way, if any: readers of the log wait for it as for the queued flushes. */
+    reconciling;
+    async reconcileNow() {
+        const entries = [...this.uncertain.entries()];
+        for (const [key, { coll, id }] of entries) {
+            await this.state.mirrorOf(coll.collectionName)?.refresh(id);
+            this.uncertain.delete(key);
+        }
+        if (entries.length)
+            this.notify(true);
+        const repaired = await this.repair();
+        return { refreshed: entries.length, repaired };
+    }
+    async createIndexes() {
+        await this.log.createIndexes();
+        const info = await this.db.admin().command({ buildInfo: 1 }).catch(() => ({}));
+        this.atomicFilters = !('ferretdbVersion' in info);
+    }
+    /**
+     * Whether the server applies `{_id, _rev}` filters through its `_id` index, atomically (MongoDB).
+     * FerretDB scans the whole collection for any filter beyond `_id` equality: a conditional
+     * replace of one flag took 44 ms on the 100-flag bench configuration (the whole write replay
+     * spent 62 of its 75 s there) against 3.8 ms by `_id`; and it does not apply the condition
+     * atomically anyway. There the revision is checked by a projected `_id` read (1.4 ms) just
+     * before a write by `_id`, both under this process's keyed lock: the same guarantee for 5 ms
+     * instead of 44. Off until createIndexes has asked the server.
+     */
+    atomicFilters = false;
+    /**
+     * Runs a write of `id` at revision `rev`: with the `_rev` condition in the filter where the
+     * server applies it atomically, otherwise after checking `_rev` by an `_id` read.
+     */
+    async conditionally(coll, id, rev, write) {
+        if (this.atomicFilters)
+            return (await write({ _id: id, [REV_FIELD]: rev })).matchedCount > 0;
+        const stored = await coll.findOne({ _id: id }, { projection: { [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
+        if (!stored || stored._deleted || stored._rev !== rev)
+            return false;
+        return (await write({ _id: id })).matchedCount > 0;
+    }
+    /** A collection whose documents are written through the outbox (and repaired by `repair`). */
+    collection(name) {
+        if (!this.collections.has(name))
+            this.collections.set(name, this.db.collection(name));
+        return this.db.collection(name);
+    }
+    /** The outbox's handle of a collection (see `collections`). */
+    handle(name) {
+        return this.collections.get(name) ?? this.db.collection(name);
+    }
+    notify(remote) {
+        for (const listener of this.listeners)
+            listener(remote);
+    }
+    onCommitted(listener) {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+    /** Runs a read-modify-write of one aggregate with writes to it serialised in this process. */
+    async exclusive(key, fn) {
+        return await this.writeLock.run(key, fn);
+    }
+    async insert(coll, doc, events) {
+        await this.insertPending(coll, doc, events);
+        this.flushInserted(coll, doc._id, events);
+    }
+    /** Inserts `doc` with its events without flushing them (the caller flushes: flushInserted, see FlagService.create). */
+    async insertPending(coll, doc, events) {
+        const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: packEvents(events) } : {}) };
+        const c = this.handle(coll.collectionName);
+        await c.insertOne(stored).catch((err) => {
+            if (isDuplicateKey(err))
+                throw err;
+            return this.uncertainWrite(c, doc._id, err);
+        });
+        this.written(coll.collectionName, doc._id, stored);
+    }
+    /** Queues the flush of a document insertPending wrote (its events appended after the earlier ones). */
+    flushInserted(coll, id, events) {
+        this.notify(false);
+        if (events.length)
+            this.queueFlush(this.handle(coll.collectionName), id, { _rev: 1, _outbox: events });
+    }
+    /**
+     * A document write the database acknowledged: into the state, and published as a revision at
+     * once, before its events are flushed, so other instances see it (and complete the flush should
+     * this process die in between, see checkFlushedLater).
+     */
+    written(coll, id, doc) {
+        this.state.mirrorOf(coll)?.written(id, doc);
+        this.revisions.changed(coll, id);
+    }
+    /** A conditional write found the document changed: the state re-reads it before the caller retries. */
+    async conflict(coll, id) {
+        await this.state.mirrorOf(coll.collectionName)?.refresh(id);
+        throw new ConcurrentModificationError(`document ${String(id)} changed meanwhile`);
+    }
+    /**
+     * Replaces `current` (as read, with its `_rev`) by `next`. Throws ConcurrentModificationError
+     * when another writer got there first; callers re-read and retry (see `retrying`).
+     */
+    async replace(coll, current, next, events) {
+        const outbox = [...this.stillPending(current._outbox), ...events];
+        const { _id: _replaced, ...fields } = next;
+        const stored = { ...fields, [REV_FIELD]: (current._rev ?? 0) + 1, ...(outbox.length ? { [OUTBOX_FIELD]: packEvents(outbox) } : {}) };
+        await this.conditionalWrite(this.handle(coll.collectionName), current, stored, outbox, { ...stored, _id: current._id });
+    }
+    /** Deletes `current`: a tombstone carries the events until they are flushed, then goes. */
+    async remove(coll, current, events) {
+        const outbox = [...this.stillPending(current._outbox), ...events];
+        const tombstone = { [REV_FIELD]: (current._rev ?? 0) + 1, [DELETED_FIELD]: true, [OUTBOX_FIELD]: packEvents(outbox) };
+        // Awaited: the tombstone holds the `_id` until its flush removes it, and a document created
+        // again under the same `_id` right after the response must not collide with it.
+        const { flush } = await this.conditionalWrite(this.handle(coll.collectionName), current, tombstone, outbox, null);
+        await flush;
+    }
+    /**
+     * Writes `stored` over `current` if it is still at `current`'s revision (else the state
+     * re-reads it and ConcurrentModificationError is thrown: callers re-read and retry, see
+     * `retrying`), then queues the flush of `pending` (the events packed in its `_outbox`) and returns it (not awaited: see
+     * queueFlush). The document counts as awaiting a flush from before the write, so a clear armed
+     * by an earlier flush meanwhile never removes this write's events (runDeferredClear).
+     */
+    async conditionalWrite(c, current, stored, pending, inState) {
+        const key = this.documentKey(c, current._id);
+        this.cancelDeferredClear(c, current._id);
+        this.holdClears(key);
+        let flush;
+        try {
+            const done = await this.documentLock.run(key, () => this.conditionally(c, current._id, current._rev, (filter) => c.replaceOne(filter, stored).catch((err) => this.uncertainWrite(c, current._id, err))));
+            if (!done)
+                await this.conflict(c, current._id);
+            this.written(c.collectionName, current._id, inState);
+            // Read caches and snapshots hear of the change before the response (read-your-writes), a
+            // write without events of its own included (part of an operation whose event another
+            // document carries, e.g. connecting a new environment to every project).
+            this.notify(false);
+            if (pending.length || stored._deleted)
+                flush = this.queueFlush(c, current._id, { _rev: stored._rev, _deleted: stored._deleted, _outbox: pending });
+        }
+        finally {
+            this.releaseClears(key);
+        }
+        return flush ? { flush } : {};
+    }
+    /** Moves a document's pending events into `events`. Idempotent; safe to call again after a crash. */
+    async flush(coll, id) {
+        const c = this.handle(coll.collectionName);
+        await this.flushLock.run('events', async () => {
+            const doc = await c.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
+            if (doc)
+                await this.flushLocked(c, id, doc);
+        });
+        this.notify(false);
+    }
+    /**
+     * The same for a document this process has just written, as written (no read back), run by
+     * queueFlush after the write's response.
+     */
+    async flushWritten(c, id, doc) {
+        await this.flushLock.run('events', () => this.flushLocked(c, id, doc, true));
+        this.notify(false);
+    }
+    /**
+     * A write is acknowledged once its document (carrying its events in `_outbox`) is written; its
+     * events reach the log after the response, one flush after another in write order (flushLock
+     * is first come, first served), so the log keeps this process's order. Nothing is lost by not
+     * waiting: the events are durable in the document, published as a revision at once, and a
+     * flush that fails or never runs (the process dies) is completed by `repair` (at start and
+     * when the database comes back) or by another instance after orphanFlushMs. Readers of the log
+     * in this process wait for the queued flushes first (`flushed`: read-your-writes for event
+     * searches). Measured on the bench write replay (FerretDB): the tail claim and the event insert
+     * were 5–8 ms of each ~18 ms flag write.
+     */
+    queueFlush(c, id, doc) {
+        const key = this.documentKey(c, id);
+        this.holdClears(key);
+        const flush = inBackground(() => this.flushWritten(c, id, doc))
+            .catch((err) => this.backgroundError('event flush', err))
+            .finally(() => {
+            this.releaseClears(key);
+            this.inFlight.delete(flush);
+        });
+        this.inFlight.add(flush);
+        return flush;
+    }
+    /** The document has a write or a flush under way: no clear of its `_outbox` may run (see deferClear). */
+    holdClears(key) {
+        this.queuedFlushes.set(key, (this.queuedFlushes.get(key) ?? 0) + 1);
+    }
+    releaseClears(key) {
+        const left = (this.queuedFlushes.get(key) ?? 1) - 1;
+        if (left > 0)
+            this.queuedFlushes.set(key, left);
+        else
+            this.queuedFlushes.delete(key);
+    }
+    /** Flushes queued and not yet done (see queueFlush). */
+    inFlight = new Set();
+    /** Per document, its writes and flushes under way: a clear waits for the last of them. */
+    queuedFlushes = new Map();
+    backgroundError = () => undefined;
+    /**
+     * Resolves once the events of every write this process acknowledged so far are in the log (or
+     * their flush failed and waits for repair): what a reader of the log awaits to see its own writes.
+     */
+    async flushed() {
+        // Only the flushes queued so far: waiting until none is in flight starved a reader of the log
+        // for as long as writes kept coming (an event search hung for 10 s under the soak's writers).
+        // A reconcile after an outage counts too: it may put a write of unknown outcome in the log.
+        await Promise.all([...this.inFlight, this.reconciling]);
+    }
+    /**
+     * Clearing a document's flushed `_outbox` is one more write of the whole document (8 ms for a
+     * 5 KB flag on FerretDB, a third of a flag write). After this process's own writes it waits
+     * CLEAR_DELAY_MS: the next write of the document (an editing session writes one flag several
+     * times in a row; the bench replay 7 times) overwrites `_outbox` anyway and cancels it, so most
+     * never happen. Until then the copy is harmless: the state already dropped it, a write that read
+     * it from the database leaves its keys out (stillPending), and flushing it again after a crash
+     * stores nothing twice (appendEvent). The clear and this process's writes of the document never
+     * overlap (documentLock); closing the app runs every waiting clear (settle). The clear applies
+     * only to the revision flushed (`rev`, checked as every write is): by the time it runs another
+     * instance may have written the document, and FerretDB applies an update by reading and
+     * rewriting the whole document, so an unconditional clear could put back the version it read
+     * over that instance's write (seen in test/db/instances.test.ts once writes got faster).
+     * That instance's write carries the events still in `_outbox`, and its flush clears them.
+     */
+    deferredClears = new Map();
+    documentLock = new KeyedLock();
+    static CLEAR_DELAY_MS = 500;
+    documentKey(coll, id) {
+        return `${coll.collectionName}\u0000${typeof id}\u0000${String(id)}`;
+    }
+    /**
+     * Arms the clear after the document's flush, unless a later write of it waits for its own flush
+     * (that write carries events not yet in the log; its flush arms the clear).
+     */
+    deferClear(coll, id, rev) {
+        const key = this.documentKey(coll, id);
+        this.cancelDeferredClear(coll, id);
+        if ((this.queuedFlushes.get(key) ?? 0) > 1)
+            return;
+        // A failed clear costs nothing but a larger document until the next write or `repair`.
+        const timer = setTimeout(() => void inBackground(() => this.runDeferredClear(key)).catch((err) => this.backgroundError('outbox clear', err)), Outbox.CLEAR_DELAY_MS);
+        timer.unref();
+        this.deferredClears.set(key, { coll, id, rev, timer });
+    }
+    /** Cancels a waiting clear of the document (a write is about to replace it). */
+    cancelDeferredClear(coll, id) {
+        const key = this.documentKey(coll, id);
+        const entry = this.deferredClears.get(key);
+        if (!entry)
+            return;
+        clearTimeout(entry.timer);
+        this.deferredClears.delete(key);
+    }
+    /**
+     * Keys of events this process appended lately. A document written again before its flush ran
+     * still carries the earlier write's events (they must stay durable until they are in the log);
+     * its own flush skips the ones appended meanwhile instead of taking appendEvent's idempotent,
+     * slower path (a failed claim, then reads), and its next write leaves them out. Bounded: a key
+     * forgotten is only appended idempotently again.
+     */
+    appended = new Set();
+    static APPENDED_KEYS = 10_000;
+    remember(key) {
+        this.appended.add(key);
+        if (this.appended.size > Outbox.APPENDED_KEYS)
+            this.appended.delete(this.appended.values().next().value);
+    }
+    stillPending(outbox) {
+        return pendingEvents(outbox).filter((e) => !this.appended.has(e.key));
+    }
+    async runDeferredClear(key) {
+        const entry = this.deferredClears.get(key);
+        if (!entry)
+            return;
+        clearTimeout(entry.timer);
+        this.deferredClears.delete(key);
+        await this.documentLock.run(key, async () => {
+            if (this.queuedFlushes.has(key))
+                return; // a later write's flush arms the clear again
+            await this.conditionally(entry.coll, entry.id, entry.rev, (filter) => entry.coll.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } }));
+        });
+    }
+    /** Runs every queued flush and waiting clear now (closing the app; tests that look at stored documents). */
+    async settle() {
+        await this.flushed();
+        await Promise.all([...this.deferredClears.keys()].map((key) => this.runDeferredClear(key)));
+        await this.published();
+    }
+    async flushLocked(c, id, doc, deferClear = false) {
+        const pending = pendingEvents(doc._outbox);
+        const unflushed = this.stillPending(pending);
+        if (unflushed.length) {
+            await this.refreshIdHint();
+            for (const event of unflushed) {
+                await this.appendEvent(event);
+                this.remember(event.key);
+            }
+        }
+        // On FerretDB by `_id` alone (see atomicFilters): the document was read or written just
+        // before, under this process's keyed lock, and other instances learn of its new revision
+        // only through the revision just published.
+        const filter = this.atomicFilters ? { _id: id, [REV_FIELD]: doc._rev } : { _id: id };
+        if (doc._deleted) {
+            await c.deleteOne(filter);
+        }
+        else if (pending.length) {
+            this.state.mirrorOf(c.collectionName)?.flushed(id, doc._rev);
+            if (deferClear)
+                this.deferClear(c, id, doc._rev);
+            else
+                await c.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } });
+        }
+    }
+    /** Moves the next event id past the other instances' newest before appending. */
+    async refreshIdHint() {
+        this.log.startAfter(await this.revisions.othersNewestEventId());
+    }
+    async appendEvent(event) {
+        await this.log.append(event);
+    }
+    /** Told of every event this process appends, as soon as it is stored (before `onCommitted`). */
+    onAppended(listener) {
+        return this.log.onAppended(listener);
+    }
+    /** Resolves once every write of this process so far is published (tests, closing). */
+    async published() {
+        await this.revisions.published();
+    }
+    /**
+     * Takes note of the other instances' revisions as they are now. Called before the state loads,
+     * so a write that lands during the load is picked up by the next poll.
+     */
+    async markRevisionsSeen() {
+        await this.revisions.markSeen();
+    }
+    /**
+     * Watches for other instances' writes (src/db/outbox/revisions.ts). The documents another
+     * instance changed are re-read into the state by `_id` (all of it when more changed than its
+     * revision document lists), and then every `onCommitted` listener is told, so caches never
+     * refill from a stale state.
+     */
+    watchRevisions(pollMs, onError) {
+        this.backgroundError = onError;
+        this.revisions.watch(pollMs, onError);
+    }
+    /** One poll of watchRevisions (tests call it to skip the wait). */
+    async pollRevisions() {
+        return await this.revisions.poll();
+    }
+    async remoteChanges({ whole, documents }) {
+        // The list comes from another instance's revision document: its ids are checked, not assumed.
+        // Every document written through an outbox has one (see DocumentId); the entry without one
+        // (`coll` '', a revision that changed nothing) names no collection anyway.
+        const changed = documents.flatMap(({ coll, id }) => (isDocumentId(id) ? [{ coll, id }] : []));
+        if (this.state.isLoaded) {
+            if (whole)
+                await this.state.load();
+            else
+                for (const c of changed)
+                    await this.state.mirrorOf(c.coll)?.refresh(c.id);
+        }
+        for (const c of changed)
+            this.checkFlushedLater(c.coll, c.id);
+        this.notify(true);
+    }
+    stopWatching() {
+        this.revisions.stopWatching();
+        for (const timer of this.flushChecks.values())
+            clearTimeout(timer);
+        this.flushChecks.clear();
+    }
+    /**
+     * How long another instance's change may wait for its events before this instance flushes them
+     * itself (its writer died between the two writes). A flush takes milliseconds; flushing twice
+     * is harmless (appendEvent is idempotent), so the margin only avoids needless reads.
+     */
+    orphanFlushMs = 2000;
+    flushChecks = new Map();
+    /** Completes another instance's change if its events are still pending after orphanFlushMs. */
+    checkFlushedLater(collName, id) {
+        const coll = this.collections.get(collName);
+        const key = `${collName}\u0000${String(id)}`;
+        if (!coll || this.flushChecks.has(key))
+            return;
+        const timer = setTimeout(() => {
+            this.flushChecks.delete(key);
+            inBackground(() => coll.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1 } }))
+                .then((doc) => (pendingEvents(doc?._outbox).length ? inBackground(() => this.flush(coll, id)) : undefined))
+                .catch(() => undefined); // the next start's repair, or the next notice, finishes it
+        }, this.orphanFlushMs);
+        timer.unref();
+        this.flushChecks.set(key, timer);
+    }
+    /** Flushes every document left with pending events (after a crash or a database outage). */
+    async repair() {
+        let repaired = 0;
+        for (const coll of this.collections.values()) {
+            const stuck = await coll
+                .find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: { _id: 1 } })
+                .toArray();
+            for (const doc of stuck) {
+                await this.flush(coll, doc._id);
+                repaired++;
+            }
+            const tombstones = await coll.find({ [DELETED_FIELD]: true }, { projection: { _id: 1 } }).toArray();
+            for (const doc of tombstones)
+                await this.flush(coll, doc._id);
+        }
+        return repaired;
+    }
+}
+//# sourceMappingURL=outbox.js.map

@@ -1,0 +1,123 @@
+import { isDuplicateKey } from '../keys.js';
+import { searchTextOf, storedEventJson } from './events.js';
+/**
+ * Appending to the event log: each event claims the next id in `event_tail` (one document per id,
+ * unique), then is stored in `events`. Both steps are idempotent, so appending an event again
+ * (a flush repeated after a crash, by this or another instance) finds its claim and its stored
+ * copy instead of writing twice, and ids stay dense across instances.
+ */
+export const EVENT_TAIL = 'event_tail';
+export function tailKey(id) {
+    return `e${id}`;
+}
+export class EventAppender {
+    events;
+    /**
+     * The newest events, one document per id (see append): where ids are claimed and where
+     * other instances find events they have not seen. Kept small: the event log's mirror moves
+     * complete blocks of it into `event_blocks` and prunes it (src/features/events/log-mirror.ts).
+     */
+    tail;
+    appendedListeners = new Set();
+    /** The next id to try; moved up to the other instances' newest id before each flush (startAfter). */
+    nextEventId = 1;
+    /** The newest id this process claimed (published in its revision document as the others' hint). */
+    lastEventId = 0;
+    constructor(db) {
+        this.events = db.collection('events');
+        this.tail = db.collection(EVENT_TAIL);
+    }
+    async createIndexes() {
+        await this.events.createIndex({ id: 1 }, { unique: true, name: 'id_unique' });
+        await this.tail.createIndex({ key: 1 }, { unique: true, name: 'key_unique' });
+    }
+    /**
+     * The next id starts from the newest id other instances published in their revision documents,
+     * as of the last poll (no read here: a write costs a few round trips on FerretDB already). One
+     * that appended since makes the claim collide and move on (claimId); ids below the tail's
+     * window would only be found taken by the slow path of append, which the hint avoids.
+     */
+    startAfter(othersLastId) {
+        this.nextEventId = Math.max(this.nextEventId, othersLastId + 1);
+    }
+    /**
+     * Appends one event: 1. claims its id in `event_tail` (a unique `_id` per id; the tail is small,
+     * so reading it back is cheap even on FerretDB, which scans a collection for any read); 2. stores
+     * it in `events` (unique key and id). Both steps are idempotent, so a flush repeated after a
+     * crash finds its claim (by key) and its stored event (duplicate key) instead of writing twice.
+     */
+    async append(event) {
+        const { key, ...rest } = event;
+        for (;;) {
+            const claim = await this.claimId(event);
+            if (claim.void)
+                return; // stored before, under another id (see below)
+            try {
+                await this.events.insertOne({ _id: key, id: claim.id, ...rest, searchText: searchTextOf(event) });
+            }
+            catch (err) {
+                if (!isDuplicateKey(err))
+                    throw err;
+                // Either this key is stored (a repeated flush), or the id is taken by an event stored
+                // without a claim (a log written before the tail existed). A scan on FerretDB, but only
+                // on this path.
+                const stored = await this.events.findOne({ _id: key }, { projection: { id: 1 } });
+                if (!stored) {
+                    await this.tail.deleteOne({ _id: tailKey(claim.id), key });
+                    // The hint is behind a log this instance never heard of (written by an older Vane, or
+                    // ids that left the tail before it polled): jump past the newest stored id at once
+                    // instead of colliding once per id (2 100 ids took 490 s on FerretDB).
+                    const newest = await this.events.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
+                    this.nextEventId = Math.max(claim.id, newest?.id ?? 0) + 1;
+                    continue;
+                }
+                if (stored.id !== claim.id) {
+                    // Stored under an older id whose claim has left the tail: this claim becomes a void slot
+                    // (ids stay dense: the log's blocks are sealed only when every slot is known).
+                    await this.tail.replaceOne({ _id: tailKey(claim.id), key }, { id: claim.id, key, void: true });
+                    this.emitAppended({ ...claim, void: true, body: undefined });
+                    return;
+                }
+            }
+            this.emitAppended(claim);
+            return;
+        }
+    }
+    /** Claims the next free id for the event, or returns its earlier claim. */
+    async claimId(event) {
+        for (let attempt = 0;; attempt++) {
+            const id = this.nextEventId;
+            const entry = { _id: tailKey(id), id, key: event.key, body: storedEventJson(id, event) };
+            try {
+                await this.tail.insertOne(entry);
+                this.nextEventId = id + 1;
+                this.lastEventId = Math.max(this.lastEventId, id);
+                return entry;
+            }
+            catch (err) {
+                if (!isDuplicateKey(err))
+                    throw err;
+                const earlier = await this.tail.findOne({ key: event.key });
+                if (earlier)
+                    return earlier;
+                this.nextEventId = id + 1;
+                if (attempt >= 2) {
+                    // The hint is behind (racing instances can lose a `$max` on FerretDB): the tail always
+                    // holds the newest claims, so its highest id is the log's; jump past it.
+                    const last = await this.tail.find({}, { projection: { id: 1 } }).sort({ id: -1 }).limit(1).next();
+                    this.nextEventId = Math.max(id, last?.id ?? 0) + 1;
+                }
+            }
+        }
+    }
+    emitAppended(entry) {
+        for (const listener of this.appendedListeners)
+            listener(entry);
+    }
+    /** Told of every event this process appends, as soon as it is stored. */
+    onAppended(listener) {
+        this.appendedListeners.add(listener);
+        return () => this.appendedListeners.delete(listener);
+    }
+}
+//# sourceMappingURL=event-log.js.map

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+export class ApiError extends Error {
+    statusCode;
+    details;
+    /** Keys some errors add after `details` (NoAccessError's `permissions`, the login 401's `path`…). */
+    extras;
+    headers;
+    constructor(name, statusCode, message, options = {}) {
+        super(message);
+        this.name = name;
+        this.statusCode = statusCode;
+        this.details = options.details ?? [{ message }];
+        this.extras = options.extras ?? {};
+        this.headers = options.headers ?? {};
+    }
+    toJSON() {
+        return { id: randomUUID(), name: this.name, message: this.message, details: this.details, ...this.extras };
+    }
+}
+const SCHEMA_MESSAGE = 'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
+/** 400 from schema validation: one detail per validator error (docs/rules.md §1.3). */
+export function schemaValidationError(details) {
+    return new ApiError('ValidationError', 400, SCHEMA_MESSAGE, { details });
+}
+/** 400 from a handler-level rule: the reason appears in the message and alone in `details`. */
+export function validationError(reason) {
+    return new ApiError('ValidationError', 400, `Request validation failed: your request body or params contain invalid data: ${reason}`, {
+        details: [{ message: reason }],
+    });
+}
+/** 400 whose message is exactly the reason (name rules of flag creation, segments, tags…). */
+export function badRequest(message, name = 'ValidationError') {
+    return new ApiError(name, 400, message);
+}
+export function malformedJson(parserMessage) {
+    return new ApiError('ValidationError', 400, parserMessage);
+}
+const LOGIN_MESSAGE = 'You must log in to use Unleash. Your request had no authorization header, so we could not authorize you. Try logging in at /auth/simple/login';
+export function authenticationRequired() {
+    return new ApiError('AuthenticationRequired', 401, LOGIN_MESSAGE, {
+        extras: { path: '/auth/simple/login', type: 'password', defaultHidden: false },
+    });
+}
+export function unauthorized() {
+    return new ApiError('UnauthorizedError', 401, 'You must log in to use Unleash.');
+}
+/** 401 of the SDK routes (client and frontend API), missing or unknown token alike. */
+export function apiTokenRequired() {
+    return new ApiError('UnauthorizedError', 401, 'This endpoint requires an API token. Please add an authorization header to your request with a valid token');
+}
+export function wrongTokenType() {
+    return new ApiError('NoAccessError', 403, 'invalid token: expected a different token type for this endpoint');
+}
+export function noAccess(permissions, environment) {
+    const which = permissions.length === 1
+        ? `the "${permissions[0]}" permission`
+        : `one of the following permissions: ${permissions.map((p) => `"${p}"`).join(', ')}`;
+    const where = environment ? ` in the "${environment}" environment.` : '.';
+    const message = `You don't have the required permissions to perform this operation. To perform this action, you need ${which}${where}`;
+    return new ApiError('NoAccessError', 403, message, { extras: { permissions } });
+}
+export function invalidOperation(message) {
+    return new ApiError('InvalidOperationError', 403, message);
+}
+export function notFound(message = 'The requested resource could not be found') {
+    return new ApiError('NotFoundError', 404, message);
+}
+export function routeNotFound(path) {
+    return notFound(`The path you were looking for (${path}) is not available.`);
+}
+export function nameExists(message) {
+    return new ApiError('NameExistsError', 409, message);
+}
+export function conflict(message) {
+    return new ApiError('ConflictError', 409, message);
+}
+export function contentType(header) {
+    return new ApiError('ContentTypeError', 415, `We do not accept the content-type you provided (${header || "you didn't provide one"}). Try using one of the content-types we do accept instead (application/json) and make sure the body is in the corresponding format.`);
+}
+export function archivedFeature() {
+    return new ApiError('ArchivedFeatureError', 400, 'Cannot perform this operation on archived features');
+}
+export function exceedsLimit(resource, limit) {
+    return new ApiError('ExceedsLimitError', 400, `Failed to create ${resource}. You can't create more than the established limit of ${limit}.`);
+}
+export function payloadTooLarge(limit) {
+    return new ApiError('ContentTooLargeError', 413, `Request body is larger than the ${limit} bytes allowed.`);
+}
+export function serviceUnavailable(message = 'The database is not reachable right now. Try again shortly.', retryAfterSeconds = 1) {
+    return new ApiError('ServiceUnavailable', 503, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
+}
+export function unknownError() {
+    return new ApiError('UnknownError', 500, 'Unexpected error: the server could not complete the request. It has been logged.');
+}
+export function passwordMismatch() {
+    return new ApiError('PasswordMismatch', 401, 'The combination of username and password you provided is invalid. Check both and try again, or ask your instance administrator for help.');
+}
+export function sessionExpired() {
+    return new ApiError('UnauthorizedError', 401, 'Your session has expired or ended. Sign in again at /login.');
+}
+/** A cookie-authenticated change whose Origin (or Referer) is not this server's (cross-site request forgery). */
+export function crossSiteRequest(origin) {
+    return new ApiError('CrossSiteRequestError', 403, `This request was refused: it carries your session cookie but comes from ${origin ? `another site (${origin})` : 'an unknown origin (no Origin or Referer header)'}. Send it from this server's pages, or authenticate with an API token.`);
+}
+/** What a callback-style hook passes to `done`: a thrown value as an Error. */
+export function asError(err) {
+    return err instanceof Error ? err : new Error(String(err));
+}
+export class OfrepError extends Error {
+    statusCode;
+    errorCode;
+    headers;
+    key;
+    constructor(statusCode, errorCode, message, headers = {}, 
+    /** The flag the single-flag evaluation asked for (absent on the bulk endpoint). */
+    key) {
+        super(message);
+        this.statusCode = statusCode;
+        this.errorCode = errorCode;
+        this.headers = headers;
+        this.key = key;
+        this.name = 'OfrepError';
+    }
+}
+export function ofrepFlagNotFound(key) {
+    return new OfrepError(404, 'FLAG_NOT_FOUND', `Flag '${key}' was not found: it does not exist, is archived, or is outside the token's projects`, {}, key);
+}
+export function ofrepParseError(details) {
+    return new OfrepError(400, 'PARSE_ERROR', details);
+}
+export function ofrepInvalidContext(details) {
+    return new OfrepError(400, 'INVALID_CONTEXT', details);
+}
+/** 401: no credential, or one that is not a live token (unknown, revoked, expired). */
+export function ofrepUnauthorized(reason) {
+    return new OfrepError(401, 'GENERAL', reason);
+}
+/** 403: an admin token (OFREP takes the tokens an SDK may hold: frontend, client and backend). */
+export function ofrepForbidden() {
+    return new OfrepError(403, 'GENERAL', 'Admin tokens cannot evaluate flags over OFREP: use a frontend or client token');
+}
+export function ofrepRateLimited(max, retryAfterSeconds) {
+    return new OfrepError(429, 'GENERAL', `Too many evaluations with this token from your address: at most ${max} per minute. Try again in ${retryAfterSeconds} s.`, {
+        'retry-after': String(retryAfterSeconds),
+    });
+}
+//# sourceMappingURL=errors.js.map

@@ -1,0 +1,164 @@
+/**
+ * Compilation of a configuration snapshot (done once per revision, inside the worker that holds
+ * it) and copy-on-write overlays for change-request previews.
+ *
+ * Compiling takes ownership of the snapshot: the compiled form keeps references to stored objects
+ * (variant definitions, constraint values) instead of copying them, so callers must not mutate a
+ * snapshot after compiling it.
+ */
+import { compileConstraints } from './constraints.js';
+import { isObject, jsonPrefixBeforeKey, jsonString } from './json.js';
+import { CompiledStrategy } from './strategies.js';
+import { compileEnvironmentVariants } from './variants.js';
+export class CompiledSegment {
+    id;
+    name;
+    constraints;
+    /** `{"name":…,"id":…,"result":` — the report object's static head. */
+    reportHeadJson;
+    /** Serializer cache of rendered reports by constraint outcomes (see serialize.ts). */
+    reportMemo = new Map();
+    constructor(config) {
+        this.id = config.id;
+        this.name = config.name;
+        this.constraints = compileConstraints(config.constraints, 'segment');
+        this.reportHeadJson = jsonPrefixBeforeKey({ name: config.name, id: config.id }, 'result');
+    }
+}
+/** What a flag is in an environment it has no configuration for: off, no strategies, no variants. */
+const OFF_ENVIRONMENT = Object.freeze({
+    enabled: false,
+    strategies: [],
+    variants: compileEnvironmentVariants([], ''),
+});
+/**
+ * `config` is typed as the snapshot declares it; the checks stay for stored data that does not
+ * match (an entry that is not an object is skipped, as the flag's dependencies are).
+ */
+function compileFlagEnvironment(flag, name, config) {
+    if (!isObject(config))
+        return OFF_ENVIRONMENT;
+    const strategies = Array.isArray(config.strategies) ? config.strategies.filter(isObject) : [];
+    const location = { project: String(flag.project), flag: String(flag.name), environment: name };
+    return {
+        enabled: config.enabled === true,
+        strategies: sortStrategies(strategies).map((strategy) => new CompiledStrategy(strategy, location)),
+        variants: compileEnvironmentVariants(config.variants, String(flag.name)),
+    };
+}
+export class CompiledFlag {
+    name;
+    project;
+    createdAtMs;
+    /** Canonical array index value of the name ("0" … "4294967294"), or -1 (docs/rules.md §3.3 ordering). */
+    arrayIndex;
+    dependencies;
+    environments;
+    nameJson;
+    projectJson;
+    constructor(config) {
+        this.name = String(config.name);
+        this.project = String(config.project);
+        const createdAtMs = Date.parse(config.createdAt);
+        this.createdAtMs = Number.isNaN(createdAtMs) ? Number.NEGATIVE_INFINITY : createdAtMs;
+        this.arrayIndex = canonicalArrayIndex(this.name);
+        this.dependencies = (Array.isArray(config.dependencies) ? config.dependencies : [])
+            .filter(isObject)
+            .map(compileDependency);
+        const environments = new Map();
+        const envConfigs = isObject(config.environments) ? config.environments : {};
+        for (const name of Object.keys(envConfigs)) {
+            environments.set(name, compileFlagEnvironment(config, name, envConfigs[name]));
+        }
+        this.environments = environments;
+        this.nameJson = jsonString(this.name);
+        this.projectJson = jsonString(this.project);
+    }
+    /** The flag in one environment; a missing environment is an off one without strategies. */
+    environment(name) {
+        return this.environments.get(name) ?? OFF_ENVIRONMENT;
+    }
+}
+export function compile(snapshot) {
+    const flags = new Map();
+    for (const config of snapshot.flags) {
+        if (config.archived !== true)
+            flags.set(String(config.name), compileFlag(config));
+    }
+    const segments = new Map();
+    for (const config of snapshot.segments)
+        segments.set(config.id, compileSegment(config));
+    return assemble(flags, segments);
+}
+export function compileFlag(config) {
+    return new CompiledFlag(config);
+}
+export function compileSegment(config) {
+    return new CompiledSegment(config);
+}
+/**
+ * A new compiled snapshot with `changes` applied, sharing every unchanged compiled flag and
+ * segment with `base` (which is not modified). Strategies look segments up by id at evaluation
+ * time, so flags using a changed segment see the new version without being recompiled.
+ */
+export function overlay(base, changes) {
+    const flags = new Map(base.flags);
+    for (const name of changes.removedFlags ?? [])
+        flags.delete(name);
+    for (const config of changes.flags ?? []) {
+        if (config.archived === true)
+            flags.delete(String(config.name));
+        else
+            flags.set(String(config.name), compileFlag(config));
+    }
+    const segments = new Map(base.segments);
+    for (const id of changes.removedSegments ?? [])
+        segments.delete(id);
+    for (const config of changes.segments ?? [])
+        segments.set(config.id, compileSegment(config));
+    return assemble(flags, segments);
+}
+function assemble(flags, segments) {
+    const ordered = [...flags.values()].sort(compareFlagOrder);
+    return { flags, ordered, segments };
+}
+/**
+ * docs/rules.md §3.3: names that are canonical array indices first (ascending numerically, as a JavaScript
+ * object keyed by name would list them), then newest created first, then by name.
+ */
+export function compareFlagOrder(a, b) {
+    if (a.arrayIndex >= 0 || b.arrayIndex >= 0) {
+        if (a.arrayIndex < 0)
+            return 1;
+        if (b.arrayIndex < 0)
+            return -1;
+        return a.arrayIndex - b.arrayIndex;
+    }
+    if (a.createdAtMs !== b.createdAtMs)
+        return a.createdAtMs > b.createdAtMs ? -1 : 1;
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+const MAX_ARRAY_INDEX = 4294967294;
+function canonicalArrayIndex(name) {
+    if (!/^(?:0|[1-9][0-9]{0,9})$/.test(name))
+        return -1;
+    const index = Number(name);
+    return index <= MAX_ARRAY_INDEX ? index : -1;
+}
+/** sortOrder ascending (missing counts as 0), ties by id in locale order, else stored order. */
+function sortStrategies(strategies) {
+    return [...strategies].sort((a, b) => {
+        const byOrder = sortOrderOf(a) - sortOrderOf(b);
+        if (byOrder !== 0)
+            return byOrder;
+        return typeof a.id === 'string' && typeof b.id === 'string' ? a.id.localeCompare(b.id) : 0;
+    });
+}
+function sortOrderOf(strategy) {
+    return typeof strategy.sortOrder === 'number' && Number.isFinite(strategy.sortOrder) ? strategy.sortOrder : 0;
+}
+function compileDependency(config) {
+    const variants = Array.isArray(config.variants) && config.variants.length > 0 ? config.variants.map(String) : null;
+    return { feature: String(config.feature), enabled: config.enabled !== false, variants };
+}
+//# sourceMappingURL=compile.js.map

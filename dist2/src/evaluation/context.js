@@ -1,0 +1,75 @@
+/**
+ * Context preparation for the advanced and change-request playgrounds (docs/rules.md §3.4, §3.5): cleaning
+ * and comma expansion into combinations. The deprecated playground uses neither.
+ *
+ * Combinations can be counted and produced one at a time by index, so a caller can check the
+ * complexity limit first and split index ranges across workers without materializing them all.
+ */
+import { isObject, setOwn } from './json.js';
+/**
+ * docs/rules.md §3.4: `appName` set aside and re-added last; `properties` always kept; every other key kept
+ * only when its value is a string.
+ */
+export function cleanContext(context) {
+    const cleaned = {};
+    const removedProperties = [];
+    for (const key of Object.keys(context)) {
+        if (key === 'appName')
+            continue;
+        const value = context[key];
+        if (key === 'properties' || typeof value === 'string')
+            setOwn(cleaned, key, value);
+        else
+            removedProperties.push(key);
+    }
+    if (context.appName !== undefined)
+        setOwn(cleaned, 'appName', context.appName);
+    return { context: cleaned, removedProperties };
+}
+export function combinationSpace(cleanedContext) {
+    const lists = {};
+    collectValueLists(cleanedContext, lists);
+    const keys = Object.keys(lists);
+    const valueLists = keys.map((key) => lists[key]);
+    const count = valueLists.reduce((product, list) => product * list.length, 1);
+    return { keys, lists: valueLists, count };
+}
+/** docs/rules.md §3.5 step 1, `properties` recursively flattened: later keys overwrite, keeping position. */
+function collectValueLists(source, into) {
+    for (const key of Object.keys(source)) {
+        const value = source[key];
+        if (key === 'properties' && isObject(value))
+            collectValueLists(value, into);
+        else
+            setOwn(into, key, typeof value === 'string' ? value.split(',') : [value]);
+    }
+}
+export function countCombinations(cleanedContext) {
+    return combinationSpace(cleanedContext).count;
+}
+/**
+ * The `index`-th combination (0-based) of the cartesian product, first key varying slowest and
+ * the last key fastest: a mixed-radix decoding of `index`.
+ */
+export function combinationAt(space, index) {
+    const combination = {};
+    const picks = new Array(space.keys.length);
+    let rest = index;
+    for (let k = space.keys.length - 1; k >= 0; k--) {
+        const list = space.lists[k];
+        picks[k] = list[rest % list.length];
+        rest = Math.floor(rest / list.length);
+    }
+    for (let k = 0; k < space.keys.length; k++)
+        setOwn(combination, space.keys[k], picks[k]);
+    return combination;
+}
+/** Every combination, in order (docs/rules.md §3.5 step 2). */
+export function expandCombinations(cleanedContext) {
+    const space = combinationSpace(cleanedContext);
+    const combinations = new Array(space.count);
+    for (let i = 0; i < space.count; i++)
+        combinations[i] = combinationAt(space, i);
+    return combinations;
+}
+//# sourceMappingURL=context.js.map

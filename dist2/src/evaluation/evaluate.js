@@ -1,0 +1,396 @@
+import { allConstraintsHold, constraintHolds } from './constraints.js';
+import { ContextReader } from './context-reader.js';
+import { jsonString } from './json.js';
+import { activationHolds } from './strategies.js';
+import { selectVariant } from './variants.js';
+const allFlagsSelections = new WeakMap();
+/** Non-archived flags of the given projects (undefined = all projects), in response order. */
+export function selectFlags(compiled, projects) {
+    if (projects === undefined) {
+        let selection = allFlagsSelections.get(compiled);
+        if (selection === undefined) {
+            selection = { flags: compiled.ordered };
+            allFlagsSelections.set(compiled, selection);
+        }
+        return selection;
+    }
+    const wanted = new Set(projects);
+    return { flags: compiled.ordered.filter((flag) => wanted.has(flag.project)) };
+}
+/**
+ * Rule 1 (parent selected) is the caller's: it passes undefined for an unselected parent. By D2,
+ * `enabled: false` is satisfied exactly when the parent is not enabled (client specification 17).
+ */
+function dependencySatisfied(dependency, parent, rules) {
+    if (parent === undefined)
+        return false;
+    if (parent.flag.dependencies.length > 0)
+        return false;
+    if (rules === 'frontend')
+        return frontendDependencySatisfied(dependency, parent);
+    if (!dependency.enabled)
+        return !(parent.environmentEnabled && parent.strategiesPass());
+    if (!parent.environmentEnabled)
+        return false;
+    if (dependency.variants !== null)
+        return dependency.variants.includes(parent.variantName());
+    return parent.strategiesPass();
+}
+/**
+ * docs/rules.md §9.3: Unleash's frontend API holds only the flags enabled in the token's
+ * environment, so its SDK finds no parent that is off there, and a dependency on a missing parent
+ * is unsatisfied whatever it asks (`enabled: false` too). A `variants` list needs the parent on for
+ * the context (the SDK checks `feature_enabled` before the name, so "disabled" never matches).
+ */
+function frontendDependencySatisfied(dependency, parent) {
+    if (!parent.environmentEnabled)
+        return false;
+    if (!dependency.enabled)
+        return !parent.strategiesPass();
+    if (!parent.strategiesPass())
+        return false;
+    return dependency.variants === null || dependency.variants.includes(parent.variantName());
+}
+// ---------------------------------------------------------------------------------------------
+// SDK decision path
+const SDK_DISABLED_FLAG_OFF = Object.freeze({
+    name: 'disabled',
+    enabled: false,
+    feature_enabled: false,
+});
+const SDK_DISABLED_FLAG_ON = Object.freeze({
+    name: 'disabled',
+    enabled: false,
+    feature_enabled: true,
+});
+/** Is the flag enabled for this context in this environment, exactly as an SDK decides. */
+export function isEnabled(compiled, environment, flagName, context) {
+    const flag = compiled.flags.get(flagName);
+    if (flag === undefined)
+        return false;
+    const reader = new ContextReader(context);
+    const env = flag.environment(environment);
+    return decideEnabled(compiled, flag, env, environment, reader, firstPassingStrategy(env, compiled.segments, reader));
+}
+/**
+ * The variant an SDK returns (shared frozen objects): the winning strategy's variant, else the
+ * environment's, else the disabled variant (`feature_enabled` telling whether the flag is on).
+ * `context` may be a ContextReader, shared by the calls for one context.
+ */
+export function getVariant(compiled, environment, flagName, context) {
+    const flag = compiled.flags.get(flagName);
+    if (flag === undefined)
+        return SDK_DISABLED_FLAG_OFF;
+    // A ContextReader may be passed to share parsed fields across flags (batch playground).
+    const reader = context instanceof ContextReader ? context : new ContextReader(context);
+    const env = flag.environment(environment);
+    const winner = firstPassingStrategy(env, compiled.segments, reader);
+    if (!decideEnabled(compiled, flag, env, environment, reader, winner))
+        return SDK_DISABLED_FLAG_OFF;
+    const variant = pickFlagVariant(winner, env, reader);
+    return variant === null ? SDK_DISABLED_FLAG_ON : variant.sdkVariant;
+}
+const SDK_DECISION_OFF = Object.freeze({ enabled: false, variant: null, strategyVariant: false });
+const SDK_DECISION_ON = Object.freeze({ enabled: true, variant: null, strategyVariant: false });
+/**
+ * `isEnabled` and `getVariant` in one pass (the frontend API needs both per flag). `context` may
+ * be a ContextReader shared by the calls for one context: the frontend API decides every flag for
+ * one context, and a shared reader parses its address, versions and time once, not once per flag.
+ * `env` may be passed when the caller already holds `flag.environment(environment)`.
+ */
+export function decide(compiled, environment, flag, context, env = flag.environment(environment)) {
+    const reader = context instanceof ContextReader ? context : new ContextReader(context);
+    const winner = firstPassingStrategy(env, compiled.segments, reader);
+    if (!decideEnabled(compiled, flag, env, environment, reader, winner))
+        return SDK_DECISION_OFF;
+    if (winner !== null && winner.variants !== null) {
+        const variant = selectVariant(winner.variants, reader);
+        if (variant !== null)
+            return { enabled: true, variant, strategyVariant: true };
+    }
+    const variant = selectVariant(env.variants, reader);
+    return variant === null ? SDK_DECISION_ON : { enabled: true, variant, strategyVariant: false };
+}
+function decideEnabled(compiled, flag, env, environment, reader, winner) {
+    if (!env.enabled || !strategiesPass(env, winner !== null))
+        return false;
+    return flag.dependencies.length === 0 || sdkDependenciesSatisfied(compiled, flag, environment, reader);
+}
+/**
+ * First strategy that is on: not disabled, implemented, constraints and segments passing,
+ * activation passing — checked in that order so the cheap tests short-circuit the hashing.
+ */
+function firstPassingStrategy(env, segments, reader) {
+    const strategies = env.strategies;
+    for (let i = 0; i < strategies.length; i++) {
+        const strategy = strategies[i];
+        if (strategy.disabled || strategy.kind === 7 /* StrategyKind.Unimplemented */)
+            continue;
+        if (!allConstraintsHold(strategy.constraints, reader))
+            continue;
+        if (!segmentsHold(strategy.segmentIds, segments, reader))
+            continue;
+        if (activationHolds(strategy, reader))
+            return strategy;
+    }
+    return null;
+}
+/** docs/rules.md §3.10 step 1 as a boolean: no strategies means the environment's on/off state. */
+function strategiesPass(env, someStrategyOn) {
+    return env.strategies.length === 0 ? env.enabled : someStrategyOn;
+}
+/** A missing segment fails its strategy (client specification 15, D2; Unleash skips it). */
+function segmentsHold(ids, segments, reader) {
+    for (let i = 0; i < ids.length; i++) {
+        const segment = segments.get(ids[i]);
+        if (segment === undefined || !allConstraintsHold(segment.constraints, reader))
+            return false;
+    }
+    return true;
+}
+/** The winner's strategy variant when it picks one, else the environment variants' pick. */
+function pickFlagVariant(winner, env, reader) {
+    if (winner !== null && winner.variants !== null) {
+        const variant = selectVariant(winner.variants, reader);
+        if (variant !== null)
+            return variant;
+    }
+    return selectVariant(env.variants, reader);
+}
+function sdkDependenciesSatisfied(compiled, flag, environment, reader) {
+    for (const dependency of flag.dependencies) {
+        const parentFlag = compiled.flags.get(dependency.feature);
+        const parent = parentFlag && new ParentDecision(compiled, parentFlag, environment, reader);
+        if (!dependencySatisfied(dependency, parent, reader.rules))
+            return false;
+    }
+    return true;
+}
+/** A parent decided the SDK way, its variant picked only if a dependency asks for it. */
+class ParentDecision {
+    flag;
+    reader;
+    environmentEnabled;
+    env;
+    winner;
+    constructor(compiled, flag, environment, reader) {
+        this.flag = flag;
+        this.reader = reader;
+        this.env = flag.environment(environment);
+        this.environmentEnabled = this.env.enabled;
+        this.winner = firstPassingStrategy(this.env, compiled.segments, reader);
+    }
+    strategiesPass() {
+        return strategiesPass(this.env, this.winner !== null);
+    }
+    variantName() {
+        if (!this.environmentEnabled || !this.strategiesPass())
+            return 'disabled';
+        return pickFlagVariant(this.winner, this.env, this.reader)?.name ?? 'disabled';
+    }
+}
+export class FlagEvaluation {
+    run;
+    flag;
+    environment;
+    environmentJson;
+    env;
+    environmentEnabled;
+    strategies;
+    result;
+    /** The first strategy with `enabled === true`. */
+    winner;
+    finalized = false;
+    unsatisfiedDependency = false;
+    enabled = false;
+    pickedVariant = null;
+    constructor(run, flag, environment, 
+    /** JSON of `environment`, shared by the flags of one run. */
+    environmentJson, env) {
+        this.run = run;
+        this.flag = flag;
+        this.environment = environment;
+        this.environmentJson = environmentJson;
+        this.env = env;
+        this.environmentEnabled = env.enabled;
+        const strategies = new Array(env.strategies.length);
+        let winner = null;
+        let anyUnknown = false;
+        for (let i = 0; i < strategies.length; i++) {
+            const evaluation = evaluateStrategy(env.strategies[i], run);
+            strategies[i] = evaluation;
+            if (evaluation.enabled === true)
+                winner ??= evaluation;
+            else if (evaluation.enabled === 'unknown')
+                anyUnknown = true;
+        }
+        this.strategies = strategies;
+        this.winner = winner;
+        this.result =
+            strategies.length === 0 ? env.enabled : winner !== null ? true : anyUnknown ? 'unknown' : false;
+    }
+    get hasUnsatisfiedDependency() {
+        this.finalize();
+        return this.unsatisfiedDependency;
+    }
+    get isEnabled() {
+        this.finalize();
+        return this.enabled;
+    }
+    /** The flag-level variant picked, or null for the disabled variant (docs/rules.md §3.10 step 5). */
+    get variant() {
+        this.finalize();
+        return this.pickedVariant;
+    }
+    /** The `variants` reported: the winner's strategy variants when it picked one, else the environment's. */
+    get reportedVariants() {
+        const winner = this.winner;
+        return winner !== null && winner.variant !== null && winner.strategy.variants !== null
+            ? winner.strategy.variants
+            : this.env.variants;
+    }
+    strategiesPass() {
+        return this.result === true;
+    }
+    variantName() {
+        return this.variant?.name ?? 'disabled';
+    }
+    /**
+     * Dependencies, `isEnabled` and the flag variant. Lazy because a child needs its parent's
+     * variant: a parent is finalized on demand, and a parent with dependencies of its own fails
+     * rule 2 before anything of it is read, so this never recurses more than one level.
+     */
+    finalize() {
+        if (this.finalized)
+            return;
+        this.finalized = true;
+        const dependencies = this.flag.dependencies;
+        if (dependencies.length > 0) {
+            const byName = (this.run.byName ??= new Map());
+            for (const dependency of dependencies) {
+                if (!dependencySatisfied(dependency, byName.get(dependency.feature), 'specification')) {
+                    this.unsatisfiedDependency = true;
+                    break;
+                }
+            }
+        }
+        this.enabled = this.result === true && this.environmentEnabled && !this.unsatisfiedDependency;
+        if (this.enabled) {
+            this.pickedVariant = this.winner?.variant ?? selectVariant(this.env.variants, this.run.reader);
+        }
+    }
+}
+/**
+ * Evaluates every selected flag in one environment for one context (a raw context, or a
+ * ContextReader to share parsed fields across calls). Results are in selection order.
+ */
+export function evaluateSelection(compiled, selection, environment, context) {
+    return evaluateRange(compiled, selection, environment, context, 0, selection.flags.length);
+}
+/**
+ * Evaluates every constraint (the playground reports each result, so no short-circuit), writing
+ * the results into `into`; true when all hold. Fills a caller-made array: no allocation per call.
+ */
+function evaluateConstraints(constraints, reader, into) {
+    let all = true;
+    for (let i = 0; i < constraints.length; i++) {
+        const holds = constraintHolds(constraints[i], reader);
+        into[i] = holds;
+        if (!holds)
+            all = false;
+    }
+    return all;
+}
+function evaluateStrategy(strategy, run) {
+    const reader = run.reader;
+    const constraintResults = new Array(strategy.constraints.length);
+    const constraintsPass = evaluateConstraints(strategy.constraints, reader, constraintResults);
+    const segments = [];
+    let segmentsPass = true;
+    for (const id of strategy.segmentIds) {
+        const segment = run.segments.get(id);
+        // D2: a missing segment fails the strategy; it is not reported (it has no name to show).
+        if (segment === undefined) {
+            segmentsPass = false;
+            continue;
+        }
+        const evaluation = evaluateSegment(segment, reader);
+        segments.push(evaluation);
+        if (!evaluation.result)
+            segmentsPass = false;
+    }
+    // The implementation check comes before the disabled one, as in Unleash's playground: a disabled
+    // custom strategy is `incomplete` like an enabled one (docs/rules.md §3.8).
+    if (strategy.kind === 7 /* StrategyKind.Unimplemented */) {
+        const enabled = constraintsPass && segmentsPass ? 'unknown' : false;
+        return { strategy, enabled, status: 1 /* EvaluationStatus.Incomplete */, variant: null, constraintResults, segments };
+    }
+    if (strategy.disabled) {
+        return { strategy, enabled: 'unknown', status: 2 /* EvaluationStatus.Unevaluated */, variant: null, constraintResults, segments };
+    }
+    const enabled = constraintsPass && segmentsPass && activationHolds(strategy, reader);
+    const variant = strategy.variants === null ? null : selectVariant(strategy.variants, reader);
+    return { strategy, enabled, status: 0 /* EvaluationStatus.Complete */, variant, constraintResults, segments };
+}
+function evaluateSegment(segment, reader) {
+    const constraintResults = new Array(segment.constraints.length);
+    const result = evaluateConstraints(segment.constraints, reader, constraintResults);
+    return { segment, result, constraintResults };
+}
+const selectionIndexes = new WeakMap();
+function selectedByName(selection) {
+    let byName = selectionIndexes.get(selection);
+    if (byName === undefined) {
+        byName = new Map(selection.flags.map((flag) => [flag.name, flag]));
+        selectionIndexes.set(selection, byName);
+    }
+    return byName;
+}
+let lastEnvironment;
+let lastEnvironmentJson = '';
+/**
+ * JSON of the environment name, remembered for the last name: the advanced playground worker calls
+ * evaluateRange once per flag and combination, and stringifying the name each time was 7 % of its
+ * CPU profile (S2, tester seed 3: 5 000 calls per request, always the same one or two names).
+ */
+function environmentJsonOf(environment) {
+    if (environment !== lastEnvironment) {
+        lastEnvironmentJson = jsonString(environment);
+        lastEnvironment = environment;
+    }
+    return lastEnvironmentJson;
+}
+/**
+ * Like `evaluateSelection`, for flags [start, end) of the selection only: a parent outside the
+ * range is evaluated too when a flag in the range depends on it (and is not returned). Streaming
+ * a huge request in flag groups uses this, so each group costs only its own flags.
+ */
+export function evaluateRange(compiled, selection, environment, context, start, end) {
+    const reader = context instanceof ContextReader ? context : new ContextReader(context);
+    const run = { reader, segments: compiled.segments, byName: undefined };
+    const environmentJson = environmentJsonOf(environment);
+    const flags = selection.flags;
+    const evaluations = [];
+    let anyDependency = false;
+    for (let i = start; i < end; i++) {
+        const flag = flags[i];
+        evaluations.push(new FlagEvaluation(run, flag, environment, environmentJson, flag.environment(environment)));
+        if (flag.dependencies.length > 0)
+            anyDependency = true;
+    }
+    if (anyDependency) {
+        const byName = new Map(evaluations.map((evaluation) => [evaluation.flag.name, evaluation]));
+        const selected = selectedByName(selection);
+        for (const evaluation of evaluations) {
+            for (const dependency of evaluation.flag.dependencies) {
+                const parent = selected.get(dependency.feature);
+                if (parent !== undefined && !byName.has(parent.name)) {
+                    byName.set(parent.name, new FlagEvaluation(run, parent, environment, environmentJson, parent.environment(environment)));
+                }
+            }
+        }
+        run.byName = byName;
+    }
+    return evaluations;
+}
+//# sourceMappingURL=evaluate.js.map

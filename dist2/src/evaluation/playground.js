@@ -1,0 +1,22 @@
+import { evaluateSelection, selectFlags } from './evaluate.js';
+import { playgroundFlagObject } from './result-objects.js';
+import { JsonChunkWriter } from './json-writer.js';
+import { playgroundFeaturesJson, writePlaygroundFeatures } from './serialize.js';
+/**
+ * Every selected flag (projects undefined = all) evaluated in `environment` for `context`, as
+ * result objects in response order (docs/rules.md §3.10–§3.11).
+ */
+export function evaluate(compiled, environment, context, projects) {
+    return evaluateSelection(compiled, selectFlags(compiled, projects), environment, context).map(playgroundFlagObject);
+}
+/** The same as `evaluate`, as the UTF-8 JSON of the `features` array, in chunks. */
+export function evaluateToJsonChunks(compiled, environment, context, projects) {
+    const writer = new JsonChunkWriter();
+    writePlaygroundFeatures(writer, evaluateSelection(compiled, selectFlags(compiled, projects), environment, context));
+    return writer.chunksView();
+}
+/** The same as `evaluate`, as the JSON text of the `features` array. */
+export function evaluateToJson(compiled, environment, context, projects) {
+    return playgroundFeaturesJson(evaluateSelection(compiled, selectFlags(compiled, projects), environment, context));
+}
+//# sourceMappingURL=playground.js.map

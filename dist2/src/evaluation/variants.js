@@ -1,0 +1,146 @@
+import { randomIntString, variantBucket } from './hash.js';
+import { isObject } from './json.js';
+export class CompiledVariant {
+    /** Position in its variant list (part of the serializer's memo keys). */
+    index;
+    name;
+    weight;
+    payload;
+    overrides;
+    /** `{"name","enabled":true,"payload"?}` inside a strategy result. */
+    strategyResult;
+    strategyResultJson;
+    /** Flag-level `variant` (docs/rules.md §3.10 step 5) when this variant is picked. */
+    flagVariant;
+    flagVariantJson;
+    /** What an SDK's getVariant returns for this variant. */
+    sdkVariant;
+    constructor(definition, owner, index) {
+        const payload = isPayload(definition.payload) ? definition.payload : undefined;
+        this.index = index;
+        this.name = String(definition.name);
+        this.weight = toWeight(definition.weight);
+        this.payload = payload;
+        this.overrides = compileOverrides(definition.overrides);
+        this.strategyResult = Object.freeze(payload === undefined ? { name: this.name, enabled: true } : { name: this.name, enabled: true, payload });
+        this.strategyResultJson = JSON.stringify(this.strategyResult);
+        // Key orders are Unleash's, which differ between the two sources [peer 42, 45].
+        this.flagVariant = Object.freeze(owner === 'strategy'
+            ? payload === undefined
+                ? { name: this.name, enabled: true, feature_enabled: true }
+                : { name: this.name, enabled: true, payload, feature_enabled: true }
+            : payload === undefined
+                ? { name: this.name, enabled: true, feature_enabled: true, featureEnabled: true }
+                : { name: this.name, payload, enabled: true, feature_enabled: true, featureEnabled: true });
+        this.flagVariantJson = JSON.stringify(this.flagVariant);
+        this.sdkVariant = Object.freeze(payload === undefined
+            ? { name: this.name, enabled: true, feature_enabled: true }
+            : { name: this.name, payload, enabled: true, feature_enabled: true });
+    }
+}
+export class CompiledVariantSet {
+    variants;
+    totalWeight;
+    groupId;
+    stickiness;
+    hasOverrides;
+    /** The definitions exactly as stored, and their JSON (the `variants` arrays of §3.8/§3.10). */
+    definitions;
+    definitionsJson;
+    constructor(definitions, owner, groupId, stickiness) {
+        const variants = definitions.map((definition, index) => new CompiledVariant(isObject(definition) ? definition : {}, owner, index));
+        this.variants = variants;
+        this.totalWeight = variants.reduce((sum, variant) => sum + variant.weight, 0);
+        this.groupId = groupId;
+        this.stickiness = stickiness;
+        this.hasOverrides = variants.some((variant) => variant.overrides.length > 0);
+        this.definitions = definitions;
+        this.definitionsJson = JSON.stringify(definitions);
+    }
+}
+/**
+ * Environment (flag) variants: group = flag name, stickiness = the first variant's (docs/rules.md §3.9).
+ */
+export function compileEnvironmentVariants(definitions, flagName) {
+    const list = Array.isArray(definitions) ? definitions : [];
+    const first = list[0];
+    const stickiness = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : 'default';
+    return new CompiledVariantSet(list, 'environment', flagName, stickiness);
+}
+/**
+ * Strategy variants: group = the `groupId` parameter as is (the literal "undefined" when absent,
+ * as SDKs concatenate it); stickiness = the first variant's `stickiness` when set, else the
+ * strategy's `stickiness` parameter (Node SDK 6.x: `variants[0].stickiness || parameters.stickiness`;
+ * Unleash's playground also takes the first variant's; only the fallback to the parameter is D2,
+ * client specification 16), else `default`.
+ */
+export function compileStrategyVariants(definitions, parameters) {
+    const list = Array.isArray(definitions) ? definitions : [];
+    const groupId = Object.hasOwn(parameters, 'groupId') ? parameters.groupId : 'undefined';
+    const first = list[0];
+    const own = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : '';
+    const inherited = Object.hasOwn(parameters, 'stickiness') && parameters.stickiness !== '' ? parameters.stickiness : 'default';
+    return new CompiledVariantSet(list, 'strategy', groupId, own !== '' ? own : inherited);
+}
+/**
+ * docs/rules.md §3.9 `select`: null when the total weight is not positive; else the first override match;
+ * else the weighted bucket of the sticky value.
+ */
+export function selectVariant(set, context) {
+    if (!(set.totalWeight > 0))
+        return null;
+    if (set.hasOverrides) {
+        const overridden = findOverride(set.variants, context);
+        if (overridden !== null)
+            return overridden;
+    }
+    const target = variantBucket(stickyValue(set.stickiness, context), set.groupId, set.totalWeight);
+    let running = 0;
+    for (const variant of set.variants) {
+        if (variant.weight === 0)
+            continue;
+        running += variant.weight;
+        if (running >= target)
+            return variant;
+    }
+    return null;
+}
+function findOverride(variants, context) {
+    for (const variant of variants) {
+        for (const override of variant.overrides) {
+            const value = context.resolve(override.contextName);
+            if (value !== undefined && override.values.has(value))
+                return variant;
+        }
+    }
+    return null;
+}
+/** `default`: first of userId, sessionId, remoteAddress (top level); else the named field; else random. */
+function stickyValue(stickiness, context) {
+    const value = stickiness === 'default'
+        ? (context.topLevel('userId') ?? context.topLevel('sessionId') ?? context.topLevel('remoteAddress'))
+        : context.resolve(stickiness);
+    return value ?? randomIntString(0, 100000);
+}
+function compileOverrides(overrides) {
+    if (!Array.isArray(overrides))
+        return [];
+    const compiled = [];
+    for (const override of overrides) {
+        if (!isObject(override) || !Array.isArray(override.values))
+            continue;
+        compiled.push({
+            contextName: String(override.contextName),
+            values: new Set(override.values.filter((value) => typeof value === 'string')),
+        });
+    }
+    return compiled;
+}
+/** Weights are numbers in stored data; anything else weighs nothing rather than poisoning the sum. */
+function toWeight(weight) {
+    return typeof weight === 'number' && Number.isFinite(weight) ? weight : 0;
+}
+function isPayload(payload) {
+    return payload !== undefined && payload !== null;
+}
+//# sourceMappingURL=variants.js.map

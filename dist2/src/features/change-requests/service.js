@@ -1,0 +1,495 @@
+import { createHash } from 'node:crypto';
+import { BSON } from 'mongodb';
+import { buildEvents, ConcurrentModificationError, pendingEvents, retrying, } from '../../db/outbox.js';
+import { ApiError, conflict, notFound, validationError } from '../../errors.js';
+import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME, gravatarUrl } from '../shared.js';
+import { Simulation } from './simulate.js';
+import { FINAL_STATES, } from './store.js';
+/** Allowed transitions (docs/rules.md §3.13); `Applied` runs the apply. `Scheduled` is not offered. */
+const TRANSITIONS = {
+    Draft: ['In review', 'Cancelled'],
+    'In review': ['Approved', 'Rejected', 'Cancelled'],
+    Approved: ['Applied', 'Cancelled'],
+    Scheduled: ['Cancelled'],
+    Applied: [],
+    Cancelled: [],
+    Rejected: [],
+};
+const STATE_EVENTS = {
+    'In review': 'change-request-sent-to-review',
+    Approved: 'change-request-approved',
+    Rejected: 'change-request-rejected',
+    Cancelled: 'change-request-cancelled',
+    Applied: 'change-request-applied',
+};
+/** A decimal integer id from a path, or NaN (which matches nothing). */
+export function parseId(text) {
+    return /^[0-9]{1,15}$/.test(text) ? Number(text) : NaN;
+}
+function userOf(audit) {
+    const username = audit.id === ADMIN_TOKEN_USER_ID ? ADMIN_TOKEN_USER_NAME : audit.name;
+    return { id: audit.id, username, imageUrl: gravatarUrl(username) };
+}
+function isSegmentAction(action) {
+    return action === 'updateSegment' || action === 'deleteSegment';
+}
+function toSim(change) {
+    return {
+        id: change.id, action: change.action, feature: change.feature, segment: change.segment, payload: JSON.parse(change.payloadJson),
+    };
+}
+function describe(change) {
+    const target = change.feature !== undefined ? `flag "${change.feature}"` : `segment ${change.segment}`;
+    return `change ${change.id} (${change.action} on ${target})`;
+}
+/** The request as the API shows it (docs/rules.md §3.13 key order). */
+export function changeRequestView(cr) {
+    const features = [];
+    const segments = [];
+    for (const change of cr.changes) {
+        const payload = JSON.parse(change.payloadJson);
+        if (change.feature === undefined) {
+            segments.push({ id: change.id, action: change.action, name: change.segmentName ?? '', payload });
+            continue;
+        }
+        let group = features.find((f) => f.name === change.feature);
+        if (!group)
+            features.push((group = { name: change.feature, changes: [] }));
+        group.changes.push({
+            id: change.id, action: change.action, payload, createdAt: change.createdAt.toISOString(), createdBy: change.createdBy,
+        });
+    }
+    const review = (r) => ({ createdBy: r.createdBy, createdAt: r.createdAt.toISOString() });
+    return {
+        id: cr._id,
+        title: cr.title,
+        environment: cr.environment,
+        project: cr.project,
+        minApprovals: cr.minApprovals,
+        state: cr.state,
+        createdBy: cr.createdBy,
+        createdAt: cr.createdAt.toISOString(),
+        features,
+        segments,
+        approvals: cr.approvals.map(review),
+        rejections: cr.rejections.map(review),
+        comments: [],
+    };
+}
+/**
+ * Change requests (docs/rules.md §3.13, [Vane design]): a Draft collects changes, each validated when
+ * added exactly as its live endpoint would validate it; review states; apply performs the changes
+ * with the live rules and events, all or nothing. The preview (E3) runs the same simulation.
+ */
+export class ChangeRequestService {
+    store;
+    flags;
+    segmentStore;
+    segments;
+    projects;
+    environments;
+    outbox;
+    log;
+    constructor(store, flags, segmentStore, segments, projects, environments, outbox, log = () => undefined) {
+        this.store = store;
+        this.flags = flags;
+        this.segmentStore = segmentStore;
+        this.segments = segments;
+        this.projects = projects;
+        this.environments = environments;
+        this.outbox = outbox;
+        this.log = log;
+    }
+    simulation(project, environment, audit, now = new Date()) {
+        return new Simulation({ flags: this.flags, segmentStore: this.segmentStore, segments: this.segments }, project, environment, audit, now);
+    }
+    async require(project, id) {
+        const cr = await this.store.get(typeof id === 'number' ? id : parseId(id));
+        if (!cr || cr.project !== project)
+            throw notFound(`Could not find change request with id ${id}`);
+        return cr;
+    }
+    /**
+     * The request as the database has it now. A state change is validated against the state, which
+     * may not have heard of another instance's change to the request yet (for up to the revision
+     * poll interval): before refusing one, the request is re-read (one `_id` read, on refusals only).
+     */
+    async requireCurrent(project, id) {
+        await this.store.refresh(id);
+        return await this.require(project, id);
+    }
+    async get(project, id) {
+        return changeRequestView(await this.require(project, id));
+    }
+    async list(project) {
+        if (!(await this.projects.get(project)))
+            throw notFound(`Project ${project} does not exist`);
+        return (await this.store.listByProject(project)).map(changeRequestView);
+    }
+    // -------------------------------------------------------------------------------------------
+    // adding and discarding changes
+    /**
+     * Appends changes to the caller's open Draft for project+environment (created when there is
+     * none). Each change must apply, by the live endpoint's rules, to the current state with the
+     * Draft's earlier changes applied (earlier changes that no longer apply are skipped there;
+     * the apply reports them). One refused change refuses them all; nothing is stored then.
+     */
+    async addChanges(project, environment, inputs, audit) {
+        const projectDoc = await this.projects.get(project);
+        if (!projectDoc)
+            throw notFound(`Project ${project} does not exist`);
+        if (!projectDoc.environments.includes(environment) || !(await this.environments.get(environment))) {
+            throw notFound(`Could not find environment with name: ${environment}`);
+        }
+        for (const input of inputs) {
+            if (isSegmentAction(input.action) && input.feature !== undefined) {
+                throw validationError(`A ${input.action} change names a segment (payload.id), not a feature`);
+            }
+            if (!isSegmentAction(input.action) && input.feature === undefined) {
+                throw validationError(`A ${input.action} change needs the name of its feature`);
+            }
+        }
+        const user = userOf(audit);
+        const draftKey = `${project}\n${environment}\n${audit.id ?? ''}\n${audit.name}`;
+        return await this.outbox.exclusive(`change-request-draft:${draftKey}`, () => retrying(async () => {
+            const found = await this.store.findDraft(draftKey);
+            const work = async (draft) => {
+                const sim = await this.simulation(project, environment, audit).load();
+                for (const change of draft?.changes ?? []) {
+                    try {
+                        await sim.apply(toSim(change));
+                    }
+                    catch (err) {
+                        if (!(err instanceof ApiError))
+                            throw err;
+                    }
+                }
+                for (const input of inputs)
+                    await sim.apply(input);
+                const now = new Date();
+                let nextId = draft?.nextChangeId ?? 1;
+                const added = [];
+                for (const input of inputs) {
+                    const change = {
+                        id: nextId++, action: input.action, payloadJson: JSON.stringify(input.payload ?? {}), createdAt: now, createdBy: user,
+                    };
+                    if (input.feature !== undefined)
+                        change.feature = input.feature;
+                    else {
+                        change.segment = input.segment;
+                        change.segmentName = (await this.segmentStore.get(input.segment))?.name ?? '';
+                    }
+                    added.push(change);
+                }
+                return { now, nextId, added };
+            };
+            const addedEvents = (id, added) => added.map((change) => ({
+                type: 'change-added', featureName: change.feature ?? null, project, environment,
+                data: {
+                    changeRequestId: id, changeId: change.id, action: change.action,
+                    ...(change.feature !== undefined ? { feature: change.feature } : { segment: change.segment }),
+                    payload: JSON.parse(change.payloadJson),
+                },
+            }));
+            if (found) {
+                return await this.outbox.exclusive(`change-request:${found._id}`, async () => {
+                    const draft = await this.store.get(found._id);
+                    if (!draft || draft.draftKey !== draftKey)
+                        throw new ConcurrentModificationError('the draft left Draft meanwhile');
+                    const { now, nextId, added } = await work(draft);
+                    const next = { ...draft, changes: [...draft.changes, ...added], nextChangeId: nextId, updatedAt: now };
+                    await this.store.replace(draft, next, buildEvents(audit, addedEvents(draft._id, added), { at: now }));
+                    return changeRequestView(next);
+                });
+            }
+            const { now, nextId, added } = await work(null);
+            const created = await this.store.insertNew((id) => {
+                const doc = {
+                    _id: id, title: `Change request #${id}`, environment, project, minApprovals: 1, state: 'Draft',
+                    createdBy: user, createdAt: now, updatedAt: now, changes: added, nextChangeId: nextId,
+                    approvals: [], rejections: [], draftKey,
+                };
+                const events = buildEvents(audit, [
+                    { type: 'change-request-created', project, environment, data: { changeRequestId: id, title: doc.title } },
+                    ...addedEvents(id, added),
+                ], { at: now });
+                return { doc, events };
+            });
+            // Another request created the caller's Draft first: append to it instead.
+            if (!created)
+                throw new ConcurrentModificationError('the draft was created meanwhile');
+            return changeRequestView(created);
+        }));
+    }
+    async discardChange(project, idText, changeIdText, audit) {
+        const id = (await this.require(project, idText))._id;
+        return await this.outbox.exclusive(`change-request:${id}`, () => retrying(async () => {
+            const cr = await this.require(project, id);
+            const changeId = parseId(changeIdText);
+            const change = cr.changes.find((c) => c.id === changeId);
+            if (!change)
+                throw notFound(`Could not find change with id ${changeIdText} in change request ${id}`);
+            if (cr.state !== 'Draft' && cr.state !== 'In review') {
+                throw conflict(`Changes can only be discarded while the change request is Draft or In review; change request #${id} is ${cr.state}`);
+            }
+            const now = new Date();
+            const next = { ...cr, changes: cr.changes.filter((c) => c.id !== changeId), updatedAt: now };
+            await this.store.replace(cr, next, buildEvents(audit, [{
+                    type: 'change-discarded', featureName: change.feature ?? null, project, environment: cr.environment,
+                    data: {
+                        changeRequestId: id, changeId, action: change.action,
+                        ...(change.feature !== undefined ? { feature: change.feature } : { segment: change.segment }),
+                    },
+                }], { at: now }));
+            return changeRequestView(next);
+        }));
+    }
+    // -------------------------------------------------------------------------------------------
+    // states
+    async setState(project, idText, state, audit) {
+        const id = (await this.require(project, idText))._id;
+        if (state === 'Scheduled')
+            throw validationError('Scheduling change requests is not supported');
+        return await this.outbox.exclusive(`change-request:${id}`, async () => {
+            let cr = await this.require(project, id);
+            if (cr.applying || !TRANSITIONS[cr.state].includes(state))
+                cr = await this.requireCurrent(project, id);
+            if (cr.applying)
+                throw conflict(`Change request #${id} is being applied`);
+            if (!TRANSITIONS[cr.state].includes(state)) {
+                const allowed = TRANSITIONS[cr.state];
+                throw conflict(`Change request #${id} is ${cr.state} and cannot become ${state}` +
+                    (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (it is final)'));
+            }
+            if (state === 'In review' && cr.changes.length === 0) {
+                throw validationError(`Change request #${id} has no changes to review`);
+            }
+            if (state === 'Applied')
+                return await this.apply(cr, audit);
+            return await retrying(async () => {
+                const current = await this.require(project, id);
+                if (current.state !== cr.state)
+                    throw conflict(`Change request #${id} changed state meanwhile (now ${current.state})`);
+                const now = new Date();
+                const review = { createdBy: userOf(audit), createdAt: now };
+                // A key set to undefined would be stored as null: the draft key is left out instead.
+                const { draftKey: _draftKey, ...kept } = current;
+                const next = {
+                    ...kept,
+                    state,
+                    updatedAt: now,
+                    approvals: state === 'Approved' ? [...current.approvals, review] : current.approvals,
+                    rejections: state === 'Rejected' ? [...current.rejections, review] : current.rejections,
+                };
+                await this.store.replace(current, next, buildEvents(audit, [{
+                        type: STATE_EVENTS[state], project, environment: current.environment, data: { changeRequestId: id, state },
+                    }], { at: now }));
+                return changeRequestView(next);
+            });
+        });
+    }
+    /**
+     * Approved → Applied, all or nothing.
+     *
+     * 1. Under the request's lock and the locks of every flag it names (in name order, so two
+     *    applies never deadlock; live flag writes of this process wait), the dry run applies every
+     *    change in order to the current state in memory. A change that no longer applies (its
+     *    strategy was deleted meanwhile, the flag was archived, …) stops the apply: 409 naming the
+     *    change and the reason; nothing has been written.
+     * 2. The dry run fixed the writes: one replace per changed flag document (conditional on the
+     *    revision the dry run read, carrying that flag's normal events, built now with their keys)
+     *    and one segment-service call per changed segment (its final state).
+     * 3. Commit point: the plan is saved on the request (`applying`). From here the apply is
+     *    rolled forward, never back.
+     * 4. The writes run (executePlan), then the request becomes Applied with
+     *    `change-request-applied`.
+     *
+     * If the process dies during 4, the next start (initialiseState → resumeInterruptedApplies)
+     * finds the request still carrying `applying` and runs executePlan again: each flag write is
+     * recognised as done when one of its event keys is already in `events` or in the document's
+     * pending `_outbox`, and otherwise performed if the flag is still at the planned revision;
+     * segment updates are idempotent (same final state, no event when nothing changes) and a
+     * segment already deleted counts as done. Limitation: if a flag was changed by someone else
+     * between the crash and the resume (another instance, since this one resumes before serving),
+     * its planned write no longer matches and is not forced; it is recorded in the request's
+     * `applyErrors` and logged, and the rest is still applied. (Another instance starting while
+     * this one is in step 4 would also resume the plan; the revision and event-key checks make the
+     * doubled writes no-ops on MongoDB, but FerretDB's conditional replace is not atomic across
+     * processes, so run one instance while an apply may be pending there.)
+     */
+    async apply(cr, audit) {
+        const names = [...new Set(cr.changes.flatMap((c) => (c.feature !== undefined ? [c.feature] : [])))].sort();
+        return await this.withLocks(names.map((n) => `flag:${n}`), async () => {
+            let current = await this.require(cr.project, cr._id);
+            if (current.state !== 'Approved' || current.applying)
+                current = await this.requireCurrent(cr.project, cr._id);
+            if (current.state !== 'Approved' || current.applying)
+                throw conflict(`Change request #${cr._id} changed state meanwhile (now ${current.state})`);
+            // Several instances may be asked at once: one claim wins, the others answer 409.
+            if (!(await this.store.claimApply(cr._id)))
+                throw conflict(`Change request #${cr._id} is being applied`);
+            try {
+                return await this.planAndApply(current, cr, audit);
+            }
+            catch (err) {
+                const after = await this.store.get(cr._id);
+                // Before the commit point nothing was written: another attempt may apply it later.
+                if (!after?.applying && after?.state === 'Approved')
+                    await this.store.releaseApply(cr._id);
+                throw err;
+            }
+        });
+    }
+    async planAndApply(current, cr, audit) {
+        const now = new Date();
+        const sim = await this.simulation(current.project, current.environment, audit, now).load();
+        for (const change of current.changes) {
+            try {
+                await sim.apply(toSim(change));
+            }
+            catch (err) {
+                if (!(err instanceof ApiError))
+                    throw err;
+                throw conflict(`Change request #${cr._id} cannot be applied: ${describe(change)} no longer applies: ${err.message}`);
+            }
+        }
+        const plan = {
+            at: now,
+            audit,
+            flagWrites: sim.flagWrites().map((w) => ({ name: w.name, rev: w.original._rev ?? 0, next: w.next, events: w.events, changeIds: w.changeIds })),
+            segmentOps: sim.segmentOps(),
+        };
+        const committed = { ...current, applying: BSON.EJSON.stringify(plan), updatedAt: now };
+        await this.store.replace(current, committed, []);
+        return await this.finishApply(cr._id, plan);
+    }
+    async withLocks(keys, fn) {
+        if (keys.length === 0)
+            return await fn();
+        return await this.outbox.exclusive(keys[0], () => this.withLocks(keys.slice(1), fn));
+    }
+    /** Steps 4 of `apply` (also after a crash): the planned writes, then the Applied state. */
+    async finishApply(id, plan) {
+        const errors = await this.executePlan(plan);
+        return await retrying(async () => {
+            const current = await this.store.get(id);
+            if (!current)
+                throw notFound(`Could not find change request with id ${id}`);
+            const now = new Date();
+            const { applying: _applying, draftKey: _draftKey, ...kept } = current;
+            const next = {
+                ...kept,
+                state: 'Applied',
+                updatedAt: now,
+                ...(errors.length ? { applyErrors: errors } : {}),
+            };
+            await this.store.replace(current, next, buildEvents(plan.audit, [{
+                    type: 'change-request-applied', project: current.project, environment: current.environment,
+                    data: { changeRequestId: id, state: 'Applied' },
+                }], { at: now }));
+            return changeRequestView(next);
+        });
+    }
+    async executePlan(plan) {
+        const errors = [];
+        const store = this.flags.store;
+        for (const write of plan.flagWrites) {
+            const keys = new Set(write.events.map((e) => e.key));
+            const doc = await store.get(write.name);
+            if (pendingEvents(doc?._outbox).some((e) => keys.has(e.key)))
+                continue;
+            if (await this.anyEventStored(keys))
+                continue;
+            if (doc && keys.size === 0 && doc._rev !== write.rev)
+                continue;
+            const failed = `flag "${write.name}" changed before the change request's write (changes ${write.changeIds.join(', ')} not applied)`;
+            if (!doc || doc._rev !== write.rev) {
+                errors.push(failed);
+                continue;
+            }
+            try {
+                await store.replace(doc, write.next, write.events);
+            }
+            catch (err) {
+                if (!(err instanceof ConcurrentModificationError))
+                    throw err;
+                errors.push(failed);
+            }
+        }
+        for (const op of plan.segmentOps) {
+            try {
+                if (op.kind === 'update')
+                    await this.segments.update(op.id, op.input, plan.audit);
+                else if ((await this.segments.delete(op.id, plan.audit)) === 'in-use') {
+                    errors.push(`segment ${op.id} is in use and was not deleted (changes ${op.changeIds.join(', ')})`);
+                }
+            }
+            catch (err) {
+                if (op.kind === 'delete' && err instanceof ApiError && err.statusCode === 404)
+                    continue; // deleted already
+                if (!(err instanceof ApiError))
+                    throw err;
+                errors.push(`segment ${op.id}: ${err.message} (changes ${op.changeIds.join(', ')})`);
+            }
+        }
+        if (errors.length)
+            this.log('change request applied with errors', { errors });
+        return errors;
+    }
+    /** Finishes applies a crash interrupted after their commit point (called at start). */
+    async resumeInterruptedApplies() {
+        const pending = await this.store.listApplying();
+        for (const cr of pending) {
+            await this.outbox.exclusive(`change-request:${cr._id}`, async () => {
+                await this.finishApply(cr._id, BSON.EJSON.parse(cr.applying));
+            });
+        }
+        return pending.length;
+    }
+    // -------------------------------------------------------------------------------------------
+    // preview (E3)
+    /**
+     * What E3 evaluates: the request's project and environment, and the flags and segments its
+     * changes alter, applied in order in memory (changes that no longer apply are skipped, as the
+     * apply would refuse them). Final-state requests preview the current state. No write, no event.
+     */
+    async preview(idText) {
+        const cr = await this.store.get(parseId(idText));
+        if (!cr)
+            throw notFound(`Could not find change request with id ${idText}`);
+        if (FINAL_STATES.has(cr.state) || cr.changes.length === 0)
+            return { cr };
+        const sim = await this.simulation(cr.project, cr.environment, { name: 'preview', id: null }).load();
+        for (const change of cr.changes) {
+            try {
+                await sim.apply(toSim(change));
+            }
+            catch (err) {
+                if (!(err instanceof ApiError))
+                    throw err;
+            }
+        }
+        const changes = sim.snapshotChanges();
+        if (Object.keys(changes).length === 0)
+            return { cr };
+        // Keyed by content: the same request previews differently once the flags under it change.
+        const changesKey = `${cr._id}:${createHash('sha1').update(JSON.stringify(changes)).digest('hex')}`;
+        return { cr, changes, changesKey };
+    }
+    /**
+     * A claim in the (small) event tail means the event was appended; only a key whose claim has
+     * left the tail is looked for in `events` (on FerretDB a scan of the log; resumes are rare).
+     */
+    async anyEventStored(keys) {
+        for (const key of keys) {
+            if (await this.outbox.tail.findOne({ key }, { projection: { _id: 1 } }))
+                return true;
+        }
+        for (const key of keys) {
+            if (await this.outbox.events.findOne({ _id: key }, { projection: { _id: 1 } }))
+                return true;
+        }
+        return false;
+    }
+}
+//# sourceMappingURL=service.js.map

@@ -1,0 +1,188 @@
+import { clientFeatureView, isAllProjects } from './features.js';
+/** How many revisions a delta can bridge; an older event id gets a full hydration. */
+const HISTORY = 500;
+export function deltaScope(scope, query) {
+    const projects = isAllProjects(scope.projects) && query.project && query.project.length > 0 ? query.project : scope.projects;
+    const namePrefix = query.namePrefix === '' ? undefined : query.namePrefix;
+    return { ...scope, projects, ...(namePrefix === undefined ? {} : { namePrefix }) };
+}
+function inScope(scope, project, name) {
+    if (scope.namePrefix !== undefined && !name.startsWith(scope.namePrefix))
+        return false;
+    return isAllProjects(scope.projects) || scope.projects.includes(project);
+}
+export class DeltaLog {
+    changes = [];
+    flagJson = new Map();
+    segmentJson = new Map();
+    lastEventId = 0;
+    state;
+    get eventId() {
+        return this.lastEventId;
+    }
+    /**
+     * Records a new state. Event ids are this instance's clock in milliseconds, strictly increasing:
+     * they order revisions and make an id from another instance practically never match one here
+     * (an unknown id gets a full hydration, never a wrong delta).
+     */
+    advance(state) {
+        const previous = this.state;
+        this.state = state;
+        const flags = new Set();
+        const removedFlags = new Map();
+        const projects = new Set();
+        const seenFlags = new Set();
+        for (const flag of state.flags) {
+            seenFlags.add(flag.name);
+            const json = state.flagJson.get(flag.name);
+            if (json === undefined)
+                continue;
+            if (this.flagJson.get(flag.name) !== json) {
+                flags.add(flag.name);
+                projects.add(flag.project);
+                const before = previous?.flagsByName.get(flag.name);
+                if (before !== undefined)
+                    projects.add(before.project);
+            }
+            this.flagJson.set(flag.name, json);
+        }
+        for (const [name] of this.flagJson) {
+            if (seenFlags.has(name))
+                continue;
+            this.flagJson.delete(name);
+            const old = previous?.flagsByName.get(name);
+            removedFlags.set(name, old?.project ?? 'default');
+            projects.add(old?.project ?? 'default');
+        }
+        const segments = new Set();
+        const removedSegments = new Set();
+        for (const [id, json] of state.segmentJson) {
+            if (this.segmentJson.get(id) !== json)
+                segments.add(id);
+            this.segmentJson.set(id, json);
+        }
+        for (const [id] of this.segmentJson) {
+            if (!state.segments.has(id)) {
+                this.segmentJson.delete(id);
+                removedSegments.add(id);
+            }
+        }
+        this.lastEventId = Math.max(Date.now(), this.lastEventId + 1);
+        if (previous === undefined) {
+            // The baseline: an empty change, so a delta from its id is known (and empty).
+            this.changes.push({
+                eventId: this.lastEventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set(),
+            });
+            return undefined;
+        }
+        if (flags.size + removedFlags.size + segments.size + removedSegments.size === 0) {
+            // Nothing an SDK sees changed (an event-only write): keep the id so ETags stay valid.
+            this.lastEventId = this.changes.at(-1)?.eventId ?? this.lastEventId;
+            return undefined;
+        }
+        const change = { eventId: this.lastEventId, flags, removedFlags, segments, removedSegments, projects };
+        this.changes.push(change);
+        if (this.changes.length > HISTORY)
+            this.changes.shift();
+        return change;
+    }
+    /** Whether `eventId` is one this log can bridge from. */
+    knows(eventId) {
+        return eventId === this.lastEventId || this.changes.some((c) => c.eventId === eventId);
+    }
+    hydration(state, scope) {
+        const flags = state.flags.filter((flag) => inScope(scope, flag.project, flag.name));
+        return {
+            events: [{
+                    eventId: this.lastEventId,
+                    type: 'hydration',
+                    features: flags.map((flag) => clientFeatureView(flag, scope.environment, state.segments, false)),
+                    segments: [...state.segments.values()].map(segmentView),
+                }],
+        };
+    }
+    /** The events after `since` that this scope sees (empty: nothing it sees changed). */
+    eventsSince(state, scope, since) {
+        const index = this.changes.findIndex((c) => c.eventId > since);
+        if (index < 0)
+            return [];
+        return this.render(state, scope, this.changes.slice(index));
+    }
+    render(state, scope, changes) {
+        const events = [];
+        const last = changes.at(-1)?.eventId ?? this.lastEventId;
+        const flags = new Set();
+        const removed = new Map();
+        const segments = new Set();
+        const removedSegments = new Set();
+        for (const change of changes) {
+            for (const name of change.flags) {
+                flags.add(name);
+                removed.delete(name);
+            }
+            for (const [name, project] of change.removedFlags) {
+                removed.set(name, project);
+                flags.delete(name);
+            }
+            for (const id of change.segments) {
+                segments.add(id);
+                removedSegments.delete(id);
+            }
+            for (const id of change.removedSegments) {
+                removedSegments.add(id);
+                segments.delete(id);
+            }
+        }
+        // Segments first, so a flag that starts using a new segment never arrives before it.
+        for (const id of segments) {
+            const segment = state.segments.get(id);
+            if (segment)
+                events.push({ eventId: last, type: 'segment-updated', segment: segmentView(segment) });
+        }
+        for (const name of flags) {
+            const flag = state.flagsByName.get(name);
+            if (!flag)
+                continue;
+            // A name outside the prefix was never sent, so there is nothing to remove either.
+            if (scope.namePrefix !== undefined && !name.startsWith(scope.namePrefix))
+                continue;
+            if (inScope(scope, flag.project, flag.name)) {
+                events.push({ eventId: last, type: 'feature-updated', feature: clientFeatureView(flag, scope.environment, state.segments, false) });
+            }
+            else {
+                // Moved out of the scope (project change): gone for this token.
+                events.push({ eventId: last, type: 'feature-removed', featureName: name, project: flag.project });
+            }
+        }
+        for (const [name, project] of removed) {
+            if (inScope(scope, project, name))
+                events.push({ eventId: last, type: 'feature-removed', featureName: name, project });
+        }
+        for (const id of removedSegments)
+            events.push({ eventId: last, type: 'segment-removed', segmentId: id });
+        return events;
+    }
+}
+/**
+ * Whether a change can alter what a token scope evaluates: a flag of one of its projects changed,
+ * appeared, moved or went, or any segment changed (a segment may be used by any flag). Coarser than
+ * `render` needs to be (a change in another environment counts), never finer: OFREP's event
+ * streams (src/features/ofrep/events.ts) tell providers to re-fetch on it, and a re-fetch that
+ * finds nothing new is a 304.
+ */
+export function changeTouches(change, scope) {
+    if (change.segments.size + change.removedSegments.size > 0)
+        return true;
+    if (change.projects.size === 0)
+        return false;
+    if (isAllProjects(scope.projects))
+        return true;
+    for (const project of scope.projects)
+        if (change.projects.has(project))
+            return true;
+    return false;
+}
+function segmentView(segment) {
+    return { id: segment.id, name: segment.name, constraints: segment.constraints };
+}
+//# sourceMappingURL=delta.js.map

@@ -1,0 +1,20 @@
+import { Type } from 'typebox';
+export const EnvironmentSchema = Type.Object({
+    name: Type.String(),
+    type: Type.String(),
+    sortOrder: Type.Number(),
+    enabled: Type.Boolean(),
+    protected: Type.Boolean(),
+    requiredApprovals: Type.Null(),
+    projectCount: Type.Number(),
+    apiTokenCount: Type.Number(),
+    enabledToggleCount: Type.Number(),
+});
+export const EnvironmentListSchema = Type.Object({ version: Type.Number(), environments: Type.Array(EnvironmentSchema) });
+export const EnvironmentNameParams = Type.Object({ name: Type.String() });
+export const CreateEnvironmentBody = Type.Object({
+    name: Type.String({ pattern: '^[a-zA-Z0-9~_.-]+$', maxLength: 100 }),
+    type: Type.String({ minLength: 1 }),
+    sortOrder: Type.Optional(Type.Integer()),
+}, { additionalProperties: false });
+//# sourceMappingURL=schemas.js.map

@@ -1,0 +1,322 @@
+import { Gauge } from 'prom-client';
+import { isDuplicateKey } from '../../db/keys.js';
+import { storedEventJson, tailKey } from '../../db/outbox.js';
+import { BLOCK_SIZE, blockKey, blockOf, decodeBlockIndex, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf, } from './log-blocks.js';
+import { EventLogIndex } from './log-index.js';
+/**
+ * This instance's copy of the event log, kept for the search: the index (log-index.ts) and every
+ * event's JSON (log-blocks.ts). The database stays the record; the copy is rebuilt from it at start
+ * and follows it:
+ *
+ * - events this process appends arrive from the outbox as they are stored (`onAppended`), before
+ *   the write is acknowledged, so a search always sees its own writes;
+ * - other instances' events are read from `event_tail` when their revision is noticed
+ *   (`onCommitted` with remote = true; within REVISION_POLL_MS);
+ * - when every slot of a block of 256 ids is known, the block is sealed into `event_blocks` (by
+ *   whichever instance gets there first; the same bytes either way) and, a few blocks later, its
+ *   tail documents are pruned, so the tail stays a few hundred documents: cheap to read even on
+ *   FerretDB, where every read scans its collection.
+ *
+ * A log written before the tail existed (or seeded straight into `events`) is read once from
+ * `events` in the background and sealed into blocks; until then the search uses the database.
+ */
+/** Tail documents of this many sealed blocks are kept (ids recently claimed stay findable by key). */
+const TAIL_KEPT_BLOCKS = 4;
+const META_ID = 'event-log';
+const SYNC_RETRY_MS = 1000;
+function indexedEvent(id, e) {
+    return {
+        id, at: typeof e.createdAt === 'string' ? Date.parse(e.createdAt) : e.createdAt.getTime(), type: e.type,
+        project: e.project ?? null, featureName: e.featureName ?? null, environment: e.environment ?? null,
+        createdByUserId: e.createdByUserId ?? null, groupId: e.groupId ?? null,
+    };
+}
+export class EventLogMirror {
+    outbox;
+    log;
+    index = new EventLogIndex();
+    bodies = new EventBodies();
+    blocks;
+    tail;
+    meta;
+    /** Slots of blocks not sealed yet: the event, or null for a void slot. */
+    pending = new Map();
+    sealedThrough = -1;
+    sealedBlocks = new Set();
+    ready = false;
+    readyWaiters = [];
+    work = Promise.resolve();
+    syncQueued = false;
+    stopped = false;
+    constructor(outbox, db, log) {
+        this.outbox = outbox;
+        this.log = log;
+        this.blocks = db.collection('event_blocks');
+        this.tail = outbox.tail;
+        this.meta = db.collection('meta');
+    }
+    isReady() {
+        return this.ready;
+    }
+    async whenReady() {
+        if (this.ready)
+            return;
+        await new Promise((resolve) => this.readyWaiters.push(resolve));
+    }
+    /**
+     * Loads the sealed blocks and the tail (awaited: two reads of small collections), then follows
+     * the log. A log that needs a backfill from `events` is read in the background.
+     */
+    async start() {
+        this.outbox.onAppended((entry) => {
+            this.accept(entry);
+            this.schedule(() => this.sealComplete());
+        });
+        this.outbox.onCommitted((remote) => {
+            if (remote)
+                this.requestSync();
+        });
+        for await (const doc of this.blocks.find({}))
+            this.loadBlock(doc);
+        for await (const entry of this.tail.find({}))
+            this.accept(entry);
+        const meta = await this.meta.findOne({ _id: META_ID });
+        if (meta?.complete || !(await this.outbox.events.findOne({}, { projection: { _id: 1 } }))) {
+            if (!meta?.complete)
+                await this.markComplete();
+            this.becomeReady();
+            this.schedule(() => this.sealComplete());
+            return;
+        }
+        this.schedule(() => this.backfill());
+    }
+    stop() {
+        this.stopped = true;
+    }
+    /** Gauges read at scrape time: how much of the log this instance holds, and in how many bytes. */
+    registerMetrics(registry) {
+        const mirror = this;
+        new Gauge({
+            name: 'vane_event_log_events', help: 'Events in this instance\'s search index', registers: [registry],
+            collect() { this.set(mirror.index.size); },
+        });
+        new Gauge({
+            name: 'vane_event_log_ready', help: '1 when event searches are answered from the in-memory copy, 0 while it is backfilled', registers: [registry],
+            collect() { this.set(mirror.ready ? 1 : 0); },
+        });
+        new Gauge({
+            name: 'vane_event_log_body_bytes', help: 'Event JSON held in memory (deflated sealed segments plus unsealed events)', registers: [registry],
+            collect() { this.set(mirror.bodies.bytes); },
+        });
+    }
+    becomeReady() {
+        this.ready = true;
+        for (const resolve of this.readyWaiters.splice(0))
+            resolve();
+    }
+    async markComplete() {
+        await this.meta.updateOne({ _id: META_ID }, { $set: { complete: true } }, { upsert: true }).catch((err) => {
+            if (!isDuplicateKey(err))
+                throw err;
+        });
+    }
+    /** Background work runs one step at a time, in order; a failed step is logged, not fatal. */
+    schedule(step) {
+        this.work = this.work.then(async () => {
+            if (this.stopped)
+                return;
+            try {
+                await step();
+            }
+            catch (err) {
+                this.log.warn({ err }, 'event log mirror: step failed (retried on the next change)');
+            }
+        });
+    }
+    /** Settles when the background work queued so far is done (tests, shutdown). */
+    async settled() {
+        let current;
+        do {
+            current = this.work;
+            await current;
+        } while (current !== this.work);
+    }
+    /** Reads other instances' events now (instead of at the next noticed revision). */
+    async sync() {
+        this.requestSync();
+        await this.settled();
+    }
+    requestSync() {
+        if (this.syncQueued)
+            return;
+        this.syncQueued = true;
+        this.schedule(async () => {
+            this.syncQueued = false;
+            try {
+                await this.syncTail();
+            }
+            catch (err) {
+                // No further revision may come to prompt another try (the database was away): retry.
+                if (!this.stopped)
+                    setTimeout(() => this.requestSync(), SYNC_RETRY_MS).unref();
+                throw err;
+            }
+            await this.sealComplete();
+        });
+    }
+    loadBlock(doc) {
+        if (this.sealedBlocks.has(doc.block))
+            return;
+        for (const event of decodeBlockIndex(doc))
+            this.index.add(event);
+        this.bodies.seal(doc.block, sealedBodiesOf(doc));
+        this.markSealed(doc.block);
+    }
+    markSealed(block) {
+        this.sealedBlocks.add(block);
+        this.pending.delete(block);
+        while (this.sealedBlocks.has(this.sealedThrough + 1))
+            this.sealedThrough++;
+    }
+    /**
+     * Takes one claimed id: its event into the index and the bodies, its slot towards sealing.
+     * `event` when the caller has the indexed fields at hand (else they are parsed from the JSON).
+     */
+    accept(entry, event) {
+        const block = blockOf(entry.id);
+        if (this.sealedBlocks.has(block))
+            return;
+        let slots = this.pending.get(block);
+        if (!slots) {
+            slots = new Map();
+            this.pending.set(block, slots);
+        }
+        const slot = entry.id - firstIdOf(block);
+        if (entry.void || entry.body === undefined) {
+            // A claim turned void after another instance's sync read it (a repeated flush found its
+            // event stored under an older id): the copy read meanwhile goes.
+            if (slots.get(slot))
+                this.index.remove(entry.id);
+            this.bodies.dropLoose(entry.id);
+            slots.set(slot, null);
+            return;
+        }
+        if (slots.has(slot))
+            return;
+        const indexed = event ?? indexedEvent(entry.id, JSON.parse(entry.body));
+        slots.set(slot, { event: indexed, json: entry.body });
+        this.index.add(indexed);
+        this.bodies.addLoose(entry.id, entry.body);
+    }
+    /**
+     * Reads the tail for other instances' events. Ids below the tail that this instance never saw
+     * were sealed and pruned meanwhile: their blocks are read from `event_blocks`.
+     */
+    async syncTail() {
+        let lowest = Number.POSITIVE_INFINITY;
+        let highest = 0;
+        for await (const entry of this.tail.find({})) {
+            this.accept(entry);
+            lowest = Math.min(lowest, entry.id);
+            highest = Math.max(highest, entry.id);
+        }
+        const below = Number.isFinite(lowest) ? blockOf(lowest) : blockOf(highest + 1);
+        const missing = [];
+        for (let block = this.sealedThrough + 1; block < below; block++) {
+            if (!this.sealedBlocks.has(block))
+                missing.push(blockKey(block));
+        }
+        if (missing.length === 0)
+            return;
+        for await (const doc of this.blocks.find({ _id: { $in: missing } }))
+            this.loadBlock(doc);
+    }
+    /** Seals every block whose slots are all known (oldest first), then prunes the tail. */
+    async sealComplete() {
+        const complete = [...this.pending.entries()].filter(([, slots]) => slots.size === BLOCK_SIZE).map(([block]) => block).sort((a, b) => a - b);
+        for (const block of complete) {
+            const slots = this.pending.get(block);
+            const entries = Array.from({ length: BLOCK_SIZE }, (_, slot) => slots.get(slot) ?? null);
+            const doc = encodeBlock(block, entries);
+            try {
+                await this.blocks.insertOne(doc);
+            }
+            catch (err) {
+                if (!isDuplicateKey(err))
+                    throw err; // sealed by another instance: the same events
+            }
+            this.bodies.seal(block, sealedBodiesOf(doc));
+            this.markSealed(block);
+        }
+        if (complete.length > 0)
+            await this.pruneTail();
+    }
+    async pruneTail() {
+        const through = this.sealedThrough - TAIL_KEPT_BLOCKS;
+        if (through < 0)
+            return;
+        await this.tail.deleteMany({ id: { $lt: firstIdOf(through + 1) } });
+    }
+    /**
+     * A log written before the tail existed: every event is read once from `events` and sealed into
+     * blocks; ids below the newest event that hold none become void slots; the last, incomplete
+     * block goes to the tail. Searches use the database until this is done.
+     */
+    async backfill() {
+        const started = Date.now();
+        this.log.info({}, 'event log mirror: reading the event log once to build its blocks (searches use the database meanwhile)');
+        let highest = 0;
+        let read = 0;
+        const cursor = this.outbox.events.find({}, { projection: { searchText: 0 }, batchSize: 2000 });
+        for await (const doc of cursor) {
+            if (this.stopped) {
+                await cursor.close();
+                return;
+            }
+            const { _id: key, id, ...rest } = doc;
+            if (typeof id !== 'number')
+                continue;
+            highest = Math.max(highest, id);
+            read++;
+            if (!this.index.has(id)) {
+                this.accept({ _id: tailKey(id), id, key, body: storedEventJson(id, { key, ...rest }) }, indexedEvent(id, rest));
+            }
+            if (read % 50_000 === 0)
+                this.log.info({ read, seconds: (Date.now() - started) / 1000 }, 'event log mirror: backfill progress');
+            if (this.pending.size > 8)
+                await this.sealComplete();
+        }
+        // Ids the old log skipped can never hold an event now.
+        for (let id = 1; id <= highest; id++) {
+            const block = blockOf(id);
+            if (this.sealedBlocks.has(block)) {
+                id = firstIdOf(block + 1) - 1;
+                continue;
+            }
+            if (!this.pending.get(block)?.has(id - firstIdOf(block)))
+                this.accept({ _id: tailKey(id), id, key: `void:${id}`, void: true });
+        }
+        await this.sealComplete();
+        // The remainder (an incomplete block) is written to the tail, where other instances look.
+        for (const [block, slots] of this.pending) {
+            for (const [slot, entry] of slots) {
+                const id = firstIdOf(block) + slot;
+                const doc = entry
+                    ? { _id: tailKey(id), id, key: `backfill:${id}`, body: entry.json }
+                    : { _id: tailKey(id), id, key: `void:${id}`, void: true };
+                await this.tail.insertOne(doc).catch((err) => {
+                    if (!isDuplicateKey(err))
+                        throw err;
+                });
+            }
+        }
+        await this.markComplete();
+        this.log.info({ events: read, seconds: (Date.now() - started) / 1000 }, 'event log mirror: backfill done');
+        this.becomeReady();
+    }
+    /** The stored JSON of an event this instance knows. */
+    json(id) {
+        return this.bodies.json(id);
+    }
+}
+//# sourceMappingURL=log-mirror.js.map

@@ -1,0 +1,320 @@
+import { LRUCache } from 'lru-cache';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { searchTextOf } from '../../db/outbox.js';
+import { ApiError, schemaValidationError, serviceUnavailable } from '../../errors.js';
+import { presentEvent } from './presenter.js';
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 1000;
+/**
+ * How long one search may keep the database busy. A free-text `query` cannot use an index (it is
+ * a regular expression over `searchText`), so on a large log it is a collection scan; the server
+ * stops it after this budget (maxTimeMS) and the caller gets 503 ServiceUnavailable with a hint to
+ * narrow the search, instead of a request that holds a connection for minutes.
+ */
+export const SEARCH_TIME_BUDGET_MS = 5000;
+/** `limit`: Number(limit) when in 1..1000, else 50 (docs/rules.md §4.3: 0, "abc", 5000 → 50). */
+export function pageLimit(raw) {
+    const n = Number(raw);
+    return raw !== undefined && n > 0 && n <= MAX_LIMIT ? Math.floor(n) : DEFAULT_LIMIT;
+}
+/** `offset`: Number(offset) when > 0, else 0. */
+export function pageOffset(raw) {
+    const n = Number(raw);
+    return raw !== undefined && n > 0 && Number.isFinite(n) ? Math.floor(n) : 0;
+}
+/**
+ * `IS:a` / `IS_ANY_OF:a,b` → the trimmed pieces; `IS:` (nothing after the operator) → null, the
+ * filter is ignored. The schema pattern has already checked the operator.
+ */
+export function filterPieces(raw) {
+    if (raw === undefined)
+        return null;
+    const colon = raw.indexOf(':');
+    if (colon < 0)
+        return null;
+    const rest = raw.slice(colon + 1);
+    if (rest === '')
+        return null;
+    return rest.split(',').map((piece) => piece.trim());
+}
+/** Numeric pieces as numbers; a non-numeric piece matches nothing (Unleash answers 500 there). */
+function numericPieces(pieces) {
+    return pieces.filter((p) => /^-?\d+(\.\d+)?$/.test(p)).map(Number);
+}
+const DAY_MS = 86_400_000;
+/** `IS:YYYY-MM-DD` → midnight UTC of that day; an impossible date (2024-02-30) → 400. */
+export function parseDay(raw, param) {
+    const [year, month, day] = raw.slice(raw.indexOf(':') + 1).split('-').map(Number);
+    const date = new Date(0);
+    date.setUTCFullYear(year, month - 1, day); // not Date.UTC: it maps years 0–99 to 1900–1999
+    if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+        const path = `/query/${param}`;
+        throw schemaValidationError([
+            { message: `The \`${path}\` property must be a valid calendar date. You sent ${JSON.stringify(raw)}.`, path },
+        ]);
+    }
+    return date;
+}
+/**
+ * `ILIKE '%{query}%'` as a regular expression over `searchText` (lower-cased JSON of data, tags
+ * and preData joined by NUL): `%` → any run, `_` → any one character, `\x` → a literal x; a
+ * wildcard never crosses a NUL, so a match stays inside one of the three texts, as in Unleash.
+ */
+export function likePattern(query) {
+    const NOT_NUL = '[^\\x00]';
+    let out = '';
+    const chars = [...query.toLowerCase()];
+    for (let i = 0; i < chars.length; i++) {
+        const ch = chars[i];
+        if (ch === '\\' && i + 1 < chars.length) {
+            out += escapeRegex(chars[++i]);
+        }
+        else if (ch === '%') {
+            out += `${NOT_NUL}*`;
+        }
+        else if (ch === '_') {
+            out += NOT_NUL;
+        }
+        else {
+            out += escapeRegex(ch);
+        }
+    }
+    return out;
+}
+function escapeRegex(ch) {
+    if (ch === '\u0000')
+        return '\\x00';
+    return /[.*+?^${}()|[\]\\/-]/.test(ch) ? `\\${ch}` : ch;
+}
+function isTimeout(err) {
+    const e = err;
+    return e?.code === 50 || e?.codeName === 'MaxTimeMSExpired' || /exceeded time limit|operation exceeded/i.test(e?.message ?? '');
+}
+function timeBudgetExceeded(budgetMs) {
+    return serviceUnavailable(`The event search took longer than ${budgetMs} ms and was stopped. Narrow it with type, feature, project, createdBy or from/to filters and try again.`, 1);
+}
+/** How often (candidates) a confirming scan looks at the clock, and how long it runs between yields. */
+const CLOCK_EVERY = 1024;
+const SLICE_MS = 10;
+/**
+ * Presented events kept as JSON (events never change): a page read again — dashboards poll the
+ * newest events — is a string join, not 50 parses, presentations and serialisations (the
+ * serialisation alone held the small-log bench near 2 600 req/s). An event enters the cache when it
+ * is among the newest or is read a second time (its id is remembered, not its JSON): the old events
+ * a rare filter's page reaches once are not kept. Keeping them kept every cold page's strings alive
+ * into the old generation (at 1 M events, a full collection every ~300 ms: the p99 of such pages).
+ */
+const PRESENTED_CACHE = 5000;
+const READ_ONCE_SLOTS = 1 << 15;
+export class EventSearchService {
+    store;
+    baseUrl;
+    mirror;
+    timeBudgetMs;
+    presentedCache;
+    constructor(store, baseUrl, mirror = null, timeBudgetMs = SEARCH_TIME_BUDGET_MS, presentedCache = PRESENTED_CACHE) {
+        this.store = store;
+        this.baseUrl = baseUrl;
+        this.mirror = mirror;
+        this.timeBudgetMs = timeBudgetMs;
+        this.presentedCache = presentedCache;
+        this.presented = new LRUCache({ max: Math.max(1, presentedCache) });
+    }
+    presented;
+    /**
+     * Ids read recently, direct-mapped by their low bits (a later id in the same slot replaces an
+     * earlier one): remembering a read costs one store and allocates nothing.
+     */
+    readOnce = new Int32Array(READ_ONCE_SLOTS);
+    /** The event as the response carries it (presentEvent's key order is the schema's). */
+    presentedJson(id) {
+        const cached = this.presented.get(id);
+        if (cached !== undefined)
+            return cached;
+        const json = this.present(id);
+        const slot = id & (READ_ONCE_SLOTS - 1);
+        if (id > this.mirror.index.newestId - this.presentedCache || this.readOnce[slot] === id)
+            this.presented.set(id, json);
+        else
+            this.readOnce[slot] = id;
+        return json;
+    }
+    present(id) {
+        return JSON.stringify(presentEvent(this.storedEvent(id), this.baseUrl));
+    }
+    /** The search as index criteria and the free-text query: the one reading of the parameters. */
+    buildCriteria(q, allProjects) {
+        const criteria = {};
+        const strings = [
+            ['feature', 'features'], ['project', 'projects'], ['type', 'types'], ['environment', 'environments'],
+        ];
+        for (const [param, field] of strings) {
+            const pieces = filterPieces(q[param]);
+            if (pieces)
+                criteria[field] = pieces;
+        }
+        const users = filterPieces(q.createdBy);
+        if (users)
+            criteria.userIds = numericPieces(users);
+        const ids = filterPieces(q.id);
+        if (ids)
+            criteria.ids = numericPieces(ids).filter((n) => Number.isInteger(n) && n > 0);
+        const groups = filterPieces(q.groupId);
+        if (groups)
+            criteria.groupIds = groups;
+        if (q.from !== undefined)
+            criteria.from = parseDay(q.from, 'from').getTime();
+        if (q.to !== undefined)
+            criteria.before = parseDay(q.to, 'to').getTime() + DAY_MS;
+        if (!allProjects)
+            criteria.projectRequired = true;
+        return { criteria, like: q.query ? new RegExp(likePattern(q.query)) : null };
+    }
+    /**
+     * The MongoDB filter of a search (all conditions AND-ed; docs/rules.md §4.2): the criteria the index
+     * uses, rendered field by field, so both paths read the query one way. Every condition is on its
+     * own field, so the filter is one flat object: the shape every server plans best.
+     */
+    buildFilter(q, allProjects = true) {
+        const { criteria } = this.buildCriteria(q, allProjects);
+        const filter = {};
+        const equals = (field, values) => {
+            if (values)
+                filter[field] = values.length === 1 ? values[0] : { $in: values };
+        };
+        equals('featureName', criteria.features);
+        equals('project', criteria.projects);
+        equals('type', criteria.types);
+        equals('environment', criteria.environments);
+        equals('createdByUserId', criteria.userIds);
+        equals('id', criteria.ids);
+        // Our group ids are strings (UUIDs), so pieces compare as strings: a numeric piece still
+        // matches nothing, and the id of a transaction can actually be looked up.
+        equals('groupId', criteria.groupIds);
+        if (criteria.projectRequired && !criteria.projects)
+            filter.project = { $ne: null };
+        const range = {};
+        if (criteria.from !== undefined)
+            range.$gte = new Date(criteria.from);
+        if (criteria.before !== undefined)
+            range.$lt = new Date(criteria.before);
+        if (range.$gte || range.$lt)
+            filter.createdAt = range;
+        // `$ne: ''`: an event without data, preData and tags has no text to match, even for `%`.
+        if (q.query)
+            filter.searchText = { $regex: likePattern(q.query), $ne: '' };
+        return filter;
+    }
+    /**
+     * `allProjects: false` for callers that are not root admins: they see only events that belong
+     * to a project (docs/rules.md §4.2). Admin tokens see everything.
+     */
+    async search(q, options = {}) {
+        return JSON.parse(await this.searchBody(q, options));
+    }
+    /** The response body, `{"events":[…],"total":n}`, as the route sends it. */
+    async searchBody(q, options = {}) {
+        await this.store.caughtUp();
+        if (this.mirror?.isReady())
+            return await this.searchMirror(q, options.allProjects !== false);
+        return JSON.stringify(await this.searchDatabase(q, options));
+    }
+    /**
+     * From this instance's copy of the log (log-mirror.ts): the index answers the filters; a group
+     * id (matched by hash) or a free-text query is confirmed against each candidate event, with the
+     * time budget checked as it goes and the event loop yielded to every SLICE_MS.
+     */
+    async searchMirror(q, allProjects) {
+        const mirror = this.mirror;
+        const { criteria, like } = this.buildCriteria(q, allProjects);
+        const offset = pageOffset(q.offset);
+        const limit = pageLimit(q.limit);
+        const page = like || criteria.groupIds
+            ? await this.confirmedPage(criteria, like, offset, limit)
+            : mirror.index.search(criteria, offset, limit);
+        return `{"events":[${page.ids.map((id) => this.presentedJson(id)).join(',')}],"total":${page.total}}`;
+    }
+    storedEvent(id) {
+        const json = this.mirror.json(id);
+        if (json === undefined)
+            throw new Error(`event ${id} is indexed but its body is missing`);
+        return JSON.parse(json);
+    }
+    async confirmedPage(criteria, like, offset, limit) {
+        const mirror = this.mirror;
+        const started = performance.now();
+        let sliceStarted = started;
+        const candidates = [];
+        mirror.index.scan(criteria, (id) => {
+            candidates.push(id);
+            return true;
+        });
+        const groups = criteria.groupIds ? new Set(criteria.groupIds) : null;
+        // Whether a sealed segment's text (a few events' JSON, lower-cased) matches the query anywhere:
+        // most segments do not, and one test rules out all their events.
+        const segmentMatches = new Map();
+        const ids = [];
+        let total = 0;
+        for (let i = 0; i < candidates.length; i++) {
+            if (i % CLOCK_EVERY === CLOCK_EVERY - 1) {
+                const now = performance.now();
+                if (now - started > this.timeBudgetMs)
+                    throw timeBudgetExceeded(this.timeBudgetMs);
+                if (now - sliceStarted > SLICE_MS) {
+                    await yieldToEventLoop();
+                    sliceStarted = performance.now();
+                }
+            }
+            const id = candidates[i];
+            if (like) {
+                const segment = mirror.bodies.segmentText(id);
+                if (segment) {
+                    let any = segmentMatches.get(segment.key);
+                    if (any === undefined) {
+                        any = like.test(segment.text.toString('utf8').toLowerCase());
+                        segmentMatches.set(segment.key, any);
+                    }
+                    if (!any)
+                        continue;
+                }
+            }
+            const json = mirror.json(id);
+            if (json === undefined)
+                continue;
+            // The whole event's text contains each of data, tags and preData verbatim: no match there,
+            // no match in any of them (and most events are ruled out without parsing).
+            if (like && !like.test(json.toLowerCase()))
+                continue;
+            const event = JSON.parse(json);
+            if (groups && !groups.has(event.groupId))
+                continue;
+            if (like) {
+                const text = searchTextOf(event);
+                if (text === '' || !like.test(text))
+                    continue;
+            }
+            if (total >= offset && ids.length < limit)
+                ids.push(id);
+            total++;
+        }
+        return { ids, total };
+    }
+    /** Straight from the database: while the mirror is still reading a log it must backfill. */
+    async searchDatabase(q, options) {
+        const filter = this.buildFilter(q, options.allProjects !== false);
+        const offset = pageOffset(q.offset);
+        const limit = pageLimit(q.limit);
+        try {
+            const page = await this.store.page(filter, offset, limit, this.timeBudgetMs);
+            return { events: page.events.map((e) => presentEvent(e, this.baseUrl)), total: page.total };
+        }
+        catch (err) {
+            if (err instanceof ApiError)
+                throw err;
+            if (isTimeout(err))
+                throw timeBudgetExceeded(this.timeBudgetMs);
+            throw err;
+        }
+    }
+}
+//# sourceMappingURL=service.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=segment-source.js.map

@@ -1,0 +1,321 @@
+import { buildEvents, retrying, withoutBookkeeping, } from '../../db/outbox.js';
+import { isDuplicateKey } from '../../db/keys.js';
+import { ReadCache } from '../../db/read-cache.js';
+import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
+import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME } from '../shared.js';
+import { applyAddDependency, applyAddStrategy, applyArchive, applyDeleteStrategy, applyPatchVariants, applyRemoveDependencies, applyRemoveDependency, applyReorderStrategies, applyRevive, applySetEnabled, applySetVariants, applyUpdateStrategy, environmentOf, } from './apply.js';
+import { checkFlagName, LIMITS } from './rules.js';
+import { finalise } from './store.js';
+import { emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies, withUsage, } from './views.js';
+/**
+ * Flag rules with plain inputs (projectId, featureName, environment, payload, audit). Every
+ * mutation reads the flag, applies one of the pure functions of apply.ts and writes the result
+ * with its events as one document replace, serialised per flag.
+ */
+export class FlagService {
+    store;
+    projects;
+    environments;
+    strategyTypes;
+    tags;
+    segments;
+    outbox;
+    constructor(store, projects, environments, strategyTypes, tags, segments, outbox) {
+        this.store = store;
+        this.projects = projects;
+        this.environments = environments;
+        this.strategyTypes = strategyTypes;
+        this.tags = tags;
+        this.segments = segments;
+        this.outbox = outbox;
+        this.views = new ReadCache(outbox);
+    }
+    views;
+    /** Swaps how segments are looked up (the segments feature provides its store). */
+    useSegments(source) {
+        this.segments = source;
+    }
+    // -------------------------------------------------------------------------------------------
+    // reading
+    /** Environments connected to a project, in sortOrder. */
+    async projectEnvironments(project) {
+        if (!project)
+            return [];
+        const connected = new Set(project.environments);
+        return (await this.environments.list())
+            .filter((env) => connected.has(env.name))
+            .map((env) => ({ name: env.name, type: env.type, sortOrder: env.sortOrder }));
+    }
+    /**
+     * The flag if it belongs to `projectId` (archived ones too), else 404 with Unleash's message
+     * (naming the project that does have it).
+     */
+    async requireFlag(projectId, featureName, options = {}) {
+        const flag = await this.store.get(featureName);
+        if (flag && flag.project === projectId && (options.archived !== false || !flag.archived))
+            return flag;
+        const elsewhere = flag && flag.project !== projectId ? `, but there's a feature with that name in project "${flag.project}"` : '.';
+        throw notFound(`There's no feature named "${featureName}" in project "${projectId}"${elsewhere}`);
+    }
+    /** Builds what the pure rules need for `flag` (segments: only those `segmentIds` names). */
+    async context(flag, segmentIds = [], now = new Date()) {
+        const project = await this.projects.get(flag.project);
+        const envs = await this.projectEnvironments(project);
+        const types = await this.strategyTypes.list();
+        const segments = new Map();
+        for (const id of new Set(segmentIds)) {
+            const segment = await this.segments.get(id);
+            if (segment)
+                segments.set(id, segment);
+        }
+        return {
+            now,
+            strategyTypes: new Set(types.map((t) => t.name)),
+            segments,
+            environments: new Map(envs.map((e) => [e.name, e])),
+            defaultStickiness: project?.defaultStickiness ?? 'default',
+        };
+    }
+    /** Served per revision from memory (see ReadCache): a flag's view changes only with a write. */
+    async get(projectId, featureName) {
+        const view = await this.views.get(`${projectId}\u0000${featureName}`, async () => {
+            const flag = await this.requireFlag(projectId, featureName, { archived: false });
+            return flagView(flag, ...await this.viewParts(flag));
+        });
+        return this.usage ? withUsage(view, await this.usage(featureName)) : view;
+    }
+    /** Client metrics per environment of a flag; set by the SDK API (registerSdkApi) when it starts. */
+    usage;
+    /** flag → environment → when metrics last saw it (the project flag list); set with `usage`. */
+    lastSeenAll;
+    /** The flag's environments and children, which both flag views show. */
+    async viewParts(flag) {
+        // Concurrently: under load each sequential round trip also waits its turn on the event loop.
+        return await Promise.all([
+            this.projects.get(flag.project).then((project) => this.projectEnvironments(project)),
+            this.store.children(flag.name),
+        ]);
+    }
+    /** Built once per revision of the configuration state (a list of 100 flags costs about 0.5 ms). */
+    async list(projectId) {
+        const project = await this.projects.get(projectId);
+        if (!project)
+            throw notFound(`Project ${projectId} does not exist`);
+        const envs = await this.projectEnvironments(project);
+        const flags = await this.store.listByProject(projectId);
+        const views = this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
+            ...flagCreatedView(flag),
+            flagName: flag.name,
+            environments: envs.map((env) => {
+                const state = flag.environments[env.name] ?? emptyEnvironment();
+                return {
+                    // Unleash 8.2's key order; variantCount counts the environment's variants, not strategies' (measured on the reference).
+                    name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, variantCount: state.variants.length, lastSeenAt: null,
+                    hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
+                };
+            }),
+        })));
+        // Metrics change without a configuration revision: laid over the cached list per read.
+        const seen = this.lastSeenAll ? await this.lastSeenAll() : new Map();
+        return views.map(({ flagName, ...view }) => {
+            const envs = seen.get(flagName);
+            if (!envs)
+                return view;
+            return { ...view, environments: view.environments.map((env) => ({ ...env, lastSeenAt: envs.get(env.name)?.toISOString() ?? null })) };
+        });
+    }
+    async listStrategies(projectId, featureName, environment) {
+        const flag = await this.requireFlag(projectId, featureName);
+        const state = environmentOf(flag, environment, await this.context(flag));
+        return sortStrategies(state.strategies);
+    }
+    async getStrategy(projectId, featureName, environment, strategyId) {
+        const strategies = await this.listStrategies(projectId, featureName, environment);
+        const strategy = strategies.find((s) => s.id === strategyId);
+        if (!strategy)
+            throw notFound(`Could not find strategy with id ${strategyId}`);
+        return strategy;
+    }
+    async getVariants(projectId, featureName, environment) {
+        const flag = await this.requireFlag(projectId, featureName);
+        return environmentOf(flag, environment, await this.context(flag)).variants;
+    }
+    async projectHasDependencies(projectId) {
+        return await this.store.projectHasDependencies(projectId);
+    }
+    // -------------------------------------------------------------------------------------------
+    // creation (docs/rules.md §6)
+    async create(projectId, input, audit) {
+        const name = input.name;
+        checkFlagName(name);
+        const existing = await this.store.get(name);
+        if (existing)
+            throw this.nameTaken(existing);
+        const project = await this.projects.get(projectId);
+        if (!project || project.archivedAt)
+            throw notFound(`Active project with id ${projectId} does not exist`);
+        if ((await this.store.countActive()) >= LIMITS.flags)
+            throw exceedsLimit('feature flag', LIMITS.flags);
+        const tags = [];
+        for (const tag of input.tags ?? []) {
+            if (!tags.some((t) => t.type === tag.type && t.value === tag.value))
+                tags.push({ type: tag.type, value: tag.value });
+        }
+        await this.tags.assertTypesExist(tags);
+        const now = new Date();
+        const enabledEnvs = (await this.environments.list()).filter((e) => e.enabled && project.environments.includes(e.name));
+        const flag = finalise({
+            _id: name,
+            name,
+            project: projectId,
+            description: input.description ? input.description : null,
+            type: input.type ?? 'release',
+            impressionData: input.impressionData ?? false,
+            stale: false,
+            archived: false,
+            archivedAt: null,
+            createdAt: now,
+            createdBy: { id: audit.id, name: audit.id === ADMIN_TOKEN_USER_ID ? ADMIN_TOKEN_USER_NAME : audit.name },
+            tags,
+            lifecycle: { stage: 'initial', enteredStageAt: now },
+            dependencies: [],
+            environments: Object.fromEntries(enabledEnvs.map((e) => [e.name, emptyEnvironment()])),
+            strategyIds: [],
+        });
+        const events = buildEvents(audit, [{
+                type: 'feature-created', featureName: name, project: projectId, data: flagCreatedView(flag),
+                tags: tags.map((t) => ({ value: t.value, type: t.type })),
+            }], { transactional: true, at: now });
+        // The flag and its event are one write; the event is flushed after the tags it uses exist,
+        // so `tag-created` precedes `feature-created` (a crash in between is repaired at start).
+        try {
+            await this.store.insertPending(flag, events);
+        }
+        catch (err) {
+            if (!isDuplicateKey(err))
+                throw err;
+            const winner = await this.store.get(name);
+            throw winner ? this.nameTaken(winner) : nameExists('A flag with that name already exists');
+        }
+        try {
+            await this.tags.ensureTags(tags, audit, now);
+        }
+        finally {
+            // Queued behind the tags' own events, so `tag-created` precedes `feature-created` in the log,
+            // and not awaited, as every other write's flush (Outbox.queueFlush): the creation answered
+            // after a flush of its own waited behind every flush queued before it (545 ms on average
+            // under the soak's writers and SDK metrics, tools/soak; a strategy add 74 ms).
+            this.outbox.flushInserted(this.store.collection, name, events);
+        }
+        return flagCreatedFullView(flag, ...await this.viewParts(flag));
+    }
+    nameTaken(flag) {
+        return nameExists(flag.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists');
+    }
+    // -------------------------------------------------------------------------------------------
+    // mutations: one read-apply-replace per flag, serialised
+    /**
+     * Reads the flag (must belong to `projectId`), builds the context, applies `fn`, and writes the
+     * result with its events in one replace. Returns the applied result.
+     */
+    async mutate(projectId, featureName, audit, fn, segmentIds = []) {
+        return await this.outbox.exclusive(`flag:${featureName}`, () => retrying(async () => {
+            const current = await this.requireFlag(projectId, featureName);
+            const now = new Date();
+            const ctx = await this.context(current, segmentIds, now);
+            const data = withoutBookkeeping(current);
+            const applied = await fn(data, ctx);
+            if (applied.events.length === 0 && applied.next === data)
+                return applied.result;
+            const events = buildEvents(audit, applied.events, { transactional: applied.transactional, at: now });
+            await this.store.replace(current, applied.next, events);
+            return applied.result;
+        }));
+    }
+    async addStrategy(projectId, featureName, environment, input, audit) {
+        const added = await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
+        // A segment deleted meanwhile by another instance (see SegmentService.delete): checked after
+        // the write, in the database; the strategy is taken back rather than left dangling.
+        const gone = input.segments?.length ? await this.segments.missingInDatabase(input.segments) : [];
+        if (gone.length) {
+            await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, added.id, ctx));
+            throw conflict(`Segment ${gone.join(', ')} was deleted while the strategy was added; the strategy was not kept.`);
+        }
+        return added;
+    }
+    async updateStrategy(projectId, featureName, environment, strategyId, input, audit) {
+        return await this.mutate(projectId, featureName, audit, async (flag, ctx) => {
+            const here = flag.environments[environment]?.strategies.some((s) => s.id === strategyId);
+            if (!here)
+                await this.assertStrategyNotElsewhere(flag, strategyId);
+            return applyUpdateStrategy(flag, environment, strategyId, input, ctx);
+        }, input.segments);
+    }
+    /** A strategy id of another flag or project is refused with 403 (docs/rules.md §1.4 S4). */
+    async assertStrategyNotElsewhere(flag, strategyId) {
+        const owner = await this.store.findByStrategyId(strategyId);
+        if (!owner || owner.name === flag.name)
+            return;
+        if (owner.project !== flag.project)
+            throw invalidOperation('You can not change the projectId for an activation strategy.');
+        throw invalidOperation('You can not change the featureName for an activation strategy.');
+    }
+    async deleteStrategy(projectId, featureName, environment, strategyId, audit) {
+        await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, strategyId, ctx));
+    }
+    async reorderStrategies(projectId, featureName, environment, order, audit) {
+        await this.mutate(projectId, featureName, audit, (flag, ctx) => applyReorderStrategies(flag, environment, order, ctx));
+    }
+    async setEnabled(projectId, featureName, environment, enabled, audit) {
+        await this.mutate(projectId, featureName, audit, (flag, ctx) => applySetEnabled(flag, environment, enabled, ctx));
+    }
+    async setVariants(projectId, featureName, environment, variants, audit) {
+        return await this.mutate(projectId, featureName, audit, (flag, ctx) => applySetVariants(flag, environment, variants, ctx));
+    }
+    async patchVariants(projectId, featureName, environment, patch, audit) {
+        return await this.mutate(projectId, featureName, audit, (flag, ctx) => applyPatchVariants(flag, environment, patch, ctx));
+    }
+    /** The same list on several environments: one write, one event per environment. */
+    async setVariantsOnEnvironments(projectId, featureName, environments, variants, audit) {
+        return await this.mutate(projectId, featureName, audit, (flag, ctx) => {
+            let next = flag;
+            const events = [];
+            let result = [];
+            for (const environment of environments) {
+                const applied = applySetVariants(next, environment, variants, ctx);
+                next = applied.next;
+                events.push(...applied.events);
+                result = applied.result;
+            }
+            return { next, events, transactional: false, result };
+        });
+    }
+    async addDependency(projectId, featureName, input, audit) {
+        await this.mutate(projectId, featureName, audit, async (child) => {
+            const [parent, childChildren] = await Promise.all([
+                input.feature === child.name ? Promise.resolve(null) : this.store.get(input.feature),
+                this.store.children(child.name),
+            ]);
+            return applyAddDependency(child, input, { parent: parent ? withoutBookkeeping(parent) : null, childChildren });
+        });
+    }
+    async removeDependency(projectId, featureName, parent, audit) {
+        await this.mutate(projectId, featureName, audit, (child) => applyRemoveDependency(child, parent));
+    }
+    async removeDependencies(projectId, featureName, audit) {
+        await this.mutate(projectId, featureName, audit, (child) => applyRemoveDependencies(child));
+    }
+    async archive(projectId, featureName, audit) {
+        const flag = await this.store.get(featureName);
+        if (!flag)
+            throw notFound(`Could not find feature flag "${featureName}"`);
+        await this.mutate(projectId, featureName, audit, async (current, ctx) => applyArchive(current, await this.store.children(current.name), ctx));
+    }
+    async revive(featureName, audit) {
+        const flag = await this.store.get(featureName);
+        if (!flag)
+            throw notFound(`Could not find feature flag "${featureName}"`);
+        await this.mutate(flag.project, featureName, audit, (current, ctx) => applyRevive(current, ctx));
+    }
+}
+//# sourceMappingURL=service.js.map

@@ -1,0 +1,110 @@
+import { gravatarUrl } from '../shared.js';
+/** Strategy order within a flag-environment (docs/rules.md §3.3): sortOrder, then id. */
+export function sortStrategies(strategies) {
+    return [...strategies].sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0) || a.id.localeCompare(b.id));
+}
+/** Response of "add strategy" and "get strategy". */
+export function strategyCreatedView(s) {
+    return {
+        id: s.id, name: s.name, constraints: s.constraints, parameters: s.parameters, variants: s.variants ?? [],
+        segments: s.segments ?? [], title: s.title ?? null, disabled: s.disabled ?? false, sortOrder: s.sortOrder ?? 0,
+    };
+}
+/** Event data of strategy events, and the response of "update strategy". */
+export function strategyEventView(s) {
+    return {
+        id: s.id, name: s.name, title: s.title ?? null, disabled: s.disabled ?? false, constraints: s.constraints,
+        parameters: s.parameters, variants: s.variants ?? [], sortOrder: s.sortOrder ?? 0, segments: s.segments ?? [],
+    };
+}
+/** Element of the strategy list. */
+export function strategyListView(s) {
+    return {
+        id: s.id, name: s.name, constraints: s.constraints, parameters: s.parameters, variants: s.variants ?? [],
+        title: s.title ?? null, disabled: s.disabled ?? false, sortOrder: s.sortOrder ?? 0, milestoneId: null,
+        segments: s.segments ?? [],
+    };
+}
+/** Strategy inside the feature resource. */
+export function strategyFeatureView(s) {
+    return {
+        name: s.name, constraints: s.constraints, variants: s.variants ?? [], parameters: s.parameters,
+        segments: s.segments ?? [], sortOrder: s.sortOrder ?? 0, id: s.id, title: s.title ?? null,
+        disabled: s.disabled ?? false,
+    };
+}
+function userView(user) {
+    return { id: user.id, name: user.name, imageUrl: gravatarUrl(user.name) };
+}
+/** The eight keys Unleash returns from flag creation, in its order (docs/rules.md §6). */
+export function flagCreatedView(flag) {
+    return {
+        name: flag.name, description: flag.description, type: flag.type, project: flag.project, stale: flag.stale,
+        createdAt: flag.createdAt.toISOString(), impressionData: flag.impressionData, archived: flag.archived,
+    };
+}
+export function emptyEnvironment() {
+    return { enabled: false, strategies: [], variants: [] };
+}
+function environmentsView(flag, environments) {
+    return environments.map((env) => {
+        const state = flag.environments[env.name] ?? emptyEnvironment();
+        return {
+            name: env.name, lastSeenAt: null, enabled: state.enabled, yes: 0, no: 0, type: env.type, sortOrder: env.sortOrder,
+            strategies: sortStrategies(state.strategies).map(strategyFeatureView),
+        };
+    });
+}
+/**
+ * The flag view with each environment's lastSeenAt / yes / no from metrics. The view itself is
+ * cached per configuration revision, metrics change without one: so they are laid over it per
+ * read, copying only the environments.
+ */
+export function withUsage(view, usage) {
+    if (usage.size === 0)
+        return view;
+    const environments = view.environments.map((env) => {
+        const seen = usage.get(env.name);
+        if (!seen)
+            return env;
+        return { ...env, lastSeenAt: seen.lastSeenAt?.toISOString() ?? null, yes: seen.yes, no: seen.no };
+    });
+    return { ...view, environments };
+}
+function tail(flag, children) {
+    const creator = userView(flag.createdBy);
+    return {
+        createdBy: creator,
+        type: flag.type,
+        archived: flag.archived,
+        ...(flag.archived && flag.archivedAt ? { archivedAt: flag.archivedAt.toISOString() } : {}),
+        dependencies: flag.dependencies.map((d) => ({ ...d })),
+        children,
+        ...(flag.lifecycle ? { lifecycle: { stage: flag.lifecycle.stage, enteredStageAt: flag.lifecycle.enteredStageAt.toISOString() } } : {}),
+        links: [],
+        collaborators: { users: [creator] },
+    };
+}
+/** `GET .../features/:featureName` (docs/rules.md §1.4 S3), environments in sortOrder. */
+export function flagView(flag, environments, children) {
+    const { createdBy: _c, type: _t, archived: _a, ...rest } = tail(flag, children);
+    return {
+        environments: environmentsView(flag, environments),
+        name: flag.name,
+        impressionData: flag.impressionData,
+        description: flag.description,
+        project: flag.project,
+        stale: flag.stale,
+        createdAt: flag.createdAt.toISOString(),
+        createdBy: _c,
+        type: _t,
+        archived: _a,
+        ...rest,
+    };
+}
+/** Flag creation (D6): the full resource, Unleash's eight keys first. */
+export function flagCreatedFullView(flag, environments, children) {
+    const { type: _t, archived: _a, ...rest } = tail(flag, children);
+    return { ...flagCreatedView(flag), environments: environmentsView(flag, environments), ...rest };
+}
+//# sourceMappingURL=views.js.map

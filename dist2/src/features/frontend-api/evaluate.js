@@ -1,0 +1,181 @@
+/**
+ * The frontend API's answer for one context: every flag of the token's projects decided by the
+ * engine's SDK path (src/evaluation), rendered as Unleash 8's `{toggles: [...]}`.
+ *
+ * Pure: the same answer, byte for byte, on the main thread or in a worker (`FrontendSource` is
+ * what both hold). Where each answer is computed is dispatch.ts's decision.
+ */
+import { hash, randomBytes } from 'node:crypto';
+import { ContextReader, decide, finishHash, mixBlock, } from '../../evaluation/index.js';
+import { isAllProjects } from '../client-api/features.js';
+/** The fields Unleash's frontend API leaves at the top of the context (its `createContext`). */
+const ROOT_FIELDS = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress'];
+/**
+ * The SDK context Unleash's frontend API evaluates (docs/rules.md §9.1), from a POST body's
+ * `context` or a GET query:
+ * - `appName`, `environment`, `userId`, `sessionId` and `remoteAddress` stay at the top when they
+ *   are set (`""` is not); a missing `remoteAddress` is the caller's address, a missing `sessionId`
+ *   a random one (so `sessionId` stickiness is random without one), a missing `appName` the name
+ *   Unleash's SDK gives itself there, `frontend-api`;
+ * - every other field — `currentTime` included, so it never moves the clock of date constraints —
+ *   goes into `properties`, where `properties` (an object, or `properties[x]` query keys) wins over
+ *   a top-level field of the same name;
+ * - values are read as that SDK reads them: as strings (`5` is `"5"`, `true` is `"true"`).
+ */
+export function frontendContext(input, remoteAddress) {
+    const moved = {};
+    const given = {};
+    for (const [key, value] of Object.entries(input)) {
+        if (value === undefined || value === null || ROOT_FIELDS.includes(key))
+            continue;
+        if (key === 'properties' && typeof value === 'object' && !Array.isArray(value)) {
+            for (const [name, inner] of Object.entries(value))
+                if (inner !== undefined && inner !== null)
+                    given[name] = sdkString(inner);
+            continue;
+        }
+        const match = /^properties\[(.+)\]$/.exec(key);
+        if (match)
+            given[match[1]] = sdkString(value);
+        else
+            moved[key] = sdkString(value);
+    }
+    const context = {};
+    for (const field of ROOT_FIELDS) {
+        const value = input[field];
+        const text = value === undefined || value === null ? '' : sdkString(value);
+        if (text !== '')
+            context[field] = text;
+    }
+    context.appName ??= 'frontend-api';
+    context.remoteAddress ??= remoteAddress;
+    context.sessionId ??= randomBytes(18).toString('hex');
+    context.properties = Object.assign(moved, given);
+    return context;
+}
+/** A context value as Unleash's Node SDK compares it (`String(value)`). */
+function sdkString(value) {
+    return typeof value === 'string' ? value : String(value);
+}
+export function piece(json) {
+    const digest = hash('sha1', json, 'buffer');
+    return { json, high: digest.readInt32LE(0), low: digest.readInt32LE(4) };
+}
+const variantPieces = new WeakMap();
+/** The variant as the frontend API shows it: payload after `enabled` for a strategy's variant, before it for the environment's. */
+function pickedVariant(variant, strategyVariant) {
+    let pair = variantPieces.get(variant);
+    if (pair === undefined) {
+        const name = JSON.stringify(variant.name);
+        const payload = variant.payload === undefined ? '' : `,"payload":${JSON.stringify(variant.payload)}`;
+        const tail = '"feature_enabled":true,"featureEnabled":true}';
+        pair = [piece(`{"name":${name}${payload},"enabled":true,${tail}`), piece(`{"name":${name},"enabled":true${payload},${tail}`)];
+        variantPieces.set(variant, pair);
+    }
+    return strategyVariant ? pair[1] : pair[0];
+}
+const DISABLED_ON = '{"name":"disabled","enabled":false,"feature_enabled":true,"featureEnabled":true}';
+const DISABLED_OFF = '{"name":"disabled","enabled":false,"feature_enabled":false,"featureEnabled":false}';
+export function scopeFlags(state, scope) {
+    const key = `scope\0${scope.environment}\0${scope.projects.join(',')}`;
+    const memo = state.memo.get(key);
+    if (memo)
+        return memo;
+    const all = isAllProjects(scope.projects);
+    const flags = [];
+    const byName = new Map();
+    for (const data of state.flags) {
+        if (!all && !scope.projects.includes(data.project))
+            continue;
+        const flag = state.compiled.flags.get(data.name);
+        if (flag === undefined)
+            continue;
+        byName.set(data.name, flags.length);
+        flags.push({ data, flag, env: flag.environment(scope.environment) });
+    }
+    const scoped = { flags, byName, rendered: new Map() };
+    state.memo.set(key, scoped);
+    return scoped;
+}
+/**
+ * How the frontend API decides one flag of the scope for one context: the engine's SDK path, with
+ * one ContextReader for every flag of a request (the context's derived values are computed once).
+ * OFREP calls this too, so both APIs answer from the same decision.
+ */
+export function decideScoped(state, environment, scoped, reader) {
+    return decide(state.compiled, environment, scoped.flag, reader, scoped.env);
+}
+function togglePieces(scoped) {
+    const memo = scoped.rendered.get('frontend');
+    if (memo)
+        return memo;
+    const pieces = scoped.flags.map(({ data }) => {
+        const name = JSON.stringify(data.name);
+        const head = `{"name":${name},"enabled":true,"variant":`;
+        const tail = `,"impressionData":${data.impressionData}}`;
+        return {
+            around: piece(`${head}\0${tail}`),
+            head,
+            tail,
+            enabledPlain: piece(`${head}${DISABLED_ON}${tail}`),
+            disabled: piece(`{"name":${name},"enabled":false,"variant":${DISABLED_OFF}${tail}`),
+        };
+    });
+    scoped.rendered.set('frontend', pieces);
+    return pieces;
+}
+/** The answer to one question, wherever it is computed (main thread or worker, dispatch.ts). */
+export function answerQuestion(source, { scope, context, all }) {
+    return frontendToggles(source, scope, context, all);
+}
+/** `{"toggles":[…]}` for one context: only enabled flags, or every flag when `all`. */
+export function frontendToggles(state, scope, context, all) {
+    const environment = scope.environment;
+    // One reader for every flag: the context's derived values are computed once per request.
+    const reader = new ContextReader(context, 'frontend');
+    let out = '{"toggles":[';
+    let separator = '';
+    // Two 32-bit lanes over the parts' fingerprints, in order: 64 bits of the body's content.
+    let high = all ? 1 : 0;
+    let low = all ? 1 : 0;
+    let parts = 0;
+    const scoped = scopeFlags(state, scope);
+    const toggles = togglePieces(scoped);
+    for (let i = 0; i < scoped.flags.length; i++) {
+        const decision = decideScoped(state, environment, scoped.flags[i], reader);
+        const pieces = toggles[i];
+        let part;
+        if (!decision.enabled) {
+            if (!all)
+                continue;
+            part = pieces.disabled;
+            out += separator + part.json;
+        }
+        else if (decision.variant === null) {
+            part = pieces.enabledPlain;
+            out += separator + part.json;
+        }
+        else {
+            const variant = pickedVariant(decision.variant, decision.strategyVariant);
+            high = mixBlock(high, pieces.around.high);
+            low = mixBlock(low, pieces.around.low);
+            parts++;
+            part = variant;
+            out += separator + pieces.head + variant.json + pieces.tail;
+        }
+        high = mixBlock(high, part.high);
+        low = mixBlock(low, part.low);
+        parts++;
+        separator = ',';
+    }
+    const body = out + ']}';
+    return { body, etag: combinedEtag(body, high, low, parts) };
+}
+/** A strong ETag from the body's length and the two lanes of its parts' fingerprints, mixed in order (`mixBlock`). */
+export function combinedEtag(body, high, low, parts) {
+    return `"${body.length.toString(36)}-${hex8(finishHash(high, parts))}${hex8(finishHash(low, parts))}"`;
+}
+function hex8(n) {
+    return n.toString(16).padStart(8, '0');
+}
+//# sourceMappingURL=evaluate.js.map

@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import { inBackground } from '../../db/guard.js';
+const HOUR_MS = 3_600_000;
+/** Hours of this instance's totals kept in memory (an SDK may report a bucket that started last hour). */
+const KEEP_HOURS = 2;
+/**
+ * How often other instances' metrics documents are read into memory (besides the flush, on the
+ * same timer), and how far back a poll looks: a poll reads the documents flushed since the last
+ * one began, minus this slack, so a flush that was in flight while the last poll read is not
+ * missed. A full read every FULL_REFRESH_MS bounds what clock skew between instances could hide.
+ */
+const REFRESH_SLACK_MS = 10_000;
+const FULL_REFRESH_MS = 60_000;
+/** The start of the previous hour: the last-hour figures count its bucket and the current one. */
+function lastHourStart(now) {
+    return new Date(Math.floor((now.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
+}
+function count(value) {
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+/**
+ * Client metrics, aggregated per flag × environment × hour.
+ *
+ * Requests only add to in-memory totals (no database work on the SDK's path: SDKs report every
+ * 60 s per instance, Edge in bulk). A flush every FLUSH_MS writes the totals that changed as this
+ * instance's documents with absolute values; the same timer reads the documents other instances
+ * flushed since the last poll into memory. Reads sum over instances from memory and never touch
+ * the database (the admin flag view asks for every flag it shows): this instance's reports are
+ * visible at once, other instances' within their FLUSH_MS plus this instance's.
+ */
+export class MetricsService {
+    store;
+    failures;
+    flushMs;
+    instance = randomUUID();
+    totals = new Map();
+    seen = new Map();
+    flushing = Promise.resolve();
+    timer;
+    byFlag = new Map();
+    /** The first full read of every instance's documents; reads wait for it once. */
+    loaded;
+    /** When the last poll began and the last full read began (this instance's clock, ms). */
+    polledAt = 0;
+    fullAt = 0;
+    constructor(store, failures = { report: () => undefined }, flushMs = 1000) {
+        this.store = store;
+        this.failures = failures;
+        this.flushMs = flushMs;
+    }
+    /** Failures of the background work, reported once per streak (every tick retries it). */
+    failing = new Set();
+    background(job, run) {
+        return run.then(() => {
+            if (this.failing.delete(job))
+                this.failures.report({ job, recovered: true });
+        }, (err) => {
+            if (this.failing.has(job))
+                return;
+            this.failing.add(job);
+            this.failures.report({ job, err });
+        });
+    }
+    start() {
+        this.ensureLoaded().catch(() => undefined);
+        // One flush and one poll at a time: a slow database must not pile them up (totals stay
+        // dirty until written, so a skipped tick loses nothing). And the flush takes at most a fifth
+        // of the database's time: after a flush of d ms the next waits at least 4·d. With SDKs
+        // reporting every flag every second, a flush of 2 000 flags is 4 000 upserts, seconds of
+        // FerretDB's one writer; flushed back to back, it would hold that writer nearly always.
+        let flushing = false;
+        let polling = false;
+        let nextFlushAt = 0;
+        this.timer = setInterval(() => {
+            if (!flushing && Date.now() >= nextFlushAt) {
+                flushing = true;
+                const started = Date.now();
+                void this.background('flush', inBackground(() => this.flush())).finally(() => {
+                    flushing = false;
+                    nextFlushAt = Date.now() + 4 * (Date.now() - started);
+                });
+            }
+            if (!polling) {
+                polling = true;
+                void this.background('refresh', inBackground(() => this.refresh())).finally(() => { polling = false; });
+            }
+        }, this.flushMs);
+        this.timer.unref();
+    }
+    usageOf(flag) {
+        let usage = this.byFlag.get(flag);
+        if (!usage)
+            this.byFlag.set(flag, (usage = { buckets: new Map(), seen: new Map() }));
+        return usage;
+    }
+    async ensureLoaded() {
+        // The indexes only make the poll cheaper: a server that refuses one still gets its reads.
+        this.loaded ??= this.store.init().catch(() => undefined).then(() => this.refresh(true)).catch((err) => {
+            this.loaded = undefined;
+            throw err;
+        });
+        await this.loaded;
+    }
+    /**
+     * Reads what other instances flushed since the last poll (everything when `full`, and every
+     * FULL_REFRESH_MS) into memory, and drops buckets too old for any read. The timer runs it every
+     * FLUSH_MS; tests run it at once, as the revision poll is run in the streaming tests.
+     */
+    async refresh(full = false) {
+        const startedAt = Date.now();
+        const whole = full || startedAt - this.fullAt >= FULL_REFRESH_MS;
+        const changedSince = whole ? undefined : new Date(this.polledAt - REFRESH_SLACK_MS);
+        const oldest = new Date(Math.floor((startedAt - KEEP_HOURS * HOUR_MS) / HOUR_MS) * HOUR_MS);
+        const [buckets, seen] = await Promise.all([this.store.bucketsSince(oldest, changedSince), this.store.lastSeenSince(changedSince)]);
+        const own = `${this.instance}\0`;
+        for (const doc of buckets)
+            if (doc.instance !== this.instance)
+                this.usageOf(doc.flag).buckets.set(doc._id, doc);
+        for (const doc of seen)
+            if (!doc._id.startsWith(own))
+                this.usageOf(doc.flag).seen.set(doc._id, doc);
+        for (const usage of this.byFlag.values()) {
+            for (const [id, doc] of usage.buckets)
+                if (doc.hour < oldest && doc.instance !== this.instance)
+                    usage.buckets.delete(id);
+        }
+        this.polledAt = startedAt;
+        if (whole)
+            this.fullAt = startedAt;
+    }
+    async stop() {
+        clearInterval(this.timer);
+        await this.flush().catch(() => undefined);
+    }
+    /** Adds one report: `toggles` as the SDK counted them in the bucket that started at `start`. */
+    record(environment, appName, start, toggles, now = new Date()) {
+        const startMs = Number.isNaN(start.getTime()) ? now.getTime() : start.getTime();
+        const hourMs = Math.floor(startMs / HOUR_MS) * HOUR_MS;
+        for (const [flag, counts] of Object.entries(toggles)) {
+            const usage = this.usageOf(flag);
+            const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}`;
+            let entry = this.totals.get(key);
+            if (!entry) {
+                entry = {
+                    doc: {
+                        _id: key, instance: this.instance, flag, environment, hour: new Date(hourMs),
+                        yes: 0, no: 0, variants: {}, appNames: [], lastSeenAt: now,
+                    },
+                    dirty: true,
+                };
+                this.totals.set(key, entry);
+                usage.buckets.set(key, entry.doc);
+            }
+            const doc = entry.doc;
+            doc.yes += count(counts.yes);
+            doc.no += count(counts.no);
+            for (const [variant, n] of Object.entries(counts.variants ?? {})) {
+                doc.variants[variant] = (doc.variants[variant] ?? 0) + count(n);
+            }
+            if (!doc.appNames.includes(appName))
+                doc.appNames.push(appName);
+            doc.lastSeenAt = now;
+            entry.dirty = true;
+            const seenKey = `${this.instance}\0${flag}\0${environment}`;
+            const seen = { _id: seenKey, flag, environment, lastSeenAt: now, dirty: true };
+            this.seen.set(seenKey, seen);
+            usage.seen.set(seenKey, seen);
+        }
+    }
+    /** Writes what changed since the last flush; one flush at a time. */
+    async flush() {
+        const run = this.flushing.then(() => this.writeChanges());
+        this.flushing = run.catch(() => undefined);
+        await run;
+    }
+    async writeChanges() {
+        const oldest = Date.now() - KEEP_HOURS * HOUR_MS;
+        // What other instances' polls look for (store.ts: bucketsSince, lastSeenSince).
+        const flushedAt = new Date();
+        const buckets = [];
+        for (const [key, entry] of this.totals) {
+            if (entry.dirty) {
+                buckets.push({ ...entry.doc, variants: { ...entry.doc.variants }, appNames: [...entry.doc.appNames], flushedAt });
+                entry.dirty = false;
+            }
+            else if (entry.doc.hour.getTime() < oldest) {
+                this.totals.delete(key);
+                this.byFlag.get(entry.doc.flag)?.buckets.delete(key);
+            }
+        }
+        const seen = [];
+        for (const [key, entry] of this.seen) {
+            if (!entry.dirty)
+                continue;
+            seen.push({ _id: key, flag: entry.flag, environment: entry.environment, lastSeenAt: entry.lastSeenAt, flushedAt });
+            entry.dirty = false;
+        }
+        try {
+            await this.store.writeBuckets(buckets);
+            await this.store.writeLastSeen(seen);
+        }
+        catch (err) {
+            // Keep them for the next flush: totals are absolute, so writing them later loses nothing.
+            for (const doc of buckets) {
+                const entry = this.totals.get(doc._id);
+                if (entry)
+                    entry.dirty = true;
+            }
+            for (const doc of seen) {
+                const entry = this.seen.get(doc._id);
+                if (entry)
+                    entry.dirty = true;
+            }
+            throw err;
+        }
+    }
+    /** `GET /api/admin/client-metrics/features/:name`: the last hour, summed over instances. */
+    async featureUsage(flag, now = new Date()) {
+        await this.ensureLoaded();
+        const since = lastHourStart(now);
+        const sums = new Map();
+        const apps = new Set();
+        for (const doc of this.byFlag.get(flag)?.buckets.values() ?? []) {
+            if (doc.hour < since)
+                continue;
+            const key = `${doc.environment}\0${doc.hour.getTime()}`;
+            const sum = sums.get(key) ?? { environment: doc.environment, hour: doc.hour.getTime(), yes: 0, no: 0 };
+            sum.yes += doc.yes;
+            sum.no += doc.no;
+            sums.set(key, sum);
+            for (const app of doc.appNames)
+                apps.add(app);
+        }
+        const lastHourUsage = [...sums.values()]
+            .sort((a, b) => (a.environment < b.environment ? -1 : a.environment > b.environment ? 1 : a.hour - b.hour))
+            .map((s) => ({ environment: s.environment, timestamp: new Date(s.hour).toISOString(), yes: s.yes, no: s.no }));
+        return { version: 1, maturity: 'stable', featureName: flag, lastHourUsage, seenApplications: [...apps].sort() };
+    }
+    /** Per environment: when the flag was last evaluated there (max over instances). */
+    async lastSeen(flag) {
+        await this.ensureLoaded();
+        return this.lastSeenIn(this.byFlag.get(flag));
+    }
+    lastSeenIn(usage) {
+        const result = new Map();
+        for (const doc of usage?.seen.values() ?? []) {
+            const known = result.get(doc.environment);
+            if (!known || known < doc.lastSeenAt)
+                result.set(doc.environment, doc.lastSeenAt);
+        }
+        return result;
+    }
+    /**
+     * Per environment: when the flag was last seen and its yes/no counts over the last hour (the
+     * buckets of this hour and the previous one, as featureUsage's lastHourUsage counts them).
+     */
+    async environmentUsage(flag, now = new Date()) {
+        await this.ensureLoaded();
+        const usage = this.byFlag.get(flag);
+        const seen = this.lastSeenIn(usage);
+        const since = lastHourStart(now);
+        const result = new Map();
+        const entry = (environment) => {
+            let found = result.get(environment);
+            if (!found) {
+                found = { lastSeenAt: seen.get(environment) ?? null, yes: 0, no: 0 };
+                result.set(environment, found);
+            }
+            return found;
+        };
+        for (const environment of seen.keys())
+            entry(environment);
+        for (const doc of usage?.buckets.values() ?? []) {
+            if (doc.hour < since)
+                continue;
+            const found = entry(doc.environment);
+            found.yes += doc.yes;
+            found.no += doc.no;
+        }
+        return result;
+    }
+    /** flag → environment → lastSeenAt, over every flag (the project flag list). */
+    async lastSeenAll() {
+        await this.ensureLoaded();
+        const result = new Map();
+        for (const [flag, usage] of this.byFlag) {
+            if (usage.seen.size > 0)
+                result.set(flag, this.lastSeenIn(usage));
+        }
+        return result;
+    }
+    async register(app, scope, now = new Date()) {
+        const projects = scope.projects.length === 0 ? ['*'] : [...scope.projects];
+        const doc = {
+            _id: app.appName,
+            appName: app.appName,
+            createdAt: now,
+            updatedAt: now,
+            description: app.description ?? null,
+            strategies: app.strategies ?? [],
+            createdBy: 'unleash_system_user',
+            url: app.url ?? null,
+            color: app.color ?? null,
+            icon: app.icon ?? null,
+            project: projects.join(','),
+            environment: scope.environment,
+            usage: projects.map((project) => ({ project, environments: [scope.environment] })),
+        };
+        await this.store.upsertApplication(doc);
+    }
+    async applications() {
+        const docs = await this.store.listApplications();
+        const applications = docs.map((d) => ({
+            appName: d.appName, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
+            description: d.description, strategies: d.strategies, createdBy: d.createdBy, url: d.url, color: d.color,
+            icon: d.icon, project: d.project, environment: d.environment, usage: d.usage,
+        }));
+        return { applications, total: applications.length };
+    }
+}
+//# sourceMappingURL=service.js.map

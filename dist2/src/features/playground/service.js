@@ -1,0 +1,352 @@
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { PassThrough } from 'node:stream';
+import { cleanContext, combinationSpace, overlay, selectFlags, } from '../../evaluation/index.js';
+import { serviceUnavailable, validationError } from '../../errors.js';
+import { unpackChunk } from './protocol.js';
+/** The worker module the pool runs by default (worker.ts, compiled beside this file). */
+export const PLAYGROUND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
+/** docs/rules.md §3.1: absent or falsy, or "*", means every project; an array lists ids ("*" inside is just an id). */
+export function projectFilter(projects) {
+    return Array.isArray(projects) ? projects : undefined;
+}
+const CANONICAL_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
+/**
+ * Environment keys of the advanced response: request order, duplicates merged, names that are
+ * canonical array indices first in numeric order (a JavaScript object orders keys so, docs/rules.md §3.12).
+ */
+export function environmentKeys(environments) {
+    const unique = [...new Set(environments)];
+    const isIndex = (name) => CANONICAL_INDEX.test(name) && Number(name) <= 4294967294;
+    const numeric = unique.filter(isIndex).sort((a, b) => Number(a) - Number(b));
+    return [...numeric, ...unique.filter((name) => !isIndex(name))];
+}
+/**
+ * Splits `occurrences × combinations` evaluations into a few slices. One task per evaluation
+ * would cost a round trip (~50 µs) each; one task per request would leave a core idle. Aim for
+ * about two slices per thread, and at least ~1000 evaluations per slice so small requests stay
+ * a single task.
+ */
+export function planSlices(occurrences, combinations, flagCount, threads) {
+    const total = occurrences * combinations * flagCount;
+    const wanted = Math.max(1, Math.min(2 * threads, Math.ceil(total / 1000)));
+    const perOccurrence = Math.max(1, Math.min(combinations, Math.ceil(wanted / occurrences)));
+    const slices = [];
+    for (let occurrence = 0; occurrence < occurrences; occurrence++) {
+        for (let s = 0; s < perOccurrence; s++) {
+            const start = Math.floor((s * combinations) / perOccurrence);
+            const end = Math.floor(((s + 1) * combinations) / perOccurrence);
+            if (end > start)
+                slices.push({ occurrence, start, end });
+        }
+    }
+    return slices;
+}
+const COMMA = Buffer.from(',');
+const CLOSE_LIST = Buffer.from(']');
+const CLOSE_FLAG = Buffer.from('}}');
+/** Per compiled flag, so it lives as long as the snapshot that flag belongs to. */
+const flagOpeners = new WeakMap();
+/** `{"name":…,"projectId":…,"environments":{` of a buffered answer's flag. */
+function flagOpener(flag) {
+    let bytes = flagOpeners.get(flag);
+    if (bytes === undefined) {
+        bytes = Buffer.from(`{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`);
+        flagOpeners.set(flag, bytes);
+    }
+    return bytes;
+}
+/** Entries per streamed piece: ~2.5 MB of JSON, a few ms of one worker's time. */
+const STREAM_SLICE = 2000;
+/**
+ * A buffered answer kept as the workers' slices plus the small glue between them, sent with its
+ * total length. Performance: S2 (tester seed 3, 8.1 MB per answer, 8 connections) spent 12 % of
+ * the main thread in Buffer.concat copying every answer once more and 20 % in GC of those copies,
+ * while the workers idled half the time; the pieces are now sent as they are. Measured on the loaded
+ * machine, alternating builds: 12.9 and 13.2 req/s before, 14.1 and 13.1 after (within noise).
+ */
+export class BufferedAnswer {
+    parts;
+    byteLength;
+    release;
+    constructor(parts, byteLength, 
+    /** To call once the answer's bytes are no longer read (the response closed): frees lent memory. */
+    release = () => undefined) {
+        this.parts = parts;
+        this.byteLength = byteLength;
+        this.release = release;
+    }
+}
+/**
+ * Memory lent to the workers to write advanced chunks into, reused from answer to answer.
+ *
+ * Performance: each S2 answer (tester seed 3) brought ~8 MB of new transferred ArrayBuffers into
+ * the main isolate; that external memory kept triggering major GCs, and V8's GC helper threads
+ * used as much CPU as the two workers. A lent SharedArrayBuffer goes back to the free list only
+ * when its answer's response has closed (every byte handed to the kernel, or the client gone); a
+ * failed request abandons its buffers to the GC instead, since a slice may still be writing.
+ * Past `max` buffers in use, tasks get none and the worker transfers its own buffer as before.
+ */
+export class OutputBuffers {
+    bytes;
+    max;
+    free = [];
+    lent = 0;
+    constructor(bytes, max) {
+        this.bytes = bytes;
+        this.max = max;
+    }
+    take() {
+        const buffer = this.free.pop() ?? (this.lent + this.free.length < this.max ? new SharedArrayBuffer(this.bytes) : undefined);
+        if (buffer)
+            this.lent++;
+        return buffer;
+    }
+    giveBack(buffers) {
+        for (const buffer of buffers) {
+            if (buffer === undefined)
+                continue;
+            this.lent--;
+            this.free.push(buffer);
+        }
+    }
+    abandon(buffers) {
+        for (const buffer of buffers)
+            if (buffer !== undefined)
+                this.lent--;
+    }
+}
+/** 4 MiB: an S2 slice's chunk is ~2.4 MB; 64 of them cover 8 connections × 4 slices twice. */
+const OUTPUT_BYTES = 4 * 1024 * 1024;
+const MAX_OUTPUTS = 64;
+export class PlaygroundService {
+    pool;
+    snapshots;
+    limits;
+    outputs = new OutputBuffers(OUTPUT_BYTES, MAX_OUTPUTS);
+    constructor(pool, snapshots, limits) {
+        this.pool = pool;
+        this.snapshots = snapshots;
+        this.limits = limits;
+    }
+    /** E5: one environment, the context as given (no cleaning, no expansion). */
+    async deprecated(body, inputJson, signal) {
+        const snapshot = await this.snapshots.get();
+        const projects = projectFilter(body.projects);
+        // No flag selected: the answer is fixed text, the same bytes the worker writes. Answered here
+        // because the hand-off to a worker and back is most of such a request's cost (measured with
+        // the tester's seed-3 configuration, one connection, rotating contexts: 3 575 req/s through
+        // the pool; a CPU profile of the main thread put the largest self time in piscina's postTask).
+        if (projects !== undefined && selectFlags(snapshot.compiled, projects).flags.length === 0) {
+            return Buffer.from(`{"input":${inputJson},"features":[]}`);
+        }
+        const task = {
+            kind: 'deprecated',
+            snapshot: snapshot.ref,
+            environment: body.environment,
+            projects,
+            context: body.context,
+            inputJson,
+        };
+        this.ensureRoom(1);
+        const bytes = await this.run(task, signal);
+        return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    /**
+     * S1 and E3: several environments, cleaned context, every combination (docs/rules.md §3.2). Up to
+     * `streamThreshold` evaluations the answer is assembled in memory and sent with a length;
+     * beyond, it is streamed flag by flag as the workers produce it, with a bounded number of
+     * slices in flight, so memory stays flat whatever the size.
+     */
+    async advanced(request, signal) {
+        const plan = await this.prepare(request);
+        return plan.total > this.limits.streamThreshold ? this.streamed(plan, signal) : await this.buffered(plan, signal);
+    }
+    async prepare(request) {
+        const snapshot = await this.snapshots.get();
+        const compiled = this.compiledFor(snapshot, request);
+        const projects = projectFilter(request.projects);
+        const selection = selectFlags(compiled, projects);
+        const flagCount = selection.flags.length;
+        const cleaned = cleanContext(request.context);
+        const combinations = combinationSpace(cleaned.context).count;
+        const total = request.environments.length * flagCount * combinations;
+        const limit = this.limits.evaluationLimit;
+        if (total > limit) {
+            throw validationError(`Rejecting evaluation as it would generate ${total} combinations exceeding ${limit} limit. Please reduce the number of selected environments (${request.environments.length}), features (${flagCount}), context field combinations (${combinations}).`);
+        }
+        const keys = environmentKeys(request.environments);
+        const occurrencesByKey = new Map(keys.map((key) => [key, []]));
+        request.environments.forEach((environment, i) => occurrencesByKey.get(environment).push(i));
+        return { request, snapshot, projects, selection, flagCount, cleaned, combinations, total, keys, occurrencesByKey };
+    }
+    task(plan, occurrence, comboStart, comboEnd, flagStart, flagEnd) {
+        return {
+            kind: 'advanced-chunk',
+            snapshot: plan.snapshot.ref,
+            changes: plan.request.changes,
+            changesKey: plan.request.changesKey,
+            environment: plan.request.environments[occurrence],
+            projects: plan.projects,
+            context: plan.cleaned.context,
+            comboStart,
+            comboEnd,
+            flagStart,
+            flagEnd,
+        };
+    }
+    head() {
+        return Buffer.from('{"features":[');
+    }
+    tail(plan) {
+        const warnings = plan.cleaned.removedProperties.length > 0
+            ? `,"warnings":{"invalidContextProperties":${JSON.stringify(plan.cleaned.removedProperties)}}`
+            : '';
+        return Buffer.from(`],"input":${plan.request.inputJson}${warnings}}`);
+    }
+    flagHead(plan, f) {
+        const flag = plan.selection.flags[f];
+        return `${f > 0 ? ',' : ''}{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`;
+    }
+    async buffered(plan, signal) {
+        const { flagCount, request, combinations } = plan;
+        const slices = flagCount === 0 ? [] : planSlices(request.environments.length, combinations, flagCount, this.limits.threads);
+        this.ensureRoom(slices.length);
+        const outputs = slices.map(() => this.outputs.take());
+        let results;
+        try {
+            results = await Promise.all(slices.map(async (slice, i) => {
+                const task = { ...this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), output: outputs[i] };
+                const result = await this.run(task, signal);
+                return { slice, chunk: unpackChunk(typeof result === 'number' ? new Uint8Array(outputs[i], 0, result) : result) };
+            }));
+        }
+        catch (err) {
+            this.outputs.abandon(outputs);
+            throw err;
+        }
+        const byOccurrence = new Map();
+        for (const { slice, chunk } of results) {
+            const list = byOccurrence.get(slice.occurrence) ?? [];
+            list.push(chunk);
+            byOccurrence.set(slice.occurrence, list);
+        }
+        // The glue is encoded once per request (per snapshot for flag heads), not once per flag: an S2
+        // answer has ~1 500 pieces, and allocating each anew was the main thread's young garbage.
+        const keyOpeners = plan.keys.map((key, k) => Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
+        const chunksByKey = plan.keys.map((key) => plan.occurrencesByKey.get(key).flatMap((occurrence) => byOccurrence.get(occurrence) ?? []));
+        const parts = [this.head()];
+        for (let f = 0; f < flagCount; f++) {
+            if (f > 0)
+                parts.push(COMMA);
+            parts.push(flagOpener(plan.selection.flags[f]));
+            for (let k = 0; k < keyOpeners.length; k++) {
+                parts.push(keyOpeners[k]);
+                const chunks = chunksByKey[k];
+                for (let c = 0; c < chunks.length; c++) {
+                    if (c > 0)
+                        parts.push(COMMA);
+                    const chunk = chunks[c];
+                    parts.push(chunk.bytes.subarray(f === 0 ? 0 : chunk.ends[f - 1], chunk.ends[f]));
+                }
+                parts.push(CLOSE_LIST);
+            }
+            parts.push(CLOSE_FLAG);
+        }
+        parts.push(this.tail(plan));
+        let byteLength = 0;
+        for (const part of parts)
+            byteLength += part.length;
+        return new BufferedAnswer(parts, byteLength, () => this.outputs.giveBack(outputs));
+    }
+    /**
+     * Flag-major pieces (one flag, one environment occurrence, a slice of combinations), dispatched
+     * with a sliding window of `2 × threads` and written strictly in response order. Memory: the
+     * window's pieces (~STREAM_SLICE entries each), whatever the request size.
+     */
+    streamed(plan, signal) {
+        const out = new PassThrough();
+        const window = 2 * this.limits.threads;
+        const perSlice = STREAM_SLICE;
+        const pieces = [];
+        for (let f = 0; f < plan.flagCount; f++) {
+            let before = this.flagHead(plan, f);
+            plan.keys.forEach((key, k) => {
+                before += `${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`;
+                let first = true;
+                for (const occurrence of plan.occurrencesByKey.get(key)) {
+                    for (let start = 0; start < plan.combinations; start += perSlice) {
+                        pieces.push({ before: before + (first ? '' : ','), occurrence, start, end: Math.min(plan.combinations, start + perSlice), f, after: '' });
+                        before = '';
+                        first = false;
+                    }
+                }
+                pieces[pieces.length - 1].after += ']';
+            });
+            pieces[pieces.length - 1].after += '}}';
+        }
+        const write = async (chunk) => {
+            if (!out.write(chunk))
+                await once(out, 'drain');
+        };
+        void (async () => {
+            try {
+                this.ensureRoom(Math.min(window, pieces.length));
+                await write(this.head());
+                const inFlight = [];
+                let next = 0;
+                const launch = () => {
+                    const piece = pieces[next++];
+                    const result = this.run(this.task(plan, piece.occurrence, piece.start, piece.end, piece.f, piece.f + 1), signal);
+                    // Awaited in order below; a later slice failing first must not be an unhandled rejection.
+                    result.catch(() => undefined);
+                    inFlight.push(result);
+                };
+                while (next < pieces.length && inFlight.length < window)
+                    launch();
+                for (let i = 0; i < pieces.length; i++) {
+                    const bytes = await inFlight.shift();
+                    if (next < pieces.length)
+                        launch();
+                    const piece = pieces[i];
+                    if (piece.before)
+                        await write(piece.before);
+                    await write(unpackChunk(bytes).bytes);
+                    if (piece.after)
+                        await write(piece.after);
+                }
+                await write(this.tail(plan));
+                out.end();
+            }
+            catch (err) {
+                out.destroy(err);
+            }
+        })();
+        return out;
+    }
+    compiledFor(snapshot, request) {
+        return request.changes ? overlay(snapshot.compiled, request.changes) : snapshot.compiled;
+    }
+    /** Bounded queue: refuse at once rather than queue without bound (the pool's maxQueue is the backstop). */
+    ensureRoom(tasks) {
+        if (this.pool.queueSize + tasks > this.limits.maxQueue) {
+            throw serviceUnavailable('The playground is at capacity right now. Retry shortly.', 1);
+        }
+    }
+    async run(task, signal) {
+        try {
+            return (await this.pool.run(task, { signal }));
+        }
+        catch (err) {
+            if (signal.aborted) {
+                throw serviceUnavailable(`The evaluation did not finish within the time budget of ${this.limits.timeoutMs} ms.`, 1);
+            }
+            if (err instanceof Error && /queue is at limit/i.test(err.message)) {
+                throw serviceUnavailable('The playground is at capacity right now. Retry shortly.', 1);
+            }
+            // A crashed worker has been replaced already; only this request fails (500, logged).
+            throw err;
+        }
+    }
+}
+//# sourceMappingURL=service.js.map

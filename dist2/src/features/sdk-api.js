@@ -1,0 +1,61 @@
+import { toSegmentConfig } from './segments/store.js';
+import clientApiRoutes from './client-api/routes.js';
+import { ClientFeaturesService } from './client-api/service.js';
+import { SdkStateCache } from './client-api/state.js';
+import { DeltaService } from './client-api/streaming.js';
+import { EvaluationDispatcher, FRONTEND_WORKER, FrontendDispatcher } from './frontend-api/dispatch.js';
+import frontendApiRoutes from './frontend-api/routes.js';
+import clientMetricsRoutes from './metrics/routes.js';
+import { MetricsService } from './metrics/service.js';
+import { MetricsStore } from './metrics/store.js';
+import { answerOfrep } from './ofrep/evaluate.js';
+import { OfrepEventStreams } from './ofrep/events.js';
+import ofrepRoutes from './ofrep/routes.js';
+import { OFREP_WORKER, OfrepService } from './ofrep/service.js';
+/**
+ * Wires the SDK-facing API (client API, frontend API, metrics, OFREP) in one call, so app.ts changes by
+ * one line. It sits beside the feature folders, not in client-api/: frontend-api and metrics
+ * import client-api's scope helpers, so wiring them from inside client-api made a folder cycle
+ * (test/features/folder-cycles.test.ts keeps the folders acyclic).
+ */
+export async function registerSdkApi(app, stores, config) {
+    const states = new SdkStateCache({
+        flags: () => stores.flags.snapshotSource(),
+        segments: async () => (await stores.segments.list()).map(toSegmentConfig),
+    }, stores.outbox);
+    const clientFeatures = new ClientFeaturesService(states);
+    app.decorate('sdkStates', states);
+    const delta = new DeltaService(states);
+    delta.registerMetrics(app.metrics);
+    app.addHook('preClose', async () => delta.close());
+    app.decorate('sdkDelta', delta);
+    await app.register(clientApiRoutes, { service: clientFeatures, delta });
+    const metrics = new MetricsService(new MetricsStore(stores.outbox, app.database.guard.maxStatements), {
+        report: ({ job, err, recovered }) => recovered
+            ? app.log.info({ job }, 'client metrics: the database work succeeds again')
+            : app.log.error({ job, err }, 'client metrics: the database work failed; retried every second'),
+    });
+    metrics.start();
+    app.addHook('onClose', async () => await metrics.stop());
+    app.decorate('clientMetrics', metrics);
+    // The admin flag view shows lastSeenAt / yes / no per environment from these metrics.
+    app.services.flags.usage = (flag) => metrics.environmentUsage(flag);
+    app.services.flags.lastSeenAll = () => metrics.lastSeenAll();
+    await app.register(clientMetricsRoutes, { service: metrics });
+    const pool = app.workerPool;
+    const onPool = config.FRONTEND_EVALUATION !== 'main';
+    const dispatcher = new FrontendDispatcher(onPool ? { idleThreads: () => pool.idleThreads, run: async (task) => (await pool.run(task, { filename: FRONTEND_WORKER })) } : undefined, (err) => app.log.warn({ err }, 'frontend API batch failed on the worker pool; answered on the main thread'));
+    dispatcher.registerMetrics(app.metrics);
+    app.decorate('frontendDispatcher', dispatcher);
+    await app.register(frontendApiRoutes, { states, dispatcher, metrics, origins: config.FRONTEND_API_ORIGINS });
+    // OFREP: the frontend API's evaluation in OpenFeature's protocol, dispatched the same way (its
+    // bulk answers share the pool, in their own worker module).
+    const ofrepDispatcher = new EvaluationDispatcher(onPool ? { idleThreads: () => pool.idleThreads, run: async (task) => (await pool.run(task, { filename: OFREP_WORKER })) } : undefined, (err) => app.log.warn({ err }, 'OFREP batch failed on the worker pool; answered on the main thread'), answerOfrep);
+    ofrepDispatcher.registerMetrics(app.metrics, 'ofrep', 'OFREP bulk evaluation');
+    const ofrepStreams = new OfrepEventStreams(delta);
+    app.addHook('preClose', async () => ofrepStreams.close());
+    const ofrep = new OfrepService(states, ofrepDispatcher, stores.apiTokens, ofrepStreams, new URL(config.baseUrl).pathname.replace(/\/+$/, ''));
+    app.decorate('ofrep', ofrep);
+    await app.register(ofrepRoutes, { service: ofrep, origins: config.FRONTEND_API_ORIGINS, rateLimit: config.OFREP_RATE_LIMIT });
+}
+//# sourceMappingURL=sdk-api.js.map

@@ -1,0 +1,67 @@
+import { auditOf } from '../shared.js';
+import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses } from '../../schemas/common.js';
+import { SegmentListSchema, SegmentParams, SegmentSchema, UpsertSegmentBody } from './schemas.js';
+import { publicSegment } from './service.js';
+const TAGS = ['Segments'];
+const segmentRoutes = async (app, { service }) => {
+    app.post('/api/admin/segments', {
+        config: { permission: 'CREATE_SEGMENT' },
+        schema: {
+            tags: TAGS,
+            summary: 'Create a segment (ids are sequential integers from 1)',
+            body: UpsertSegmentBody,
+            response: { 201: SegmentSchema, ...errorResponses(...ADMIN_ERRORS, 404, 409) },
+        },
+    }, async (request, reply) => {
+        const segment = await service.create(request.body, auditOf(request));
+        reply.code(201).header('location', `segments/${segment.id}`);
+        return publicSegment(segment);
+    });
+    app.get('/api/admin/segments', {
+        schema: {
+            tags: TAGS,
+            summary: 'List segments by name, with how many live flags and projects use each',
+            response: { 200: SegmentListSchema, ...errorResponses(401, 403, 503) },
+        },
+    }, async () => {
+        const segments = await service.list();
+        return {
+            segments: segments.map((s) => ({ ...publicSegment(s), usedInProjects: s.usedInProjects, usedInFeatures: s.usedInFeatures })),
+        };
+    });
+    app.get('/api/admin/segments/:id', {
+        schema: {
+            tags: TAGS,
+            summary: 'Get a segment',
+            params: SegmentParams,
+            response: { 200: SegmentSchema, ...errorResponses(400, 401, 403, 404, 503) },
+        },
+    }, async (request) => publicSegment(await service.get(request.params.id)));
+    app.put('/api/admin/segments/:id', {
+        config: { permission: 'UPDATE_SEGMENT' },
+        schema: {
+            tags: TAGS,
+            summary: 'Replace a segment (name, description, project, constraints)',
+            params: SegmentParams,
+            body: UpsertSegmentBody,
+            response: { 204: EmptyResponse, ...errorResponses(...ADMIN_ERRORS, 404, 409) },
+        },
+    }, async (request, reply) => {
+        await service.update(request.params.id, request.body, auditOf(request));
+        return reply.code(204).send(null);
+    });
+    app.delete('/api/admin/segments/:id', {
+        config: { permission: 'DELETE_SEGMENT' },
+        schema: {
+            tags: TAGS,
+            summary: 'Delete a segment; 409 with an empty body while a strategy uses it',
+            params: SegmentParams,
+            response: { 204: NoBody, 409: NoBody, ...errorResponses(400, 401, 403, 404, 503) },
+        },
+    }, async (request, reply) => {
+        const outcome = await service.delete(request.params.id, auditOf(request));
+        return reply.code(outcome === 'in-use' ? 409 : 204).send(undefined);
+    });
+};
+export default segmentRoutes;
+//# sourceMappingURL=routes.js.map

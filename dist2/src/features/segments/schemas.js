@@ -1,0 +1,34 @@
+import { Type } from 'typebox';
+import { ConstraintInput, ConstraintOutput } from '../constraints/schemas.js';
+/** `string | null` without anyOf (so coercion never turns a null into ""). */
+const NullableString = (options = {}) => Type.Unsafe({ type: ['string', 'null'], ...options });
+/** Unleash's upsertSegmentSchema: `name` and `constraints` required. */
+export const UpsertSegmentBody = Type.Object({
+    name: Type.String({ description: 'Unique among segments' }),
+    description: Type.Optional(NullableString()),
+    project: Type.Optional(NullableString({ description: 'Restricts the segment to one project' })),
+    constraints: Type.Array(ConstraintInput),
+});
+/**
+ * Response keys: id, name, description, project?, constraints, createdBy, createdAt. All optional
+ * in the schema because the serializer writes required keys first (that would move `project`).
+ */
+const segmentProperties = {
+    id: Type.Optional(Type.Integer({ minimum: 1 })),
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    project: Type.Optional(Type.String({ description: 'Present only for project-scoped segments' })),
+    constraints: Type.Optional(Type.Array(ConstraintOutput)),
+    createdBy: Type.Optional(Type.String()),
+    createdAt: Type.Optional(Type.String({ format: 'date-time' })),
+};
+export const SegmentSchema = Type.Object(segmentProperties);
+export const SegmentListSchema = Type.Object({
+    segments: Type.Array(Type.Object({
+        ...segmentProperties,
+        usedInProjects: Type.Optional(Type.Integer({ description: 'Projects whose live flags use the segment' })),
+        usedInFeatures: Type.Optional(Type.Integer({ description: 'Live flags that use the segment' })),
+    })),
+});
+export const SegmentParams = Type.Object({ id: Type.Integer() });
+//# sourceMappingURL=schemas.js.map

@@ -1,0 +1,55 @@
+/**
+ * What each root role may do (issue 16). Routes declare the permission they need
+ * (`config: { permission }`, docs/rules.md §2.2); a session user holds the permissions of their root role.
+ *
+ * - Viewer (3): every read (routes without a permission, and READ_* ones except API tokens), and the playground endpoints (including the change-request preview),
+ *   which are POSTs that change nothing.
+ * - Editor (2): also flags, their strategies, variants, dependencies and tags, segments, projects
+ *   and change requests.
+ * - Admin (1): everything, including API tokens, invite links, users, environments and strategy
+ *   types. A permission this table does not know is Admin-only, so a new route is closed by default.
+ */
+export const ADMIN_ROLE_ID = 1;
+export const EDITOR_ROLE_ID = 2;
+export const VIEWER_ROLE_ID = 3;
+const EDITOR_PERMISSIONS = new Set([
+    'CREATE_FEATURE', 'UPDATE_FEATURE', 'DELETE_FEATURE',
+    'CREATE_FEATURE_STRATEGY', 'UPDATE_FEATURE_STRATEGY', 'DELETE_FEATURE_STRATEGY',
+    'UPDATE_FEATURE_ENVIRONMENT', 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', 'UPDATE_FEATURE_DEPENDENCY',
+    'CREATE_SEGMENT', 'UPDATE_SEGMENT', 'DELETE_SEGMENT',
+    'CREATE_PROJECT', 'UPDATE_TAG_TYPE',
+    'APPROVE_CHANGE_REQUEST',
+]);
+/** Mutating routes that declare no permission are Admin-only, except these read-only evaluations. */
+const VIEWER_POST_PREFIX = '/api/admin/playground';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The permission a route needs for a session user, or undefined when any signed-in user may call it. */
+export function requiredPermission(method, routeUrl, declared) {
+    if (declared)
+        return declared;
+    if (SAFE_METHODS.has(method) || routeUrl.startsWith(VIEWER_POST_PREFIX))
+        return undefined;
+    return 'ADMIN';
+}
+/** Reads are for everyone signed in; API tokens are secrets, so reading them stays with Admins. */
+function isViewerRead(permission) {
+    return permission.startsWith('READ_') && permission !== 'READ_API_TOKEN';
+}
+export function roleHolds(rootRole, permission) {
+    if (rootRole === ADMIN_ROLE_ID)
+        return true;
+    if (isViewerRead(permission))
+        return true;
+    if (rootRole === EDITOR_ROLE_ID)
+        return EDITOR_PERMISSIONS.has(permission);
+    return false;
+}
+/** The permissions a role holds, as `GET /api/admin/user` lists them (for pages to show or hide actions). */
+export function permissionsOf(rootRole) {
+    if (rootRole === ADMIN_ROLE_ID)
+        return ['ADMIN'];
+    if (rootRole === EDITOR_ROLE_ID)
+        return [...EDITOR_PERMISSIONS];
+    return [];
+}
+//# sourceMappingURL=roles.js.map

@@ -1,0 +1,33 @@
+/**
+ * Names several features share that belong to none of them: the URL-friendly rule, the audit
+ * identity of the caller and of admin tokens, and avatar URLs. Kept here (one file next to the
+ * features, importing nothing from them or from the plugins) so the features and the auth plugin
+ * depend on it instead of on each other: before, projects/tags/strategy-types imported flags'
+ * rules, every route imported the auth plugin, and the plugin imported api-tokens, a folder cycle.
+ */
+import { createHash } from 'node:crypto';
+import { unauthorized } from '../errors.js';
+/** URL-friendly per docs/rules.md §6: encodeURIComponent leaves it unchanged, and it is not `.` or `..`. */
+export function isUrlFriendly(name) {
+    return encodeURIComponent(name) === name && name !== '.' && name !== '..';
+}
+/** The user id Unleash records for changes made with an admin token. */
+export const ADMIN_TOKEN_USER_ID = -42;
+/** The name Unleash shows for that user where it shows a user rather than the token. */
+export const ADMIN_TOKEN_USER_NAME = 'Unleash Admin Token User';
+/**
+ * The audit identity of the caller, for events. The auth plugin sets `request.principal` before
+ * any handler runs; the parameter is structural so this file needs nothing from the plugin.
+ */
+export function auditOf(request) {
+    if (!request.principal)
+        throw unauthorized();
+    return request.principal.audit;
+}
+/** The browser session cookie (HttpOnly, SameSite=Lax; Secure when BASE_URL is https). */
+export const SESSION_COOKIE = 'vane-session';
+export function gravatarUrl(seed) {
+    const hash = createHash('sha256').update(seed.trim().toLowerCase()).digest('hex');
+    return `https://gravatar.com/avatar/${hash}?s=42&d=retro&r=g`;
+}
+//# sourceMappingURL=shared.js.map

@@ -1,0 +1,53 @@
+import { buildEvents } from '../../db/outbox.js';
+import { nameExists, notFound, schemaValidationError } from '../../errors.js';
+import { isUrlFriendly } from '../shared.js';
+import { isDuplicateKey } from '../../db/keys.js';
+export function strategyTypeView(doc) {
+    return {
+        displayName: doc.displayName, name: doc.name, editable: doc.editable, description: doc.description,
+        parameters: doc.parameters, deprecated: doc.deprecated,
+    };
+}
+/** Strategy types: the four built-ins plus custom ones (so flags can use unknown strategies). */
+export class StrategyTypeService {
+    store;
+    outbox;
+    constructor(store, outbox) {
+        this.store = store;
+        this.outbox = outbox;
+    }
+    async list() {
+        return (await this.store.list()).map((doc) => strategyTypeView(doc));
+    }
+    async get(name) {
+        const doc = await this.store.get(name);
+        if (!doc)
+            throw notFound(`Could not find strategy type with name ${name}`);
+        return strategyTypeView(doc);
+    }
+    async create(input, audit) {
+        if (!isUrlFriendly(input.name) || input.name.length === 0) {
+            throw schemaValidationError([{ message: `"name" must be URL friendly. You provided "${input.name}".` }]);
+        }
+        const parameters = (input.parameters ?? []).map((p) => ({
+            name: p.name, type: p.type, description: p.description ?? '', required: p.required ?? false,
+        }));
+        const all = await this.store.list();
+        const doc = {
+            _id: input.name, name: input.name, displayName: input.title ?? null, description: input.description ?? '',
+            parameters, editable: true, deprecated: false, builtIn: false,
+            sortOrder: Math.max(0, ...all.map((s) => s.sortOrder)) + 1, createdAt: new Date(),
+        };
+        const data = { name: doc.name, description: doc.description, parameters };
+        try {
+            await this.outbox.insert(this.store.collection, doc, buildEvents(audit, [{ type: 'strategy-created', data }]));
+        }
+        catch (err) {
+            if (isDuplicateKey(err))
+                throw nameExists(`Strategy with name ${input.name} already exist!`);
+            throw err;
+        }
+        return strategyTypeView(doc);
+    }
+}
+//# sourceMappingURL=service.js.map

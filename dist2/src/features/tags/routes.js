@@ -1,0 +1,35 @@
+import { auditOf } from '../shared.js';
+import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
+import { CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagListResponse, TagTypeListResponse, TagTypeSchema, } from './schemas.js';
+const TAGS = ['Tags'];
+const tagRoutes = async (app, { service }) => {
+    app.post('/api/admin/tags', {
+        config: { permission: 'UPDATE_FEATURE' },
+        schema: {
+            tags: TAGS, summary: 'Create a tag (type defaults to "simple")', body: CreateTagBody,
+            response: { 201: TagCreatedResponse, ...errorResponses(...ADMIN_ERRORS, 409) },
+        },
+    }, async (request, reply) => {
+        const tag = await service.create(request.body, auditOf(request));
+        reply.header('location', `tags/${tag.type}/${tag.value}`);
+        return reply.code(201).send({ version: 1, tag });
+    });
+    app.get('/api/admin/tags', {
+        schema: { tags: TAGS, summary: 'List tags', response: { 200: TagListResponse, ...errorResponses(401, 403, 503) } },
+    }, async () => ({ version: 1, tags: await service.list() }));
+    app.get('/api/admin/tag-types', {
+        schema: { tags: TAGS, summary: 'List tag types', response: { 200: TagTypeListResponse, ...errorResponses(401, 403, 503) } },
+    }, async () => ({ version: 1, tagTypes: await service.listTypes() }));
+    app.post('/api/admin/tag-types', {
+        config: { permission: 'UPDATE_TAG_TYPE' },
+        schema: {
+            tags: TAGS, summary: 'Create a tag type', body: CreateTagTypeBody,
+            response: { 201: TagTypeSchema, ...errorResponses(...ADMIN_ERRORS, 409) },
+        },
+    }, async (request, reply) => {
+        const type = await service.createType(request.body, auditOf(request));
+        return reply.code(201).send(type);
+    });
+};
+export default tagRoutes;
+//# sourceMappingURL=routes.js.map

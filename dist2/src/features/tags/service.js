@@ -1,0 +1,98 @@
+import { buildEvents } from '../../db/outbox.js';
+import { nameExists, schemaValidationError, validationError } from '../../errors.js';
+import { isUrlFriendly } from '../shared.js';
+import { tagId } from './store.js';
+import { isDuplicateKey } from '../../db/keys.js';
+function joi(label, text, value) {
+    throw schemaValidationError([{ message: `"${label}" ${text}. You provided ${JSON.stringify(value)}.` }]);
+}
+function checkLength(label, value) {
+    if (value.length < 2)
+        joi(label, 'length must be at least 2 characters long', value);
+    if (value.length > 50)
+        joi(label, 'length must be less than or equal to 50 characters long', value);
+}
+export function tagView(tag) {
+    return { value: tag.value, type: tag.type };
+}
+export function tagTypeView(type) {
+    return { name: type.name, description: type.description, icon: type.icon };
+}
+/** Tags and tag types (docs/rules.md §1.4 S10; D4 on-the-fly creation for flag creation). */
+export class TagService {
+    store;
+    outbox;
+    constructor(store, outbox) {
+        this.store = store;
+        this.outbox = outbox;
+    }
+    /** `POST /api/admin/tags`: value trimmed, 2–50 chars; type URL-friendly, 2–50 chars, existing. */
+    async create(input, audit) {
+        const type = input.type ?? 'simple';
+        const value = input.value.trim();
+        checkLength('value', value);
+        checkLength('type', type);
+        if (!isUrlFriendly(type))
+            joi('type', 'must be URL friendly', type);
+        if (!(await this.store.getType(type)))
+            throw validationError(`Tag type "${type}" does not exist`);
+        const doc = { _id: tagId(type, value), type, value, createdAt: new Date() };
+        try {
+            await this.outbox.insert(this.store.tags, doc, buildEvents(audit, [{ type: 'tag-created', data: { type, value } }]));
+        }
+        catch (err) {
+            if (isDuplicateKey(err))
+                throw nameExists(`A tag of type "${type}" with value "${value}" already exists`);
+            throw err;
+        }
+        return { type, value };
+    }
+    /** 400 naming the first tag type that does not exist (nothing is created then). */
+    async assertTypesExist(tags) {
+        for (const type of new Set(tags.map((t) => t.type))) {
+            if (!(await this.store.getType(type)))
+                throw validationError(`Tag type "${type}" does not exist`);
+        }
+    }
+    /** Creates the tags that do not exist yet, each with its `tag-created` event (D4). */
+    async ensureTags(tags, audit, at) {
+        for (const tag of tags) {
+            if (await this.store.getTag(tag.type, tag.value))
+                continue;
+            const doc = { _id: tagId(tag.type, tag.value), type: tag.type, value: tag.value, createdAt: at ?? new Date() };
+            try {
+                await this.outbox.insert(this.store.tags, doc, buildEvents(audit, [{ type: 'tag-created', data: { type: tag.type, value: tag.value } }], { at }));
+            }
+            catch (err) {
+                if (!isDuplicateKey(err))
+                    throw err;
+            }
+        }
+    }
+    async list() {
+        return (await this.store.listTags()).map(tagView);
+    }
+    async listTypes() {
+        return (await this.store.listTypes()).map(tagTypeView);
+    }
+    async createType(input, audit) {
+        const name = input.name.trim();
+        checkLength('name', name);
+        if (!isUrlFriendly(name))
+            joi('name', 'must be URL friendly', name);
+        const doc = {
+            _id: name, name, description: input.description ?? '', icon: input.icon ?? null, createdAt: new Date(),
+        };
+        const view = tagTypeView(doc);
+        try {
+            await this.outbox.insert(this.store.types, doc, buildEvents(audit, [{ type: 'tag-type-created', data: view }]));
+        }
+        catch (err) {
+            if (isDuplicateKey(err))
+                throw nameExists('There already exists a tag-type with the name ' + name);
+            throw err;
+        }
+        return view;
+    }
+}
+//# sourceMappingURL=service.js.map

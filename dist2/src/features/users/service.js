@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import { buildEvents } from '../../db/outbox.js';
+import { badRequest, validationError } from '../../errors.js';
+import { hashPassword, passwordProblems } from './password.js';
+import { UserExistsError, usernameKey } from './store.js';
+/** The root roles of a fresh instance (docs/rules.md §7). */
+export const ROOT_ROLES = [
+    { id: 1, name: 'Admin', type: 'root' },
+    { id: 2, name: 'Editor', type: 'root' },
+    { id: 3, name: 'Viewer', type: 'root' },
+];
+export const VIEWER_ROLE = ROOT_ROLES[2];
+/** A user as the API shows it (the seed's User, in its field order). Never the password hash. */
+export function publicUser(user) {
+    return {
+        id: user._id,
+        name: user.name,
+        email: user.email,
+        username: user.username,
+        imageUrl: user.imageUrl,
+        loginAttempts: user.loginAttempts,
+        emailSent: user.emailSent,
+        rootRole: user.rootRole,
+        seenAt: user.seenAt ? user.seenAt.toISOString() : null,
+        createdAt: user.createdAt.toISOString(),
+        accountType: user.accountType,
+    };
+}
+/**
+ * Accepts what a mail system accepts in practice: a dot-atom local part, `@`, and host labels of
+ * letters, digits and inner hyphens (a single label such as `localhost` is allowed, as in Unleash).
+ */
+const EMAIL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+export function isEmail(value) {
+    return value.length <= 254 && EMAIL.test(value);
+}
+/** Gravatar-style avatar (size 42, retro fallback), from the SHA-256 of the e-mail as Gravatar accepts. */
+export function avatarUrl(email) {
+    const hash = createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('hex');
+    return `https://gravatar.com/avatar/${hash}?s=42&d=retro`;
+}
+export class UserService {
+    store;
+    constructor(store) {
+        this.store = store;
+    }
+    async list() {
+        return (await this.store.list()).map(publicUser);
+    }
+    /**
+     * Creates a user. Every check runs before anything is written, so a refused request stores
+     * nothing: e-mail format, uniqueness of e-mail and username (checked again by the unique
+     * indexes at insert), password strength. The password is kept only as an scrypt hash.
+     */
+    async create(input, options) {
+        const email = input.email.trim().toLowerCase();
+        if (!isEmail(email))
+            throw validationError(`"email" must be a valid email address. You provided "${input.email}".`);
+        const username = input.username === undefined || input.username.trim() === '' ? null : input.username.trim();
+        if (await this.store.exists(email, username))
+            throw badRequest('User already exists');
+        let passwordHash;
+        if (input.password !== undefined) {
+            const problems = passwordProblems(input.password);
+            if (problems.length > 0)
+                throw badRequest(`The password is too weak. ${problems.join(' ')}`, 'OwaspValidationError');
+            passwordHash = await hashPassword(input.password);
+        }
+        const createdAt = new Date();
+        try {
+            const user = await this.store.insertNew((id) => ({
+                _id: id,
+                name: input.name,
+                email,
+                username,
+                usernameKey: usernameKey(username, id),
+                imageUrl: avatarUrl(email),
+                rootRole: options.rootRole,
+                seenAt: null,
+                loginAttempts: 0,
+                emailSent: false,
+                accountType: 'User',
+                createdAt,
+                ...(passwordHash ? { passwordHash } : {}),
+                ...(options.signupToken ? { signupToken: options.signupToken } : {}),
+            }), (doc) => {
+                const shown = publicUser(doc);
+                const data = { id: shown.id, name: shown.name, email: shown.email, username: shown.username, rootRole: shown.rootRole };
+                return buildEvents(options.audit, [{ type: 'user-created', data }, ...(options.extraEvents?.(shown) ?? [])], { at: createdAt });
+            });
+            return publicUser(user);
+        }
+        catch (err) {
+            if (err instanceof UserExistsError)
+                throw badRequest('User already exists');
+            throw err;
+        }
+    }
+}
+//# sourceMappingURL=service.js.map

@@ -1,0 +1,112 @@
+import { insertUnderNextId } from '../../db/keys.js';
+export class UserExistsError extends Error {
+    name = 'UserExistsError';
+}
+const MAX_ATTEMPTS = 50;
+export function usernameKey(username, id) {
+    return username === null ? `id:${id}` : `u:${username.toLowerCase()}`;
+}
+/**
+ * Users, read from the configuration state (src/db/state.ts): the user of every session-signed
+ * request, sign-in by e-mail or username, the admin list. A user removed or changed on one
+ * instance is seen so by the others with the next revision. The unique indexes on e-mail and
+ * username stay the arbiter across instances (see insertNew).
+ */
+export class UserStore {
+    outbox;
+    collection;
+    mirror;
+    state;
+    nextId;
+    constructor(outbox) {
+        this.outbox = outbox;
+        this.collection = outbox.collection('users');
+        this.state = outbox.state;
+        this.mirror = outbox.state.mirror('users');
+    }
+    /** Unique e-mail and username; the id is the `_id`, unique by construction. Idempotent. */
+    async init() {
+        await this.collection.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
+        await this.collection.createIndex({ usernameKey: 1 }, { unique: true, name: 'username_unique' });
+        await this.collection.createIndex({ signupToken: 1 }, { name: 'signup_token' });
+    }
+    index() {
+        return this.state.derived('users:index', () => {
+            const list = [...this.mirror.values()].sort((a, b) => a._id - b._id);
+            const index = { byEmail: new Map(), byUsernameKey: new Map(), bySignupToken: new Map(), list };
+            for (const user of list) {
+                index.byEmail.set(user.email, user);
+                index.byUsernameKey.set(user.usernameKey, user);
+                if (user.signupToken !== undefined) {
+                    const joined = index.bySignupToken.get(user.signupToken);
+                    if (joined)
+                        joined.push(user);
+                    else
+                        index.bySignupToken.set(user.signupToken, [user]);
+                }
+            }
+            return index;
+        });
+    }
+    async exists(email, username) {
+        const index = this.index();
+        return index.byEmail.has(email) || (username !== null && index.byUsernameKey.has(usernameKey(username, 0)));
+    }
+    async list() {
+        return this.index().list;
+    }
+    /** The user signing in with this name: an e-mail address (any case) or a username (any case). */
+    async findByLogin(login) {
+        const key = login.trim().toLowerCase();
+        if (key === '')
+            return null;
+        const index = this.index();
+        return index.byEmail.get(key) ?? index.byUsernameKey.get(usernameKey(key, 0)) ?? null;
+    }
+    /**
+     * The same look-up in the database, bringing the user found into the state: for a user another
+     * instance may have created a moment ago (two instances creating the first admin at once). A
+     * scan on FerretDB, so not for requests.
+     */
+    async findByLoginInDatabase(login) {
+        const key = login.trim().toLowerCase();
+        if (key === '')
+            return null;
+        const found = await this.collection.findOne({ $or: [{ email: key }, { usernameKey: usernameKey(key, 0) }], _deleted: { $ne: true } }, { projection: { _id: 1 } });
+        return found ? ((await this.mirror.refresh(found._id)) ?? null) : null;
+    }
+    async get(id) {
+        return this.mirror.get(id) ?? null;
+    }
+    /** Users who joined through any of these invite links, by id. */
+    async joinedThrough(secrets) {
+        const index = this.index();
+        return [...new Set(secrets)].flatMap((secret) => index.bySignupToken.get(secret) ?? []).sort((a, b) => a._id - b._id);
+    }
+    /**
+     * Inserts a new user under the next free id (the highest the state holds + 1, see
+     * insertUnderNextId), with its events in the same write. A duplicate key that is not the id is a
+     * taken e-mail/username (UserExistsError).
+     */
+    async insertNew(build, events) {
+        return await this.outbox.exclusive('users:insert', () => insertUnderNextId({
+            collection: this.collection,
+            firstFree: () => Math.max(this.nextId ?? 0, (this.index().list.at(-1)?._id ?? 0) + 1),
+            insert: async (id) => {
+                const user = build(id);
+                await this.outbox.insert(this.collection, user, events(user));
+                this.nextId = id + 1;
+                return user;
+            },
+            taken: async (id) => {
+                await this.mirror.refresh(id);
+                this.nextId = id + 1;
+            },
+            otherKey: async () => {
+                throw new UserExistsError('User already exists');
+            },
+            maxAttempts: MAX_ATTEMPTS,
+        }));
+    }
+}
+//# sourceMappingURL=store.js.map

@@ -1,0 +1,142 @@
+import fp from 'fastify-plugin';
+import cookie from '@fastify/cookie';
+import { apiTokenRequired, asError, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
+import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
+import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
+/** Root admins see everything, events outside projects included: admin tokens and Admin users. */
+export function isRootAdmin(principal) {
+    return principal?.kind === 'admin-token' || (principal?.kind === 'session' && principal.user.rootRole === ADMIN_ROLE_ID);
+}
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const BEARER = /^bearer\s+/i;
+async function authPlugin(app, { tokens }) {
+    // Tokens are read from the configuration state, so a revocation reaches every instance with
+    // the revision (no cache of its own to clear).
+    app.decorate('apiTokens', tokens);
+    app.decorateRequest('principal', undefined);
+    // Cookies are parsed when a route asks for the session (`sessionSecret`), not on every request
+    // (`hook: false`): SDK requests never carry one, and the parsing hook was ≈ 2 µs of a 304's CPU.
+    await app.register(cookie, { hook: false });
+    app.decorate('sessionService', undefined);
+    app.decorate('sessionSecret', (request) => {
+        const header = request.headers.cookie;
+        return header ? app.parseCookie(header)[SESSION_COOKIE] : undefined;
+    });
+    // CSRF defence for cookie-authenticated requests (besides SameSite=Lax): browsers always send
+    // Origin on cross-origin and on non-GET fetches, and cannot forge it. A change is accepted when
+    // Origin (or, for old browsers, Referer) is this server as BASE_URL names it or as the Host
+    // header reaches it. API-token requests carry no ambient credential and are not checked.
+    const baseOrigin = new URL(app.config.baseUrl).origin;
+    app.decorate('checkSameOrigin', (request) => {
+        const origin = request.headers.origin ?? originOf(request.headers.referer);
+        const own = `${request.protocol}://${request.headers.host ?? ''}`;
+        if (!origin || (origin !== baseOrigin && origin !== own))
+            throw crossSiteRequest(origin ?? '');
+    });
+    const sessionPrincipal = async (secret) => {
+        const found = await app.sessionService?.resolve(secret);
+        if (!found)
+            throw sessionExpired();
+        const { user, expiresAt } = found;
+        return { kind: 'session', user, expiresAt, audit: { name: user.username ?? user.email, id: user._id } };
+    };
+    /**
+     * The principal of an API token, without a promise: every SDK request authenticates, and token
+     * look-ups are map reads in the configuration state. Throws the 401/403 of docs/rules.md §2.
+     */
+    const tokenPrincipal = (header, family) => {
+        const secret = header.replace(BEARER, '').trim();
+        if (!secret)
+            throw family === 'admin' ? unauthorized() : apiTokenRequired();
+        const token = tokens.lookup(secret);
+        if (!token)
+            throw family === 'admin' ? unauthorized() : apiTokenRequired();
+        const audit = { name: token.tokenName, id: ADMIN_TOKEN_USER_ID };
+        if (token.type === 'admin') {
+            if (family !== 'admin')
+                throw wrongTokenType();
+            return { kind: 'admin-token', tokenName: token.tokenName, audit };
+        }
+        const kind = token.type === 'frontend' ? 'frontend-token' : 'client-token';
+        if (family !== (kind === 'frontend-token' ? 'frontend' : 'client'))
+            throw wrongTokenType();
+        return { kind, tokenName: token.tokenName, projects: token.projects, environment: token.environment, audit };
+    };
+    /** Only admin routes take the session cookie; SDK routes answer Unleash's API-token message. */
+    const cookieSecret = (request, family) => {
+        const secret = family === 'admin' ? app.sessionSecret(request) : undefined;
+        if (!secret)
+            throw family === 'admin' ? authenticationRequired() : apiTokenRequired();
+        if (!SAFE_METHODS.has(request.method))
+            app.checkSameOrigin(request);
+        return secret;
+    };
+    /**
+     * The request's principal, set on it: at once for an API token (a map read in the configuration
+     * state), a promise only for a session, whose look-up may read the database.
+     */
+    const identify = (request, family) => {
+        const header = request.headers.authorization;
+        if (header !== undefined)
+            return (request.principal = tokenPrincipal(header, family));
+        return sessionPrincipal(cookieSecret(request, family)).then((principal) => (request.principal = principal));
+    };
+    app.decorate('authenticate', async (request, family = 'admin') => await identify(request, family));
+    /** docs/rules.md §1.2 after authentication: the route's permission, then the content type. */
+    const authorize = (request, principal, url) => {
+        if (principal.kind === 'session') {
+            // Session users hold the permissions of their root role.
+            const permission = requiredPermission(request.method, url, request.routeOptions.config.permission);
+            if (permission && !roleHolds(principal.user.rootRole, permission))
+                throw noAccess([permission]);
+        }
+        else {
+            const permission = request.routeOptions.config.permission;
+            // Admin tokens hold every permission; the check stays here for personal access tokens.
+            if (permission && principal.kind !== 'admin-token')
+                throw noAccess([permission]);
+        }
+        app.checkContentType(request);
+    };
+    // Runs after body parsing, as Unleash does (malformed JSON is a 400 even without credentials),
+    // then in docs/rules.md §1.2's order: authentication, permission, content type; schema validation
+    // follows. Callback style, and a token is checked without a promise (only a session waits for
+    // its look-up): no promise per request, which an async hook costs even when it does not wait.
+    app.addHook('preValidation', (request, _reply, done) => {
+        const url = request.routeOptions.url ?? '';
+        if (!url.startsWith('/api/'))
+            return done();
+        const authorized = (principal) => {
+            try {
+                authorize(request, principal, url);
+            }
+            catch (err) {
+                return done(asError(err));
+            }
+            done();
+        };
+        let principal;
+        try {
+            principal = identify(request, request.routeOptions.config.tokenFamily ?? 'admin');
+        }
+        catch (err) {
+            return done(asError(err));
+        }
+        if (principal instanceof Promise)
+            principal.then(authorized, (err) => done(asError(err)));
+        else
+            authorized(principal);
+    });
+}
+function originOf(referer) {
+    if (!referer)
+        return undefined;
+    try {
+        return new URL(referer).origin;
+    }
+    catch {
+        return undefined;
+    }
+}
+export default fp(authPlugin, { name: 'auth', dependencies: ['database', 'errors'] });
+//# sourceMappingURL=auth.js.map

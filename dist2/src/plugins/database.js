@@ -1,0 +1,146 @@
+import fp from 'fastify-plugin';
+import { MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError, } from 'mongodb';
+import { startEmbeddedDatabase } from '../db/embedded.js';
+import { DEFAULT_MAX_STATEMENTS, DatabaseGuard, DatabaseTimeoutError, DatabaseUnavailableError } from '../db/guard.js';
+import { DatabaseHealth } from '../db/health.js';
+import { Outbox } from '../db/outbox.js';
+/** Errors that mean "the database is not reachable right now" (answered 503, never 500). */
+export function isDatabaseUnavailable(err) {
+    return (err instanceof DatabaseTimeoutError ||
+        err instanceof DatabaseUnavailableError ||
+        err instanceof MongoServerSelectionError ||
+        err instanceof MongoNetworkError ||
+        err instanceof MongoNotConnectedError ||
+        err instanceof MongoTopologyClosedError ||
+        (err instanceof Error && /connection (pool )?(closed|refused)|ECONNREFUSED/i.test(err.message)));
+}
+/** The concurrency the server can take (DB_MAX_CONCURRENT_*; src/db/guard.ts, docs/operations.md). */
+export function guardLimits(config, ferretdb) {
+    return {
+        maxWrites: config.DB_MAX_CONCURRENT_WRITES || (ferretdb ? 1 : 16),
+        maxReads: config.DB_MAX_CONCURRENT_READS || (ferretdb ? 4 : 32),
+        // FerretDB holds one SQLite connection per statement of an update command until it ends (of 100).
+        maxStatements: ferretdb ? DEFAULT_MAX_STATEMENTS : 1000,
+    };
+}
+async function connectWithRetry(client, log, deadlineMs) {
+    const deadline = Date.now() + deadlineMs;
+    for (let attempt = 1;; attempt++) {
+        try {
+            await client.connect();
+            return;
+        }
+        catch (err) {
+            if (Date.now() > deadline)
+                throw err;
+            log.warn({ err, attempt }, 'database not reachable yet; retrying');
+            await new Promise((r) => setTimeout(r, 500));
+        }
+    }
+}
+/**
+ * Profiling aid (VANE_MONITOR_COMMANDS=1): one stderr line per driver command, with the time the
+ * request was sent (ms since start), its collection and its duration, so a write's round trips
+ * can be read in order.
+ */
+function logCommands(client) {
+    const started = new Map();
+    const t0 = performance.now();
+    client.on('commandStarted', (e) => {
+        const target = e.command[e.commandName];
+        started.set(e.requestId, { at: performance.now(), what: `${e.commandName} ${typeof target === 'string' ? target : ''}` });
+    });
+    const done = (e, outcome) => {
+        const s = started.get(e.requestId);
+        if (!s)
+            return;
+        started.delete(e.requestId);
+        process.stderr.write(`[db] ${(s.at - t0).toFixed(1)} ${s.what} ${(performance.now() - s.at).toFixed(2)} ms${outcome}\n`);
+    };
+    client.on('commandSucceeded', (e) => done(e, ''));
+    client.on('commandFailed', (e) => done(e, ' FAILED'));
+}
+async function databasePlugin(app, opts) {
+    const { config } = opts;
+    let embedded;
+    let url = config.MONGODB_URL;
+    if (!url) {
+        embedded = await startEmbeddedDatabase(config.DATA_DIR, app.log);
+        url = embedded.url;
+    }
+    // Before the server's kind is known, the limits of the strictest server (FerretDB).
+    const guard = new DatabaseGuard(config.DB_TIMEOUT_MS, guardLimits(config, true), app.log);
+    const maxLimits = guardLimits(config, false);
+    const client = new MongoClient(url, {
+        serverSelectionTimeoutMS: config.DB_TIMEOUT_MS,
+        connectTimeoutMS: config.DB_TIMEOUT_MS,
+        // The driver's own backstop behind the guard's deadline: a connection silent for this long is
+        // closed, which fails the operation on it and frees its slot (src/db/guard.ts).
+        socketTimeoutMS: config.DB_TIMEOUT_MS * 3,
+        // A 1 s heartbeat notices a returning database within about a second.
+        heartbeatFrequencyMS: 1000,
+        // The guard bounds what is in flight; the pool only needs room for it and the health probe.
+        maxPoolSize: Math.max(maxLimits.maxWrites, guardLimits(config, true).maxWrites) + maxLimits.maxReads + 2,
+        ignoreUndefined: true,
+        writeConcern: {
+            w: config.MONGODB_WRITE_CONCERN === 'majority' ? 'majority' : Number(config.MONGODB_WRITE_CONCERN),
+            journal: config.MONGODB_JOURNAL === 'true',
+        },
+        monitorCommands: config.monitorCommands,
+    });
+    if (config.monitorCommands)
+        logCommands(client);
+    let health;
+    let driverAvailable = false;
+    client.on('topologyDescriptionChanged', (event) => {
+        driverAvailable = event.newDescription.hasDataBearingServers;
+        health?.driverReachable(driverAvailable);
+    });
+    try {
+        await connectWithRetry(client, app.log, 30_000);
+    }
+    catch (err) {
+        await embedded?.stop();
+        throw err;
+    }
+    const unguarded = client.db(config.MONGODB_DB);
+    const db = guard.wrapDb(unguarded);
+    const outbox = new Outbox(db);
+    await outbox.createIndexes();
+    guard.configure(guardLimits(config, outbox.isFerretDB));
+    app.log.info({ ...guard.limits, server: outbox.isFerretDB ? 'ferretdb' : 'mongodb' }, 'database concurrency limits');
+    // The probe runs its operations through the guard itself (as probes, while the gate is closed).
+    health = new DatabaseHealth(unguarded, guard, outbox.instance, {
+        intervalMs: config.DB_HEALTH_INTERVAL_MS,
+        restartAfterMs: config.DB_RESTART_AFTER_MS,
+        ...(embedded ? { restart: () => embedded.restart() } : {}),
+    }, app.log);
+    health.driverReachable(driverAvailable);
+    guard.onTimeout(() => health?.probeSoon());
+    const database = {
+        client,
+        db,
+        outbox,
+        embedded,
+        guard,
+        health,
+        isAvailable: () => health.isHealthy,
+        onRecovered: (fn) => health.onRecovered(fn),
+    };
+    app.decorate('database', database);
+    database.onRecovered(async () => {
+        const { refreshed, repaired } = await outbox.reconcile();
+        if (refreshed || repaired)
+            app.log.warn({ refreshed, repaired }, 'after the outage: writes of unknown outcome re-read, pending events flushed');
+    });
+    health.start();
+    app.addHook('onClose', async () => {
+        health.stop();
+        outbox.stopWatching();
+        await outbox.settle().catch((err) => app.log.warn({ err }, 'clearing flushed events failed; the next start repairs it'));
+        await client.close(true);
+        await embedded?.stop();
+    });
+}
+export default fp(databasePlugin, { name: 'database' });
+//# sourceMappingURL=database.js.map

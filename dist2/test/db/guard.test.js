@@ -1,0 +1,118 @@
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { DatabaseGuard, DatabaseTimeoutError, DatabaseUnavailableError, TooManyStatementsError, inBatches, } from '../../src/db/guard.js';
+import { startEmbeddedDatabase } from '../../src/db/embedded.js';
+import { Outbox } from '../../src/db/outbox.js';
+import { MetricsStore } from '../../src/features/metrics/store.js';
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+function deferred() {
+    let resolve;
+    const promise = new Promise((r) => (resolve = r));
+    return { promise, resolve };
+}
+t.test('writes never exceed their slots; reads have their own', async (t) => {
+    const guard = new DatabaseGuard(1000, { maxWrites: 1, maxReads: 2, maxStatements: 32 }, quiet);
+    let writing = 0;
+    let maxWriting = 0;
+    let reading = 0;
+    let maxReading = 0;
+    const write = () => guard.run('write', 'replaceOne', 'flags', async () => {
+        maxWriting = Math.max(maxWriting, ++writing);
+        await new Promise((r) => setTimeout(r, 5));
+        writing--;
+    });
+    const read = () => guard.run('read', 'findOne', 'flags', async () => {
+        maxReading = Math.max(maxReading, ++reading);
+        await new Promise((r) => setTimeout(r, 5));
+        reading--;
+    });
+    await Promise.all([...Array.from({ length: 20 }, write), ...Array.from({ length: 20 }, read)]);
+    t.equal(maxWriting, 1, 'one write at a time');
+    t.equal(maxReading, 2, 'two reads at a time');
+    t.same(guard.stats().writesInUse, 0);
+});
+t.test('a deadline names the operation and collection; a queued operation is never sent', async (t) => {
+    const errors = [];
+    const guard = new DatabaseGuard(100, { maxWrites: 1, maxReads: 1, maxStatements: 32 }, { error: (o) => errors.push(o) });
+    const stuck = deferred();
+    let secondSent = false;
+    const first = guard.run('write', 'replaceOne', 'flags', () => stuck.promise);
+    const second = guard.run('write', 'insertOne', 'events', async () => { secondSent = true; });
+    const [a, b] = await Promise.allSettled([first, second]);
+    t.ok(a.status === 'rejected' && a.reason instanceof DatabaseTimeoutError && a.reason.sent, 'the sent one timed out');
+    t.match(a.reason.message, /replaceOne on flags did not finish within 100 ms/);
+    t.ok(b.status === 'rejected' && b.reason instanceof DatabaseTimeoutError && !b.reason.sent, 'the queued one was never sent');
+    t.notOk(secondSent);
+    t.match(errors, [{ operation: 'replaceOne', collection: 'flags', sent: true }, { operation: 'insertOne', collection: 'events', sent: false }]);
+    // The stuck operation keeps its slot until it settles (at most one more deadline).
+    t.equal(guard.stats().writesInUse, 1);
+    stuck.resolve();
+    await new Promise((r) => setTimeout(r, 0));
+    t.equal(guard.stats().writesInUse, 0, 'released once the driver settles it');
+    const never = guard.run('write', 'replaceOne', 'flags', () => new Promise(() => undefined));
+    await t.rejects(never, DatabaseTimeoutError);
+    await new Promise((r) => setTimeout(r, 150));
+    t.equal(guard.stats().writesInUse, 0, 'an operation the driver never settles frees its slot after a second deadline');
+    t.equal(guard.stats().overdue, 1);
+});
+t.test('closed: refused at once, probes still run', async (t) => {
+    const guard = new DatabaseGuard(1000, { maxWrites: 1, maxReads: 1, maxStatements: 32 }, quiet);
+    guard.close('the probe failed');
+    await t.rejects(guard.run('write', 'insertOne', 'flags', async () => 1), DatabaseUnavailableError);
+    t.equal(await guard.run('write', 'replaceOne', 'health', async () => 2, { probe: true }), 2);
+    guard.open();
+    t.equal(await guard.run('write', 'insertOne', 'flags', async () => 3), 3);
+});
+t.test('a bulkWrite of more statements than a command may carry is refused before it is sent', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vane-guard-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const server = await startEmbeddedDatabase(dir, quiet);
+    t.teardown(() => server.stop());
+    const client = await new MongoClient(server.url).connect();
+    t.teardown(() => client.close(true));
+    const guard = new DatabaseGuard(3000, { maxWrites: 1, maxReads: 4, maxStatements: 32 }, quiet);
+    const coll = guard.wrapDb(client.db('guard')).collection('c');
+    const ops = Array.from({ length: 33 }, (_, i) => ({ insertOne: { document: { _id: i } } }));
+    t.throws(() => coll.bulkWrite(ops), TooManyStatementsError);
+    await inBatches(ops, 32, (batch) => coll.bulkWrite(batch));
+    t.equal(await coll.countDocuments({}), 33);
+    // Cursor round trips go through the guard too: a closed gate refuses the next batch.
+    const cursor = coll.find({}, { batchSize: 5 });
+    t.ok(await cursor.next());
+    guard.close('test');
+    for (let i = 0; i < 4; i++)
+        await cursor.next(); // buffered: no round trip
+    await t.rejects(cursor.next(), DatabaseUnavailableError);
+});
+/**
+ * The wedge of issue 24, on a database of its own (it would take the shared one down): the
+ * metrics flush of 150 buckets over existing documents. One unordered bulkWrite of them, as
+ * MetricsStore sent it, never finished on FerretDB and every later write waited for ever.
+ */
+t.test('a metrics flush of many buckets does not wedge the embedded database', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vane-wedge-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const server = await startEmbeddedDatabase(dir, quiet);
+    // Killed rather than stopped: if the wedge is back, FerretDB would not stop on SIGTERM.
+    t.teardown(() => process.kill(server.pid, 'SIGKILL'));
+    const client = await new MongoClient(server.url, { maxPoolSize: 10 }).connect();
+    t.teardown(() => client.close(true));
+    const guard = new DatabaseGuard(10_000, { maxWrites: 1, maxReads: 4, maxStatements: 32 }, quiet);
+    const store = new MetricsStore(new Outbox(guard.wrapDb(client.db('metrics'))));
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+    const buckets = (yes) => Array.from({ length: 150 }, (_, i) => ({
+        _id: `i\u0000flag-${i}\u0000production\u0000${hour.getTime()}`, instance: 'i', flag: `flag-${i}`, environment: 'production',
+        hour, yes, no: 0, variants: {}, appNames: ['app'], lastSeenAt: new Date(), flushedAt: new Date(),
+    }));
+    const within = (p, ms) => Promise.race([p, new Promise((_r, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+    await within(store.writeBuckets(buckets(1)), 8000);
+    await within(store.writeBuckets(buckets(2)), 8000); // over existing documents: the case that wedged
+    const other = await new MongoClient(server.url).connect();
+    t.teardown(() => other.close(true));
+    await within(other.db('metrics').collection('probe').insertOne({ ok: 1 }), 5000);
+    t.equal((await within(store.bucketsSince(hour, undefined), 5000)).reduce((n, b) => n + b.yes, 0), 300, 'every bucket written');
+});
+//# sourceMappingURL=guard.test.js.map

@@ -1,0 +1,138 @@
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../../src/app.js';
+import { buildEvents, pendingEvents, storedEventJson, tailKey } from '../../src/db/outbox.js';
+import { buildTestApp, testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
+const crashScript = fileURLToPath(new URL('../fixtures/crash-between-writes.js', import.meta.url));
+t.test('a change and its event survive a crash between the two writes', async (t) => {
+    const config = await testConfig(t);
+    t.teardown(() => dropDatabase(config));
+    // A fresh instance initialises the database (events 1–5), then goes away.
+    await (await buildApp(config, { logger: false })).close();
+    const run = spawnSync(process.execPath, [crashScript, config.MONGODB_URL, config.MONGODB_DB], { encoding: 'utf8' });
+    t.equal(run.signal, 'SIGKILL', `the writer died mid-operation ${run.stderr}`);
+    const app = await buildApp(config, { logger: false });
+    t.teardown(() => app.close());
+    const tokens = await app.database.db.collection('api_tokens').find({ tokenName: 'written-before-the-crash' }).toArray();
+    t.equal(tokens.length, 1, 'the change was written');
+    t.notOk(tokens[0]._outbox, 'its pending event was flushed at start');
+    const events = await app.database.db.collection('events').find({ type: 'api-token-created' }).sort({ id: 1 }).toArray();
+    const ours = events.filter((e) => e.data?.tokenName === 'written-before-the-crash');
+    t.equal(ours.length, 1, 'exactly one event for the change');
+    t.equal(ours[0].createdBy, 'crash-test');
+    t.equal(ours[0].id, 6, 'it takes the next event id');
+});
+t.test('no event is ever stored without its change', async (t) => {
+    const config = await testConfig(t);
+    t.teardown(() => dropDatabase(config));
+    const app = await buildApp(config, { logger: false });
+    t.teardown(() => app.close());
+    // A refused change (unknown environment) writes neither the token nor an event.
+    await app.database.outbox.flushed(); // events are appended after the response (Outbox.queueFlush)
+    const before = await app.database.db.collection('events').countDocuments();
+    const res = await app.inject({
+        method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { tokenName: 'x', type: 'client', environment: 'nope' },
+    });
+    t.equal(res.statusCode, 400);
+    await app.database.outbox.flushed();
+    t.equal(await app.database.db.collection('events').countDocuments(), before);
+    t.equal(await app.database.db.collection('api_tokens').countDocuments({ tokenName: 'x' }), 0);
+});
+t.test('concurrent writers get distinct, gap-free event ids', async (t) => {
+    const config = await testConfig(t);
+    t.teardown(() => dropDatabase(config));
+    const a = await buildApp(config, { logger: false });
+    const b = await buildApp(config, { logger: false });
+    t.teardown(async () => { await a.close(); await b.close(); });
+    const create = (app, i) => app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { tokenName: `t${i}`, type: 'client' } });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => create(i % 2 ? a : b, i)));
+    t.ok(results.every((r) => r.statusCode === 201));
+    await Promise.all([a.database.outbox.flushed(), b.database.outbox.flushed()]); // events are appended after the response (Outbox.queueFlush)
+    const ids = (await a.database.db.collection('events').find({}).sort({ id: 1 }).toArray()).map((e) => e.id);
+    t.same(ids, Array.from({ length: ids.length }, (_, i) => i + 1));
+    t.equal(ids.length, 25);
+});
+/**
+ * The windows inside one append (src/db/outbox.ts appendEvent): a flush repeated after a crash
+ * must neither lose the event nor store it twice, whatever step the crash interrupted.
+ */
+t.test('a repeated flush after a crash at any step of an append stores the event once', async (t) => {
+    const config = await testConfig(t);
+    t.teardown(() => dropDatabase(config));
+    const app = await buildApp(config, { logger: false });
+    t.teardown(() => app.close());
+    const { outbox } = app.database;
+    const db = app.database.db;
+    const coll = outbox.collection('crash_windows');
+    const pending = (name) => buildEvents({ name: 'crash-test', id: -42 }, [{ type: 'tag-created', data: { value: name } }])[0];
+    const stuck = async (name) => {
+        const event = pending(name);
+        await coll.insertOne({ _id: name, _outbox: [event] });
+        return event;
+    };
+    const storedCopies = async (key) => await db.collection('events').countDocuments({ _id: key });
+    // 1. Died after claiming id 6, before storing the event.
+    const one = await stuck('claimed-only');
+    await outbox.tail.insertOne({ _id: tailKey(6), id: 6, key: one.key, body: storedEventJson(6, one) });
+    await outbox.flush(coll, 'claimed-only');
+    t.equal(await storedCopies(one.key), 1);
+    t.equal((await db.collection('events').findOne({ _id: one.key })).id, 6, 'stored under its claimed id');
+    // 2. Died after storing the event (id 7), before clearing the pending copy.
+    const two = await stuck('stored');
+    await outbox.tail.insertOne({ _id: tailKey(7), id: 7, key: two.key, body: storedEventJson(7, two) });
+    await db.collection('events').insertOne({ _id: two.key, id: 7, ...two, searchText: '' });
+    await outbox.flush(coll, 'stored');
+    t.equal(await storedCopies(two.key), 1, 'not stored twice');
+    t.notOk((await coll.findOne({ _id: 'stored' }))._outbox, 'the pending copy is cleared');
+    // 3. Stored as id 8 long ago; its claim has left the tail since: the new claim (9) becomes void.
+    const three = await stuck('claim-pruned');
+    await db.collection('events').insertOne({ _id: three.key, id: 8, ...three, searchText: '' });
+    await outbox.tail.insertOne({ _id: tailKey(8), id: 8, key: 'someone-else', body: storedEventJson(8, three) });
+    await outbox.tail.deleteOne({ _id: tailKey(8) });
+    // As another instance publishes its newest id (a revision document); the hint is as fresh as the last poll.
+    await db.collection('meta').updateOne({ _id: 'rev:another-instance' }, { $set: { seq: 1, at: new Date(), lastId: 8, recent: [] } }, { upsert: true });
+    await outbox.pollRevisions();
+    await outbox.flush(coll, 'claim-pruned');
+    t.equal(await storedCopies(three.key), 1, 'not stored twice');
+    const voided = await outbox.tail.findOne({ _id: tailKey(9) });
+    t.ok(voided?.void, 'the claim it made instead is a void slot');
+    const res = await app.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: 'after' } });
+    t.equal(res.statusCode, 201);
+    const newest = (await app.inject({ url: '/api/admin/search/events?limit=4', headers: ADMIN })).json().events;
+    t.equal(newest[0].id, 10, 'the next event takes the id after the void slot');
+    t.equal((await app.inject({ url: '/api/admin/search/events?id=IS:9', headers: ADMIN })).json().total, 0, 'the void slot holds no event');
+});
+t.test('pending events are stored packed in one string; documents holding an array flush the same', async (t) => {
+    const app = await buildTestApp(t);
+    const { outbox } = app.database;
+    const db = app.database.db;
+    const coll = outbox.collection('packed_outbox');
+    const events = buildEvents({ name: 'pack-test', id: -1 }, [{ type: 'tag-created', data: { value: 'packed', at: new Date(0) } }]);
+    await outbox.insertPending(coll, { _id: 'packed', value: 1 }, events);
+    const raw = await db.collection('packed_outbox').findOne({ _id: 'packed' });
+    t.type(raw?._outbox, 'string', 'one Extended JSON string, not nested documents');
+    t.same(pendingEvents(raw?._outbox), events, 'read back as the events written, dates included');
+    await outbox.flush(coll, 'packed');
+    t.notOk((await db.collection('packed_outbox').findOne({ _id: 'packed' }))?._outbox, 'flushed and cleared');
+    const stored = await db.collection('events').findOne({ _id: events[0].key });
+    t.equal(stored?.type, 'tag-created', 'the event is in the log');
+    t.same(pendingEvents(undefined), [], 'no _outbox: no events');
+    // As written before packing: the events as an array of documents.
+    const legacy = outbox.collection('packed_outbox');
+    const [old] = buildEvents({ name: 'pack-test', id: -1 }, [{ type: 'tag-created', data: { value: 'array' } }]);
+    await legacy.insertOne({ _id: 'array', _outbox: [old] });
+    await outbox.flush(legacy, 'array');
+    t.notOk((await db.collection('packed_outbox').findOne({ _id: 'array' }))?._outbox, 'an array _outbox is flushed and cleared');
+    t.equal((await db.collection('events').findOne({ _id: old.key }))?.type, 'tag-created', 'its event is in the log');
+});
+t.test('a fresh start reports no crash leftovers: its own initial events are flushed before the repair looks', async (t) => {
+    const config = await testConfig(t);
+    t.teardown(() => dropDatabase(config));
+    const lines = [];
+    const app = await buildApp(config, { logger: { level: 'warn', stream: { write: (line) => void lines.push(line) } } });
+    t.teardown(() => app.close());
+    t.same(lines.filter((line) => line.includes('earlier crash')), [], 'no "flushed events left pending by an earlier crash" warning');
+    t.equal(await app.database.db.collection('events').countDocuments(), 5, 'the initial events are in the log');
+});
+//# sourceMappingURL=outbox.test.js.map

@@ -1,0 +1,99 @@
+import t from 'tap';
+import { buildTestApp, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+t.test('authentication and API tokens', async (t) => {
+    const app = await buildTestApp(t);
+    await t.test('no Authorization header → 401 AuthenticationRequired with Unleash extras', async (t) => {
+        const res = await app.inject({ method: 'GET', url: '/api/admin/api-tokens' });
+        t.equal(res.statusCode, 401);
+        const body = res.json();
+        t.equal(body.name, 'AuthenticationRequired');
+        t.equal(body.path, '/auth/simple/login');
+        t.equal(body.type, 'password');
+        t.equal(body.defaultHidden, false);
+    });
+    await t.test('unknown token → 401 UnauthorizedError', async (t) => {
+        const res = await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: { authorization: '*:*.wrong' } });
+        t.equal(res.statusCode, 401);
+        t.equal(res.json().name, 'UnauthorizedError');
+        t.equal(res.json().message, 'You must log in to use Unleash.');
+    });
+    await t.test('admin token works, with or without "Bearer "', async (t) => {
+        t.equal((await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: ADMIN })).statusCode, 200);
+        const bearer = await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: { authorization: `bearer  ${ADMIN.authorization}` } });
+        t.equal(bearer.statusCode, 200);
+    });
+    let clientSecret = '';
+    await t.test('create a client token: 201, Location, secret shown once', async (t) => {
+        const res = await app.inject({
+            method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN,
+            payload: { type: 'Client', tokenName: 'peer-client', environment: 'development', projects: ['*'] },
+        });
+        t.equal(res.statusCode, 201);
+        t.equal(res.headers.location, 'api-tokens');
+        const body = res.json();
+        t.same(Object.keys(body), ['tokenName', 'environment', 'projects', 'secret', 'type', 'alias', 'project', 'createdAt', 'secure']);
+        t.match(body.secret, /^\*:development\.[0-9a-f]{56}$/);
+        t.equal(body.type, 'client');
+        t.equal(body.project, '*');
+        clientSecret = body.secret;
+        const list = await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: ADMIN });
+        t.notMatch(list.body, clientSecret, 'the listing never shows the secret again');
+        const stored = await app.database.db.collection('api_tokens').find({}).toArray();
+        t.notMatch(JSON.stringify(stored), clientSecret.split('.')[1], 'only the hash is stored');
+    });
+    await t.test('client token on an admin route → 403 NoAccessError', async (t) => {
+        const res = await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: { authorization: clientSecret } });
+        t.equal(res.statusCode, 403);
+        t.equal(res.json().name, 'NoAccessError');
+        t.equal(res.json().message, 'invalid token: expected a different token type for this endpoint');
+    });
+    await t.test('token validation errors', async (t) => {
+        const allEnvs = await app.inject({
+            method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { type: 'client', tokenName: 'x', environment: '*' },
+        });
+        t.equal(allEnvs.statusCode, 400);
+        t.equal(allEnvs.json().message, 'Client token cannot be scoped to all environments');
+        const unknownEnv = await app.inject({
+            method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { type: 'client', tokenName: 'x', environment: 'nope' },
+        });
+        t.equal(unknownEnv.statusCode, 400);
+        t.equal(unknownEnv.json().message, 'Environment=nope does not exist');
+        const admin = await app.inject({
+            method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { type: 'admin', tokenName: 'x' },
+        });
+        t.equal(admin.statusCode, 400);
+    });
+    await t.test('revoke → the token no longer authenticates (cache invalidated), with events', async (t) => {
+        const del = await app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${encodeURIComponent(clientSecret)}`, headers: ADMIN });
+        t.equal(del.statusCode, 200);
+        const after = await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: { authorization: clientSecret } });
+        t.equal(after.statusCode, 401);
+        const unknown = await app.inject({ method: 'DELETE', url: '/api/admin/api-tokens/nothing', headers: ADMIN });
+        t.equal(unknown.statusCode, 200);
+        await app.database.outbox.flushed(); // events are appended after the response
+        const events = await app.database.db.collection('events').find({}).sort({ id: 1 }).toArray();
+        t.same(events.map((e) => e.type).slice(-2), ['api-token-created', 'api-token-deleted'].slice(-2));
+        const deleted = events.find((e) => e.type === 'api-token-deleted');
+        t.equal(deleted.preData.tokenName, 'peer-client');
+        t.equal(deleted.createdBy, 'admin');
+        t.equal(deleted.createdByUserId, -42);
+    });
+});
+t.test('fresh instance: initial events 1–5 (docs/rules.md §4.5, §7)', async (t) => {
+    const app = await buildTestApp(t);
+    await app.database.outbox.flushed(); // events are appended after the response
+    const events = await app.database.db.collection('events').find({}).sort({ id: 1 }).toArray();
+    t.same(events.map((e) => [e.id, e.type, e.createdBy, e.createdByUserId]), [
+        [1, 'strategy-created', 'migration', null],
+        [2, 'strategy-created', 'migration', null],
+        [3, 'strategy-created', 'migration', null],
+        [4, 'strategy-created', 'migration', null],
+        [5, 'api-token-created', 'unleash_system_user', -1337],
+    ]);
+    t.same(events[0].data, { name: 'default', description: 'Default on or off Strategy.' });
+    t.same(events.slice(0, 4).map((e) => e.data.name), ['default', 'applicationHostname', 'remoteAddress', 'flexibleRollout']);
+    t.equal(events[4].project, '*');
+    t.equal(events[4].environment, '*');
+    t.equal(events[4].data.tokenName, 'admin');
+});
+//# sourceMappingURL=routes.test.js.map

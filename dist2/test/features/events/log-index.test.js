@@ -1,0 +1,166 @@
+import fc from 'fast-check';
+import t from 'tap';
+import { EventLogIndex, groupHash } from '../../../src/features/events/log-index.js';
+const DAY = 86_400_000;
+const BASE = Date.UTC(2026, 0, 1);
+/** The definition: every condition AND-ed, newest first by (createdAt, id). */
+function naive(events, c) {
+    const inList = (list, value) => list === undefined || list.includes(value);
+    return events
+        .filter((e) => inList(c.types, e.type) && inList(c.features, e.featureName) && inList(c.projects, e.project)
+        && inList(c.environments, e.environment) && inList(c.userIds, e.createdByUserId)
+        && inList(c.ids, e.id) && inList(c.groupIds, e.groupId) && (!c.projectRequired || e.project !== null)
+        && (c.from === undefined || e.at >= c.from) && (c.before === undefined || e.at < c.before))
+        .sort((a, b) => b.at - a.at || b.id - a.id)
+        .map((e) => e.id);
+}
+/** Scan and one page of `index` against the definition over `events` (throws on a difference). */
+function agrees(index, events, criteria, offset, limit) {
+    const expected = naive(events, criteria);
+    const scanned = [];
+    index.scan(criteria, (id) => {
+        scanned.push(id);
+        return true;
+    });
+    // Group ids match by hash: with these few distinct ids there is no collision.
+    if (JSON.stringify(scanned) !== JSON.stringify(expected))
+        throw new Error(`scan ${JSON.stringify(scanned)} != ${JSON.stringify(expected)}`);
+    if (criteria.groupIds)
+        return;
+    const page = index.search(criteria, offset, limit);
+    if (page.total !== expected.length)
+        throw new Error(`total ${page.total} != ${expected.length}`);
+    if (JSON.stringify(page.ids) !== JSON.stringify(expected.slice(offset, offset + limit)))
+        throw new Error('page differs');
+}
+const few = (values) => fc.constantFrom(...values);
+const eventArb = (id) => fc.record({
+    at: fc.integer({ min: 0, max: 20 }).map((d) => BASE + d * DAY / 2),
+    type: few(['a', 'b', 'c']),
+    project: few(['p1', 'p2', null]),
+    featureName: few(['f1', 'f2', 'f3', null]),
+    environment: few(['dev', 'prod', null]),
+    createdByUserId: few([-42, 1, 2, null]),
+    groupId: few(['g1', 'g2', null]),
+}).map((e) => ({ id, ...e }));
+const logArb = fc.integer({ min: 0, max: 60 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => eventArb(i + 1))))
+    .chain((events) => fc.shuffledSubarray(events, { minLength: events.length, maxLength: events.length }));
+const criteriaArb = fc.record({
+    types: fc.subarray(['a', 'b', 'c', 'zz']),
+    projects: fc.subarray(['p1', 'p2', 'nope']),
+    features: fc.subarray(['f1', 'f2', 'f3']),
+    environments: fc.subarray(['dev', 'prod']),
+    userIds: fc.subarray([-42, 1, 2, 99]),
+    ids: fc.subarray([1, 2, 3, 5, 8, 13, 21, 34, 1000]),
+    groupIds: fc.subarray(['g1', 'g2', 'g9']),
+    projectRequired: fc.boolean(),
+    from: fc.integer({ min: 0, max: 20 }).map((d) => BASE + d * DAY / 2),
+    before: fc.integer({ min: 0, max: 22 }).map((d) => BASE + d * DAY / 2),
+}, { requiredKeys: [] });
+t.test('search equals the naive filter for any log (arrival in any order) and any criteria', async (t) => {
+    fc.assert(fc.property(logArb, criteriaArb, fc.nat(70), fc.integer({ min: 1, max: 70 }), (events, criteria, offset, limit) => {
+        const index = new EventLogIndex();
+        for (const e of events)
+            index.add(e);
+        agrees(index, events, criteria, offset, limit);
+    }), { numRuns: 600 });
+    t.pass('600 random logs and searches agree with the definition');
+});
+t.test('a flag filter over many flags walks the flags\' own lists (one or several) and still equals the definition', async (t) => {
+    const flags = Array.from({ length: 150 }, (_, i) => `f${i}`);
+    const manyFlagsEvent = (id) => eventArb(id).chain((e) => few([...flags, null]).map((featureName) => ({ ...e, featureName })));
+    const bigLogArb = fc.integer({ min: 300, max: 600 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => manyFlagsEvent(i + 1))))
+        .chain((events) => fc.shuffledSubarray(events, { minLength: events.length, maxLength: events.length }));
+    const flagCriteriaArb = fc.tuple(criteriaArb, fc.subarray([...flags.slice(0, 6), 'unknown'], { minLength: 1 }))
+        .map(([criteria, features]) => ({ ...criteria, ids: undefined, features }));
+    fc.assert(fc.property(bigLogArb, flagCriteriaArb, fc.nat(20), (events, criteria, offset) => {
+        const index = new EventLogIndex();
+        for (const e of events)
+            index.add(e);
+        for (const e of events)
+            if (e.id % 7 === 0)
+                index.remove(e.id);
+        agrees(index, events.filter((e) => e.id % 7 !== 0), criteria, offset, 10);
+    }), { numRuns: 150 });
+    t.pass('150 logs of 300–600 events over 150 flags agree with the definition');
+});
+t.test('logs larger than a chunk: totals from the counts, pages across chunk boundaries, after removals', async (t) => {
+    // 6 000 events (matches are handed over 1 024 at a time), every value drawn from few choices.
+    for (const seed of [1, 2, 3, 4, 5]) {
+        let state = seed;
+        const next = () => {
+            state = (state + 0x6d2b79f5) | 0;
+            let x = Math.imul(state ^ (state >>> 15), 1 | state);
+            x ^= x + Math.imul(x ^ (x >>> 7), 61 | x);
+            return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+        };
+        const pick = (values) => values[Math.floor(next() * values.length)];
+        const events = Array.from({ length: 6000 }, (_, i) => ({
+            id: i + 1, at: BASE + Math.floor(next() * 400) * DAY / 20, type: pick(['a', 'b', 'c']), project: pick(['p1', 'p2', null]),
+            featureName: pick(['f1', 'f2', 'f3', null]), environment: pick(['dev', 'prod', null]), createdByUserId: pick([-42, 1, 2, null]),
+        }));
+        const index = new EventLogIndex();
+        for (const e of events)
+            index.add(e);
+        for (let id = 5; id <= 6000; id += 11)
+            index.remove(id);
+        const kept = events.filter((e) => (e.id - 5) % 11 !== 0 || e.id < 5);
+        const searches = [
+            { types: ['a'] }, { types: ['a', 'c'] }, { features: ['f2'] }, { projectRequired: true }, { environments: ['prod'] },
+            { userIds: [2] }, { types: ['b'], userIds: [1, 2] }, { types: ['a'], from: BASE + 5 * DAY, before: BASE + 15 * DAY },
+        ];
+        for (const criteria of searches) {
+            const expected = naive(kept, criteria);
+            for (const [offset, limit] of [[0, 50], [1000, 50], [1020, 10], [2047, 3], [5000, 1000]]) {
+                const page = index.search(criteria, offset, limit);
+                if (page.total !== expected.length)
+                    throw new Error(`${JSON.stringify(criteria)}: total ${page.total} != ${expected.length}`);
+                if (JSON.stringify(page.ids) !== JSON.stringify(expected.slice(offset, offset + limit)))
+                    throw new Error(`${JSON.stringify(criteria)} at ${offset}: page differs`);
+            }
+            const scanned = [];
+            index.scan(criteria, (id) => scanned.push(id) < 1500);
+            if (JSON.stringify(scanned) !== JSON.stringify(expected.slice(0, 1500)))
+                throw new Error(`${JSON.stringify(criteria)}: scan differs`);
+        }
+    }
+    t.pass('5 logs × 8 searches × 5 pages agree with the definition');
+});
+t.test('add, has, remove; events are immutable', async (t) => {
+    const index = new EventLogIndex();
+    const e = (id, at) => ({ id, at, type: 'x', project: null, featureName: null, environment: null, createdByUserId: null });
+    t.ok(index.add(e(2, 10)));
+    t.notOk(index.add(e(2, 99)), 'a second add of the same id is ignored');
+    t.ok(index.add(e(1, 10)));
+    t.ok(index.add(e(3, 5)), 'an older event arriving late');
+    t.same(index.search({}, 0, 10), { ids: [2, 1, 3], total: 3 }, 'createdAt desc, then id desc');
+    t.ok(index.remove(1));
+    t.notOk(index.has(1));
+    t.notOk(index.remove(1));
+    t.same(index.search({}, 0, 10), { ids: [2, 3], total: 2 });
+    t.throws(() => index.add(e(0, 1)), RangeError);
+    t.throws(() => index.add(e(1.5, 1)), RangeError);
+});
+t.test('unknown filter values match nothing; an empty numeric list matches nothing', async (t) => {
+    const index = new EventLogIndex();
+    index.add({ id: 1, at: 1, type: 'x', project: 'p', featureName: 'f', environment: 'e', createdByUserId: 7, groupId: 'g' });
+    t.same(index.search({ types: ['nope'] }, 0, 10), { ids: [], total: 0 });
+    t.same(index.search({ userIds: [] }, 0, 10), { ids: [], total: 0 }, 'createdBy=IS:abc');
+    t.same(index.search({ ids: [] }, 0, 10), { ids: [], total: 0 });
+    t.same(index.search({ types: ['nope', 'x'] }, 0, 10), { ids: [1], total: 1 });
+    t.throws(() => index.search({ groupIds: ['g'] }, 0, 10), /confirm/);
+    t.not(groupHash('g'), 0);
+});
+t.test('a million events: columns, not objects', async (t) => {
+    const index = new EventLogIndex();
+    for (let id = 1; id <= 1_000_000; id++) {
+        index.add({ id, at: BASE + id * 1000, type: `t${id % 30}`, project: `p${id % 25}`, featureName: `f${id % 3000}`, environment: id % 3 ? 'production' : null, createdByUserId: id % 60 });
+    }
+    t.equal(index.size, 1_000_000);
+    const page = index.search({ features: ['f42'] }, 0, 50);
+    t.equal(page.total, 334, 'ids 42, 3042, … 999042');
+    t.equal(page.ids[0], 999_042);
+    const ranged = index.search({ types: ['t7'], from: BASE + 500_000_000, before: BASE + 600_000_000 }, 0, 50);
+    t.equal(ranged.total, 100_000 / 30 | 0);
+});
+//# sourceMappingURL=log-index.test.js.map

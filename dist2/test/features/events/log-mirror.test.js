@@ -1,0 +1,132 @@
+import t from 'tap';
+import { MongoClient } from 'mongodb';
+import { buildApp } from '../../../src/app.js';
+import { searchTextOf } from '../../../src/db/outbox.js';
+import { EventSearchService } from '../../../src/features/events/service.js';
+import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+import { seedLog } from './helpers.js';
+import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT } from '../../../src/features/events/log-blocks.js';
+const DAY = 86_400_000;
+const START = Date.UTC(2025, 0, 1);
+function filler(id) {
+    return {
+        id, type: ['feature-created', 'feature-strategy-add', 'segment-created'][id % 3], createdAt: new Date(START + id * DAY / 10),
+        featureName: `flag-${id % 17}`, project: id % 5 ? 'default' : null, environment: id % 2 ? 'production' : null,
+        createdByUserId: id % 4, data: { n: id, words: id % 7 === 0 ? 'seven' : 'other' },
+        ...(id % 3 === 1 ? { groupType: 'transaction', groupId: `g-${Math.floor(id / 2)}` } : {}),
+    };
+}
+const QUERIES = [
+    'limit=1000', 'offset=900&limit=30', 'type=IS:feature-strategy-add&limit=20', 'feature=IS_ANY_OF:flag-3,flag-4&offset=5',
+    'project=IS:default&environment=IS:production', 'createdBy=IS:2&from=IS:2025-02-01&to=IS:2025-02-10',
+    'groupId=IS:g-300', 'id=IS_ANY_OF:1,256,257,1000', 'query=seven&limit=5', 'from=IS:2025-03-01',
+];
+async function answers(app) {
+    const out = [];
+    for (const qs of QUERIES) {
+        const res = await app.inject({ url: `/api/admin/search/events?${qs}`, headers: ADMIN });
+        if (res.statusCode !== 200)
+            throw new Error(`${qs}: ${res.statusCode} ${res.body}`);
+        out.push(res.body);
+    }
+    return out;
+}
+async function fromDatabase(app) {
+    const service = new EventSearchService(app.stores.events, app.config.baseUrl, null);
+    const out = [];
+    for (const qs of QUERIES)
+        out.push(JSON.stringify(await service.search(Object.fromEntries(new URLSearchParams(qs)))));
+    return out;
+}
+t.test('complete blocks are sealed into event_blocks, the tail is pruned, a restart loads the blocks', async (t) => {
+    const a = await buildTestApp(t);
+    await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)));
+    const db = a.database.db;
+    const blocks = await db.collection('event_blocks').find({}, { projection: { block: 1 } }).sort({ block: 1 }).toArray();
+    t.same(blocks.map((b) => b.block), [0, 1, 2, 3, 4], 'ids 1–1280 in five sealed blocks');
+    const tailIds = (await db.collection('event_tail').find({}, { projection: { id: 1 } }).toArray()).map((e) => e.id);
+    t.equal(Math.min(...tailIds), 257, 'the tail keeps the newest four sealed blocks');
+    t.equal(Math.max(...tailIds), 1305);
+    const expected = await fromDatabase(a);
+    t.same(await answers(a), expected, 'the mirror answers as the database does');
+    const smallCache = new EventSearchService(a.stores.events, a.config.baseUrl, a.stores.eventLog, undefined, 10);
+    const twice = [];
+    for (const round of [1, 2]) {
+        for (const qs of QUERIES)
+            twice.push(JSON.stringify(await smallCache.search(Object.fromEntries(new URLSearchParams(qs)))));
+        t.same(twice.slice((round - 1) * QUERIES.length), expected, `round ${round}: events past the presented cache are presented afresh, the same`);
+    }
+    const b = await buildApp(a.config, { logger: false });
+    t.teardown(() => b.close());
+    t.ok(b.stores.eventLog.isReady(), 'ready at start: nothing to backfill');
+    t.same(await answers(b), expected, 'a new instance loads blocks and tail and answers the same');
+    const metrics = (await b.inject({ url: '/internal-backstage/prometheus', headers: ADMIN })).body;
+    t.match(metrics, /^vane_event_log_events 1305$/m, 'metrics: events held');
+    t.match(metrics, /^vane_event_log_ready 1$/m, 'metrics: answering from memory');
+    t.match(metrics, /^vane_event_log_body_bytes [1-9]\d*$/m, 'metrics: bytes held');
+});
+t.test('blocks sealed in the first format (32-event segments, no dictionary) are read next to new ones', async (t) => {
+    const a = await buildTestApp(t);
+    await seedLog(a, Array.from({ length: 600 }, (_, i) => filler(6 + i)));
+    const blocks = a.database.db.collection('event_blocks');
+    const first = (await blocks.findOne({ _id: blockKey(0) }));
+    const entries = decodeBlockIndex(first).map((event) => ({ event, json: a.stores.eventLog.json(event.id) }));
+    const legacy = encodeBlock(0, entries, LEGACY_FORMAT);
+    delete legacy.segmentSize;
+    delete legacy.dictionary;
+    await blocks.replaceOne({ _id: blockKey(0) }, legacy);
+    const b = await buildApp(a.config, { logger: false });
+    t.teardown(() => b.close());
+    t.same(await answers(b), await fromDatabase(a), 'a new instance reads both formats and answers as the database does');
+});
+t.test('an instance that fell behind reads the sealed blocks it missed', async (t) => {
+    const a = await buildTestApp(t);
+    const b = await buildApp(a.config, { logger: false });
+    t.teardown(() => b.close());
+    // Seeding publishes no revision: b does not hear of these until it syncs, after a pruned them.
+    await seedLog(a, Array.from({ length: 2100 }, (_, i) => filler(6 + i)));
+    t.ok(await a.database.db.collection('event_tail').findOne({ id: 6 }) === null, 'the ids b never saw left the tail');
+    await b.stores.eventLog.sync();
+    t.same(await answers(b), await answers(a));
+    t.same(await answers(b), await fromDatabase(a));
+    // Writes through either instance: read-your-writes here, the other's after its sync.
+    const created = await b.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_ADMIN, payload: { name: 'late', constraints: [] } });
+    t.equal(created.statusCode, 201);
+    const newest = (await b.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json().events[0];
+    t.equal(newest.type, 'segment-created');
+    t.equal(newest.id, 2106, 'the next id after the seeded log');
+    await a.stores.eventLog.sync();
+    t.same((await a.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json().events[0], newest);
+});
+t.test('a log written before the mirror existed is backfilled once; the database answers meanwhile', async (t) => {
+    const config = await testConfig(t);
+    t.teardown(() => dropDatabase(config));
+    const client = await new MongoClient(config.MONGODB_URL).connect();
+    t.teardown(() => client.close());
+    const db = client.db(config.MONGODB_DB);
+    // 700 events written by an older Vane: only in `events`, id 300 skipped.
+    const legacy = Array.from({ length: 700 }, (_, i) => i + 1).filter((id) => id !== 300).map((id) => {
+        const { id: _id, ...base } = { tags: [], preData: null, createdBy: 'old', ...filler(id) };
+        return { _id: `legacy-${id}`, id, ...base, searchText: searchTextOf(base) };
+    });
+    await db.collection('events').insertMany(legacy);
+    await db.collection('meta').insertOne({ _id: 'events', lastId: 700, token: 'old' });
+    const app = await buildApp(config, { logger: false });
+    t.teardown(() => app.close());
+    const searchedEarly = await app.inject({ url: '/api/admin/search/events?type=IS:segment-created&limit=3', headers: ADMIN });
+    t.equal(searchedEarly.statusCode, 200, 'searches are answered while the backfill runs');
+    await app.stores.eventLog.whenReady();
+    await app.stores.eventLog.settled();
+    const blocks = await db.collection('event_blocks').find({}, { projection: { block: 1 } }).sort({ block: 1 }).toArray();
+    t.same(blocks.map((b) => b.block), [0, 1], 'ids 1–512 sealed (with id 300 a void slot)');
+    const initEvents = (await db.collection('events').find({ id: { $gt: 700 } }).toArray()).length;
+    t.equal(initEvents, 5, "the new instance's own initial events came after the old log");
+    t.equal(await db.collection('event_tail').countDocuments({ void: true }), 0, 'the void slot went into its block, not the tail');
+    t.same(await answers(app), await fromDatabase(app), 'after the backfill the mirror answers as the database does');
+    t.equal((await app.inject({ url: '/api/admin/search/events?id=IS:300', headers: ADMIN })).json().total, 0);
+    const again = await buildApp(config, { logger: false });
+    t.teardown(() => again.close());
+    t.ok(again.stores.eventLog.isReady(), 'the next start needs no backfill');
+    t.same(await answers(again), await answers(app));
+});
+//# sourceMappingURL=log-mirror.test.js.map

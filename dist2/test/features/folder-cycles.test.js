@@ -1,0 +1,120 @@
+/**
+ * Feature folders must not import each other in a cycle (issue 14): a cycle makes module load
+ * order matter (an import is `undefined` while its module is still evaluating) and means neither
+ * folder can be understood or moved alone. Wiring that needs several features lives beside the
+ * folders (src/features/sdk-api.ts, src/composition.ts, src/app.ts).
+ *
+ * Only imports that exist at run time count: `import type` / `export type` are erased by the
+ * compiler. Services typing another feature's store (environments ↔ flags, projects ↔ flags) are
+ * such type-only edges.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+const featuresDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../src/features');
+/**
+ * Relative specifiers a source file imports at run time. Covers `import … from`, `export … from`,
+ * side-effect `import '…'` and `import('…')`; skips whole-statement `import type` / `export type`
+ * (an `import { type A, b }` still loads the module, so it counts).
+ */
+function runtimeImports(source) {
+    const found = [];
+    const statement = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'(\.[^']*)'/gm;
+    for (const m of source.matchAll(statement))
+        if (!m[2])
+            found.push(m[3]);
+    for (const m of source.matchAll(/\bimport\(\s*'(\.[^']*)'\s*\)/g))
+        found.push(m[1]);
+    return found;
+}
+function folderGraph(root) {
+    const graph = new Map();
+    const folderOf = (file) => {
+        const parts = relative(root, file).split(sep);
+        return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined;
+    };
+    const visit = (dir) => {
+        for (const name of readdirSync(dir)) {
+            const path = join(dir, name);
+            if (statSync(path).isDirectory())
+                visit(path);
+            else if (name.endsWith('.ts')) {
+                const from = folderOf(path);
+                if (!from)
+                    continue;
+                for (const spec of runtimeImports(readFileSync(path, 'utf8'))) {
+                    const to = folderOf(resolve(dirname(path), spec));
+                    if (!to || to === from)
+                        continue;
+                    if (!graph.has(from))
+                        graph.set(from, new Map());
+                    graph.get(from).set(to, relative(root, path));
+                }
+            }
+        }
+    };
+    visit(root);
+    return graph;
+}
+/** A cycle as [a, b, …, a], or undefined: depth-first search with an on-stack set. */
+function findCycle(graph) {
+    const done = new Set();
+    const stack = [];
+    const onStack = new Set();
+    const visit = (node) => {
+        if (onStack.has(node))
+            return [...stack.slice(stack.indexOf(node)), node];
+        if (done.has(node))
+            return undefined;
+        stack.push(node);
+        onStack.add(node);
+        for (const next of graph.get(node)?.keys() ?? []) {
+            const cycle = visit(next);
+            if (cycle)
+                return cycle;
+        }
+        stack.pop();
+        onStack.delete(node);
+        done.add(node);
+        return undefined;
+    };
+    for (const node of graph.keys()) {
+        const cycle = visit(node);
+        if (cycle)
+            return cycle;
+    }
+    return undefined;
+}
+t.test('the import scanner counts run-time imports only', async (t) => {
+    const source = [
+        "import type { A } from '../a/store.js';",
+        "import { type B, c } from '../b/service.js';",
+        "export { d } from '../d/index.js';",
+        "export type { E } from '../e/types.js';",
+        "import {\n  f,\n  g,\n} from '../f/routes.js';",
+        "import '../g/side-effect.js';",
+        "const h = await import('../h/lazy.js');",
+        "import { Type } from 'typebox';",
+    ].join('\n');
+    t.same(runtimeImports(source), ['../b/service.js', '../d/index.js', '../f/routes.js', '../g/side-effect.js', '../h/lazy.js']);
+});
+t.test('the cycle finder finds a cycle through three folders and none in a diamond', async (t) => {
+    const graph = (edges) => {
+        const g = new Map();
+        for (const [a, b] of edges)
+            g.set(a, (g.get(a) ?? new Map()).set(b, `${a}/x.ts`));
+        return g;
+    };
+    t.same(findCycle(graph([['a', 'b'], ['b', 'c'], ['c', 'a']])), ['a', 'b', 'c', 'a']);
+    t.same(findCycle(graph([['x', 'a'], ['a', 'b'], ['b', 'a']])), ['a', 'b', 'a']);
+    t.equal(findCycle(graph([['a', 'b'], ['a', 'c'], ['b', 'd'], ['c', 'd']])), undefined);
+});
+t.test('no two feature folders import each other in a cycle', async (t) => {
+    const graph = folderGraph(featuresDir);
+    t.ok(graph.size > 5, `scanned ${featuresDir}`);
+    const cycle = findCycle(graph);
+    const via = cycle?.slice(1).map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i]).get(to)})`);
+    t.equal(cycle, undefined, via ? `cycle: ${via.join(', ')}` : 'acyclic');
+});
+//# sourceMappingURL=folder-cycles.test.js.map

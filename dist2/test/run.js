@@ -1,0 +1,92 @@
+/**
+ * `npm test`: brings up what the tests need, runs the whole tap suite, and fails loudly.
+ *
+ * With MONGODB_URL set the tests use that server; otherwise one embedded MongoDB-compatible
+ * server (FerretDB, built on first use, or a mongod on PATH) is started for the whole run and
+ * stopped afterwards. Every test file works in its own throwaway database on it.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startEmbeddedDatabase } from '../src/db/embedded.js';
+const log = {
+    info: (obj, msg) => process.stderr.write(`[test] ${msg ?? ''} ${JSON.stringify(obj)}\n`),
+    warn: (obj, msg) => process.stderr.write(`[test] WARN ${msg ?? ''} ${JSON.stringify(obj)}\n`),
+};
+const LOADER_CRASH = 'FATAL ERROR: v8::Module::IsGraphAsync';
+/** One tap run over `files`, its output passed through; tap's summary read back. */
+async function tap(files, env) {
+    const bin = resolve('node_modules/.bin/tap');
+    let tail = '';
+    let crashes = 0;
+    const failedFiles = [];
+    const code = await new Promise((done) => {
+        const child = spawn(bin, [...files], { stdio: ['ignore', 'pipe', 'pipe'], env });
+        let line = '';
+        child.stdout.on('data', (chunk) => {
+            process.stdout.write(chunk);
+            const text = chunk.toString();
+            tail = (tail + text).slice(-2000);
+            const lines = (line + text).split('\n');
+            line = lines.pop() ?? '';
+            for (const l of lines) {
+                const failed = /^not ok \d+ - (\S+\.test\.js)/.exec(l);
+                if (failed)
+                    failedFiles.push(failed[1]);
+            }
+        });
+        child.stderr.on('data', (chunk) => {
+            process.stderr.write(chunk);
+            crashes += chunk.toString().split(LOADER_CRASH).length - 1;
+        });
+        child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0)));
+    });
+    // tap's summary is `# { total: N, pass: P, fail: F, … }`.
+    const summary = /#\s*\{([^}]*)\}/.exec(tail.split('\n').reverse().find((l) => /#\s*\{.*total/.test(l)) ?? '');
+    const count = (key) => Number(new RegExp(`${key}:\\s*(\\d+)`).exec(summary?.[1] ?? '')?.[1] ?? 0);
+    const fail = count('fail') + (code !== 0 && count('fail') === 0 ? 1 : 0);
+    return { code, pass: count('pass'), fail, skip: count('skip'), failedFiles, crashes };
+}
+async function main() {
+    let server;
+    let dataDir;
+    const env = { ...process.env };
+    if (!env.MONGODB_URL) {
+        dataDir = mkdtempSync(join(tmpdir(), 'vane-test-db-'));
+        server = await startEmbeddedDatabase(dataDir, log);
+        env.MONGODB_URL = server.url;
+    }
+    const args = process.argv.slice(2);
+    const files = args.length ? args : ['dist/test/**/*.test.js'];
+    try {
+        const first = await tap(files, env);
+        let { pass, fail, skip, code } = first;
+        // A file killed by Node's module loader (not by a test) is run once more, and said so: Node
+        // 20.20's require(esm) can abort the process while another load of the same module is in
+        // flight under the test loaders' hooks ("FATAL ERROR: v8::Module::IsGraphAsync …": once in
+        // five clean-clone runs on 24 Nov, killing test/db/instances.test.ts after 9 passing checks).
+        // Only files whose process died that way are re-run; any other failure stands.
+        const crashed = first.crashes > 0 ? first.failedFiles : [];
+        if (crashed.length > 0 && crashed.length <= first.crashes) {
+            process.stderr.write(`\n[test] ${crashed.length} test file(s) killed by the Node loader crash; running them once more: ${crashed.join(' ')}\n`);
+            const again = await tap(crashed, env);
+            pass += again.pass;
+            fail = fail - crashed.length + again.fail;
+            skip += again.skip;
+            code = fail > 0 || again.code !== 0 ? 1 : 0;
+        }
+        process.stdout.write(`\ntests: ${pass} passed, ${fail} failed${skip ? `, ${skip} skipped` : ''}\n`);
+        return code;
+    }
+    finally {
+        await server?.stop();
+        if (dataDir)
+            rmSync(dataDir, { recursive: true, force: true });
+    }
+}
+main().then((code) => process.exit(code), (err) => {
+    process.stderr.write(`test run failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+});
+//# sourceMappingURL=run.js.map

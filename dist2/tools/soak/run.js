@@ -1,0 +1,648 @@
+/**
+ * `npm run soak`: Vane under the traffic of all its clients at once, on the README's embedded
+ * database, then the faults production sees. Phases:
+ *
+ * 1. **Configure**: a fresh Vane process (`dist/src/server.js`, its own DATA_DIR, so its own
+ *    FerretDB) gets a random configuration of `--flags` flags from the differential tester's
+ *    generator (tools/difftest/config.ts), sent in order through the admin API.
+ * 2. **Soak** for `--duration` seconds, everything at once: official server SDKs (`unleash-client`)
+ *    evaluating every flag for rotating users and posting metrics every second, a streaming SDK,
+ *    browser SDKs (`unleash-proxy-client`) refreshing and posting metrics every second, frontend
+ *    API, playground (deprecated and advanced), batch and event-search callers, and admin writers.
+ * 3. **Freeze**: the database process is stopped (SIGSTOP) for `--freeze` seconds under the same
+ *    load, then resumed: how fast writes answer 503, how fast `/ready` turns, whether reads keep
+ *    answering, how fast writes succeed again.
+ * 4. **Kill**: Vane is SIGKILLed while the writers write, and started again on the same data:
+ *    every write that was acknowledged (2xx) must be there, with its event.
+ *
+ * It reports requests by route and status (the server's own counts, scraped before the kill),
+ * write latency p50/p99, hangs (a request without an answer after 10 s), the database's open
+ * SQLite handles and Vane's RSS over time, and the checks after the restart; `--json FILE` writes
+ * the whole report. It exits non-zero when a check fails. test/tools/soak.test.ts runs a short
+ * version in `npm test`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { InMemStorageProvider, Unleash } from 'unleash-client';
+import { InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
+import { applyConfiguration, generateConfiguration, Random } from '../difftest/config.js';
+import { generateContext } from '../difftest/contexts.js';
+const ADMIN_TOKEN = '*:*.soak-admin-token';
+const HANG_MS = 10_000;
+const ABORT_MS = 30_000;
+function percentile(sorted, p) {
+    if (sorted.length === 0)
+        return 0;
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+/** Every request this tool makes, by label and status, with hang detection. */
+class Recorder {
+    log;
+    routes = new Map();
+    writeLatencies = [];
+    writeStatuses = new Map();
+    inFlight = new Set();
+    hangs = 0;
+    unexpected5xx = 0;
+    timer;
+    constructor(log) {
+        this.log = log;
+        this.timer = setInterval(() => {
+            const now = performance.now();
+            for (const entry of this.inFlight) {
+                if (!entry.hung && now - entry.started > HANG_MS) {
+                    entry.hung = true;
+                    this.hangs++;
+                    this.log(`HANG: ${entry.label} without an answer for ${HANG_MS / 1000} s`);
+                }
+            }
+        }, 500);
+        this.timer.unref();
+    }
+    stop() {
+        clearInterval(this.timer);
+    }
+    /** The write latencies of the last `windowMs` (for the samples). */
+    recentWrites = [];
+    recentWriteP99(windowMs = 5000) {
+        const since = performance.now() - windowMs;
+        while (this.recentWrites.length && this.recentWrites[0][0] < since)
+            this.recentWrites.shift();
+        return percentile(this.recentWrites.map(([, ms]) => ms).sort((a, b) => a - b), 99);
+    }
+    async call(label, url, init = {}) {
+        const entry = { started: performance.now(), hung: false, label };
+        this.inFlight.add(entry);
+        let status = 0;
+        let text = '';
+        try {
+            const res = await fetch(url, { ...init, signal: AbortSignal.timeout(ABORT_MS) });
+            text = await res.text();
+            status = res.status;
+        }
+        catch {
+            status = 0;
+        }
+        finally {
+            this.inFlight.delete(entry);
+        }
+        const ms = performance.now() - entry.started;
+        let byStatus = this.routes.get(label);
+        if (!byStatus)
+            this.routes.set(label, (byStatus = new Map()));
+        byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+        if (status >= 500 && status !== 503) {
+            this.unexpected5xx++;
+            this.log(`${status} on ${label}: ${text.slice(0, 200)}`);
+        }
+        if (init.write) {
+            this.writeStatuses.set(status, (this.writeStatuses.get(status) ?? 0) + 1);
+            if (status >= 200 && status < 300) {
+                this.writeLatencies.push(ms);
+                this.recentWrites.push([performance.now(), ms]);
+            }
+        }
+        return { status, text, ms };
+    }
+}
+/** A Vane process of its own, on `dataDir`, logging JSON lines to `logFile`. */
+class VaneProcess {
+    port;
+    dataDir;
+    logFile;
+    static exitHook = false;
+    static running = new Set();
+    child;
+    warnings = 0;
+    errors = 0;
+    constructor(port, dataDir, logFile) {
+        this.port = port;
+        this.dataDir = dataDir;
+        this.logFile = logFile;
+    }
+    get url() {
+        return `http://127.0.0.1:${this.port}`;
+    }
+    start() {
+        if (!VaneProcess.exitHook) {
+            // A soak that dies must not leave its Vane (and database) running.
+            VaneProcess.exitHook = true;
+            process.once('exit', () => { for (const p of VaneProcess.running)
+                p.child?.kill('SIGKILL'); });
+        }
+        VaneProcess.running.add(this);
+        const server = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/server.js');
+        const child = spawn(process.execPath, [server], {
+            env: {
+                ...process.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir, MONGODB_URL: '',
+                INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'warn', SIGNUP_RATE_LIMIT: '100000', LOGIN_RATE_LIMIT: '100000',
+            },
+            stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const out = createWriteStream(this.logFile, { flags: 'a' });
+        let partial = '';
+        child.stdout.on('data', (chunk) => {
+            out.write(chunk);
+            const lines = (partial + chunk.toString()).split('\n');
+            partial = lines.pop() ?? '';
+            for (const line of lines) {
+                const level = /"level":(\d+)/.exec(line)?.[1];
+                if (level === '40')
+                    this.warnings++;
+                else if (level && Number(level) >= 50)
+                    this.errors++;
+            }
+        });
+        child.stderr.on('data', (chunk) => out.write(chunk));
+        this.child = child;
+    }
+    async waitReady(timeoutMs) {
+        const started = performance.now();
+        while (performance.now() - started < timeoutMs) {
+            try {
+                if ((await fetch(`${this.url}/ready`, { signal: AbortSignal.timeout(2000) })).status === 200)
+                    return performance.now() - started;
+            }
+            catch { /* not yet */ }
+            await new Promise((r) => setTimeout(r, 100));
+        }
+        return null;
+    }
+    kill() {
+        const child = this.child;
+        if (!child || child.exitCode !== null || child.signalCode !== null)
+            return Promise.resolve();
+        return new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGKILL');
+        });
+    }
+    /** The embedded database's process (embedded.ts writes it beside the data). */
+    databasePid() {
+        return JSON.parse(readFileSync(join(this.dataDir, 'embedded-db.pid'), 'utf8')).dbPid;
+    }
+    /** Open handles of the database process on SQLite database files (one per SQLite connection and file). */
+    sqliteHandles() {
+        try {
+            const pid = this.databasePid();
+            let n = 0;
+            for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+                try {
+                    if (/\.sqlite$/.test(readlinkSync(`/proc/${pid}/fd/${fd}`)))
+                        n++;
+                }
+                catch { /* closed meanwhile */ }
+            }
+            return n;
+        }
+        catch {
+            return -1;
+        }
+    }
+    rssMb() {
+        try {
+            const status = readFileSync(`/proc/${this.child.pid}/status`, 'utf8');
+            return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+        }
+        catch {
+            return -1;
+        }
+    }
+}
+async function freePort() {
+    const { createServer } = await import('node:net');
+    return await new Promise((done) => {
+        const srv = createServer();
+        srv.listen(0, '127.0.0.1', () => {
+            const address = srv.address();
+            srv.close(() => done(typeof address === 'object' && address ? address.port : 0));
+        });
+    });
+}
+function parseServerRoutes(text) {
+    const routes = {};
+    for (const line of text.split('\n')) {
+        const m = /^http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
+        if (!m)
+            continue;
+        const labels = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+        const key = `${labels.method} ${labels.route}`;
+        (routes[key] ??= {})[labels.status_code ?? '?'] = Number(m[2]);
+    }
+    return routes;
+}
+export async function runSoak(options) {
+    const { log } = options;
+    const dataDir = mkdtempSync(join(tmpdir(), 'vane-soak-'));
+    const logFile = join(dataDir, 'vane.log');
+    const vane = new VaneProcess(await freePort(), dataDir, logFile);
+    const recorder = new Recorder(log);
+    const failures = [];
+    const samples = [];
+    const random = new Random(options.seed);
+    const admin = { authorization: ADMIN_TOKEN };
+    const jsonAdmin = { ...admin, 'content-type': 'application/json' };
+    const base = () => vane.url;
+    let phase = 'configure';
+    const t0 = performance.now();
+    const sampler = setInterval(() => {
+        samples.push({
+            atS: Math.round((performance.now() - t0) / 1000), phase, sqliteHandles: vane.sqliteHandles(), rssMb: vane.rssMb(),
+            writeP99Ms: Math.round(recorder.recentWriteP99()),
+        });
+    }, 5000);
+    sampler.unref();
+    const sdks = [];
+    const browserSdks = [];
+    let sdkErrors = 0;
+    let stopped = false;
+    const loops = [];
+    try {
+        vane.start();
+        if ((await vane.waitReady(120_000)) === null)
+            throw new Error(`Vane did not become ready; see ${logFile}`);
+        log(`Vane on ${vane.url}, data in ${dataDir}`);
+        // 1. Configure.
+        const requests = generateConfiguration(options.seed, { flags: options.flags });
+        const configureStart = performance.now();
+        const statuses = await applyConfiguration(base(), ADMIN_TOKEN, requests);
+        const configureS = (performance.now() - configureStart) / 1000;
+        const configureFailures = statuses.filter((s) => s >= 500 || s === 0).length;
+        log(`configured ${options.flags} flags with ${requests.length} requests in ${configureS.toFixed(1)} s (${configureFailures} 5xx)`);
+        const flagNames = requests.filter((r) => r.method === 'POST' && /\/features$/.test(r.path))
+            .map((r) => ({ name: r.body.name, project: r.path.split('/')[4] }));
+        const projects = [...new Set(flagNames.map((f) => f.project))];
+        const token = async (type, environment = 'development') => {
+            const res = await recorder.call('POST /api/admin/api-tokens', `${base()}/api/admin/api-tokens`, {
+                method: 'POST', headers: jsonAdmin, body: JSON.stringify({ tokenName: `soak-${type}-${random.int(0, 1e9)}`, type, environment, projects }),
+            });
+            return JSON.parse(res.text).secret;
+        };
+        const clientToken = await token('client');
+        const frontendToken = await token('frontend');
+        const segmentIds = JSON.parse((await recorder.call('GET /api/admin/segments', `${base()}/api/admin/segments`, { headers: admin })).text).segments;
+        // 2. Everyone at once.
+        phase = 'soak';
+        const acknowledged = [];
+        const loop = (fn, pauseMs) => {
+            loops.push((async () => {
+                while (!stopped) {
+                    await fn().catch((err) => log(`loop error: ${String(err)}`));
+                    if (pauseMs)
+                        await new Promise((r) => setTimeout(r, pauseMs));
+                }
+            })());
+        };
+        for (let i = 0; i < options.serverSdks; i++) {
+            const sdk = new Unleash({
+                url: `${base()}/api`, appName: `soak-server-${i}`, instanceId: `soak-${i}`, customHeaders: { authorization: clientToken },
+                refreshInterval: 1000, metricsInterval: 1000, storageProvider: new InMemStorageProvider(),
+            });
+            sdk.on('error', () => { sdkErrors++; });
+            sdk.on('warn', () => undefined);
+            sdks.push(sdk);
+            let n = 0;
+            loop(async () => {
+                // Every flag for one rotating user, as a request handler would.
+                const context = { userId: `user-${n++ % 5000}`, sessionId: `s-${n % 97}`, properties: { tenant: 'acme' } };
+                for (const { name } of flagNames) {
+                    sdk.isEnabled(name, context);
+                    sdk.getVariant(name, context);
+                }
+            }, 5);
+        }
+        const streaming = new Unleash({
+            url: `${base()}/api`, appName: 'soak-streaming', customHeaders: { authorization: clientToken }, refreshInterval: 60_000,
+            metricsInterval: 1000, storageProvider: new InMemStorageProvider(), experimentalMode: { type: 'streaming' },
+        });
+        streaming.on('error', () => { sdkErrors++; });
+        streaming.on('warn', () => undefined);
+        sdks.push(streaming);
+        for (let i = 0; i < options.browserSdks; i++) {
+            const client = new UnleashClient({
+                url: `${base()}/api/frontend`, clientKey: frontendToken, appName: `soak-web-${i}`, refreshInterval: 1, metricsInterval: 1,
+                storageProvider: new InMemoryStorageProvider(), context: { userId: `web-${i}` },
+            });
+            client.on('error', () => { sdkErrors++; });
+            void client.start();
+            browserSdks.push(client);
+            let n = 0;
+            loop(async () => {
+                await client.updateContext({ userId: `web-${i}-${n++ % 300}` });
+                for (const { name } of flagNames.slice(0, 50))
+                    client.isEnabled(name);
+            }, 200);
+        }
+        const contexts = Array.from({ length: 200 }, () => generateContext(random));
+        let c = 0;
+        const nextContext = () => contexts[c++ % contexts.length];
+        for (let i = 0; i < 2; i++) {
+            loop(async () => {
+                await recorder.call('POST /api/frontend', `${base()}/api/frontend`, {
+                    method: 'POST', headers: { authorization: frontendToken, 'content-type': 'application/json' }, body: JSON.stringify({ context: nextContext() }),
+                });
+            }, 0);
+        }
+        loop(async () => {
+            await recorder.call('POST /api/admin/playground', `${base()}/api/admin/playground`, {
+                method: 'POST', headers: jsonAdmin, body: JSON.stringify({ environment: 'production', projects: '*', context: nextContext() }),
+            });
+        }, 20);
+        loop(async () => {
+            await recorder.call('POST /api/admin/playground/advanced', `${base()}/api/admin/playground/advanced`, {
+                method: 'POST', headers: jsonAdmin, body: JSON.stringify({ environments: ['development', 'production'], projects: '*', context: { ...nextContext(), userId: '1,2,3' } }),
+            });
+        }, 50);
+        loop(async () => {
+            await recorder.call('POST /api/admin/playground/batch', `${base()}/api/admin/playground/batch`, {
+                method: 'POST', headers: jsonAdmin,
+                body: JSON.stringify({ environments: ['production'], projects: '*', contexts: Array.from({ length: 50 }, nextContext) }),
+            });
+        }, 200);
+        const searches = ['type=IS:feature-created', 'feature=IS:' + (flagNames[0]?.name ?? 'x'), 'limit=50', 'project=IS:default&offset=10&limit=20', 'query=flag'];
+        let q = 0;
+        loop(async () => {
+            await recorder.call('GET /api/admin/search/events', `${base()}/api/admin/search/events?${searches[q++ % searches.length]}`, { headers: admin });
+        }, 20);
+        // Admin writers: each acknowledged write is remembered, to be checked after the restart.
+        let written = 0;
+        const write = async (label, path, method, body) => await recorder.call(label, `${base()}${path}`, { method, headers: jsonAdmin, body: body === undefined ? undefined : JSON.stringify(body), write: true });
+        const defaults = flagNames.filter((f) => f.project === 'default');
+        for (let w = 0; w < options.writers; w++) {
+            loop(async () => {
+                const n = written++;
+                const kind = n % 5;
+                if (kind === 0) {
+                    const name = `soak-w${w}-${n}`;
+                    const res = await write('POST .../features', '/api/admin/projects/default/features', 'POST', { name });
+                    if (res.status === 201)
+                        acknowledged.push({ kind: 'flag', flag: name, eventType: 'feature-created' });
+                }
+                else if (kind === 1 || kind === 2) {
+                    const flag = random.pick(defaults.length ? defaults : flagNames);
+                    const res = await write('POST .../strategies', `/api/admin/projects/${flag.project}/features/${flag.name}/environments/development/strategies`, 'POST', {
+                        name: 'flexibleRollout', parameters: { rollout: String(random.int(0, 100)), stickiness: 'default', groupId: flag.name },
+                    });
+                    if (res.status === 200) {
+                        acknowledged.push({ kind: 'strategy', flag: flag.name, strategyId: JSON.parse(res.text).id, eventType: 'feature-strategy-add' });
+                    }
+                }
+                else if (kind === 3) {
+                    const mine = acknowledged.filter((a) => a.kind === 'flag');
+                    const target = mine.length ? mine[random.int(0, mine.length - 1)].flag : undefined;
+                    if (!target)
+                        return;
+                    const res = await write('POST .../on', `/api/admin/projects/default/features/${target}/environments/production/on`, 'POST', undefined);
+                    if (res.status === 200)
+                        acknowledged.push({ kind: 'enabled', flag: target, eventType: 'feature-environment-enabled' });
+                }
+                else if (segmentIds.length) {
+                    const segment = random.pick(segmentIds);
+                    const description = `soak ${n}`;
+                    const res = await write('PUT /api/admin/segments/:id', `/api/admin/segments/${segment.id}`, 'PUT', {
+                        name: segment.name, description, constraints: segment.constraints,
+                    });
+                    if (res.status === 204 || res.status === 200)
+                        acknowledged.push({ kind: 'segment', name: segment.name, eventType: 'segment-updated' });
+                }
+            }, 50);
+        }
+        const soakEnd = performance.now() + options.durationS * 1000;
+        while (performance.now() < soakEnd) {
+            await new Promise((r) => setTimeout(r, 5000));
+            const s = samples.at(-1);
+            if (s)
+                log(`t=${s.atS}s ${s.phase}: write p99 ${s.writeP99Ms} ms, acknowledged ${acknowledged.length}, SQLite handles ${s.sqliteHandles}, RSS ${s.rssMb} MB, hangs ${recorder.hangs}`);
+        }
+        // 3. Freeze the database under the same load.
+        phase = 'freeze';
+        const dbPid = vane.databasePid();
+        const freeze = { firstWrite503Ms: null, ready503Ms: null, readsDuringFreeze: { ok: 0, failed: 0 }, writesOkAfterResumeMs: null };
+        log(`freezing the database (pid ${dbPid}) for ${options.freezeS} s`);
+        process.kill(dbPid, 'SIGSTOP');
+        const frozenAt = performance.now();
+        const probeWrite = async () => (await write('POST .../features (probe)', '/api/admin/projects/default/features', 'POST', { name: `soak-probe-${random.int(0, 1e9)}` }));
+        const first = await probeWrite();
+        if (first.status === 503)
+            freeze.firstWrite503Ms = Math.round(first.ms);
+        while (performance.now() - frozenAt < options.freezeS * 1000) {
+            if (freeze.ready503Ms === null) {
+                const ready = await recorder.call('GET /ready', `${base()}/ready`);
+                if (ready.status === 503)
+                    freeze.ready503Ms = Math.round(performance.now() - frozenAt);
+            }
+            for (const [label, path, headers] of [
+                ['GET /api/admin/projects/default/features', '/api/admin/projects/default/features', admin],
+                ['GET /api/client/features', '/api/client/features', { authorization: clientToken }],
+            ]) {
+                const res = await recorder.call(label, `${base()}${path}`, { headers });
+                if (res.status === 200)
+                    freeze.readsDuringFreeze.ok++;
+                else
+                    freeze.readsDuringFreeze.failed++;
+            }
+            const pg = await recorder.call('POST /api/admin/playground', `${base()}/api/admin/playground`, {
+                method: 'POST', headers: jsonAdmin, body: JSON.stringify({ environment: 'production', projects: '*', context: nextContext() }),
+            });
+            if (pg.status === 200)
+                freeze.readsDuringFreeze.ok++;
+            else
+                freeze.readsDuringFreeze.failed++;
+            await new Promise((r) => setTimeout(r, 200));
+        }
+        process.kill(dbPid, 'SIGCONT');
+        const resumedAt = performance.now();
+        log('database resumed');
+        while (performance.now() - resumedAt < 30_000) {
+            const res = await probeWrite();
+            if (res.status === 201) {
+                freeze.writesOkAfterResumeMs = Math.round(performance.now() - resumedAt);
+                break;
+            }
+            await new Promise((r) => setTimeout(r, 100));
+        }
+        phase = 'after-freeze';
+        await new Promise((r) => setTimeout(r, Math.min(10_000, options.durationS * 200)));
+        // 4. Kill Vane while the writers write, then start it again on the same data.
+        const serverRoutes = parseServerRoutes((await recorder.call('GET /internal-backstage/prometheus', `${base()}/internal-backstage/prometheus`)).text);
+        phase = 'kill';
+        // The SDKs stop first (their in-flight requests settle), the writers keep writing.
+        for (const sdk of sdks)
+            sdk.destroy();
+        for (const client of browserSdks)
+            client.stop();
+        await new Promise((r) => setTimeout(r, 1500));
+        log('SIGKILL to Vane in the middle of writes');
+        await vane.kill();
+        stopped = true;
+        await Promise.all(loops);
+        const ackCount = acknowledged.length;
+        vane.start();
+        const readyAfterMs = await vane.waitReady(120_000);
+        phase = 'verify';
+        log(`restarted: ready after ${readyAfterMs === null ? 'never' : Math.round(readyAfterMs)} ms; checking ${ackCount} acknowledged writes`);
+        const missing = [];
+        const missingEvents = [];
+        const flagCache = new Map();
+        const getFlag = async (name) => {
+            if (!flagCache.has(name)) {
+                const res = await fetch(`${base()}/api/admin/projects/${flagNames.find((f) => f.name === name)?.project ?? 'default'}/features/${name}`, { headers: admin });
+                flagCache.set(name, res.status === 200 ? (await res.json()) : null);
+            }
+            return flagCache.get(name);
+        };
+        const eventCounts = new Map();
+        const eventsOf = async (type, flag) => {
+            const key = `${type}\0${flag ?? ''}`;
+            if (!eventCounts.has(key)) {
+                const query = `type=IS:${type}${flag ? `&feature=IS:${encodeURIComponent(flag)}` : ''}&limit=1`;
+                const res = await fetch(`${base()}/api/admin/search/events?${query}`, { headers: admin });
+                eventCounts.set(key, res.status === 200 ? (await res.json()).total : -1);
+            }
+            return eventCounts.get(key);
+        };
+        const expected = new Map();
+        for (const a of acknowledged) {
+            const key = `${a.eventType}\0${a.kind === 'segment' ? '' : a.flag}`;
+            // Turning on an environment that is on already changes nothing and records no event (as Unleash).
+            expected.set(key, a.kind === 'enabled' ? 1 : (expected.get(key) ?? 0) + 1);
+            if (a.kind === 'flag' || a.kind === 'enabled') {
+                if (!(await getFlag(a.flag)))
+                    missing.push(`flag ${a.flag}`);
+            }
+            else if (a.kind === 'strategy') {
+                const flag = await getFlag(a.flag);
+                const environments = (flag?.environments ?? []);
+                if (!environments.find((e) => e.name === 'development')?.strategies.some((s) => s.id === a.strategyId)) {
+                    missing.push(`strategy ${a.strategyId} of ${a.flag}`);
+                }
+            }
+        }
+        for (const [key, count] of expected) {
+            const [type, flag] = key.split('\0');
+            const found = await eventsOf(type, flag || undefined);
+            if (found < count)
+                missingEvents.push(`${type}${flag ? ` of ${flag}` : ''}: ${found} of ${count}`);
+        }
+        const latencies = [...recorder.writeLatencies].sort((a, b) => a - b);
+        const clientRoutes = {};
+        for (const [label, byStatus] of recorder.routes)
+            clientRoutes[label] = Object.fromEntries(byStatus);
+        const report = {
+            options: { durationS: options.durationS, flags: options.flags, freezeS: options.freezeS, seed: options.seed, writers: options.writers, serverSdks: options.serverSdks, browserSdks: options.browserSdks },
+            configureS: Math.round(configureS * 10) / 10,
+            configureFailures,
+            serverRoutes,
+            clientRoutes,
+            writes: {
+                acknowledged: ackCount, p50Ms: Math.round(percentile(latencies, 50)), p99Ms: Math.round(percentile(latencies, 99)),
+                maxMs: Math.round(latencies.at(-1) ?? 0), statuses: Object.fromEntries(recorder.writeStatuses),
+            },
+            hangs: recorder.hangs,
+            unexpected5xx: recorder.unexpected5xx,
+            sdkErrors,
+            samples,
+            freeze,
+            restart: { readyAfterMs: readyAfterMs === null ? null : Math.round(readyAfterMs), checked: ackCount, missing, missingEvents },
+            serverWarnings: vane.warnings,
+            serverErrors: vane.errors,
+            failures,
+        };
+        // The bar (issue 24's "done when").
+        if (report.hangs > 0)
+            failures.push(`${report.hangs} requests hung (no answer after ${HANG_MS / 1000} s)`);
+        if (report.unexpected5xx > 0)
+            failures.push(`${report.unexpected5xx} answers 5xx other than 503`);
+        if (report.configureFailures > 0)
+            failures.push(`${report.configureFailures} configuration requests failed`);
+        const soakP99 = percentile(samples.filter((s) => s.phase === 'soak').map((s) => s.writeP99Ms).sort((a, b) => a - b), 100);
+        if (soakP99 > 1000)
+            failures.push(`write p99 over a 5 s window reached ${soakP99} ms during the soak (bar: 1 000 ms)`);
+        if (freeze.firstWrite503Ms === null)
+            failures.push('the first write while frozen did not answer 503');
+        else if (freeze.firstWrite503Ms > 2000 + 1000)
+            failures.push(`the first write while frozen took ${freeze.firstWrite503Ms} ms (bar: DB_TIMEOUT_MS + 1 s)`);
+        if (freeze.ready503Ms === null || freeze.ready503Ms > 5000)
+            failures.push(`/ready did not turn 503 within 5 s (${freeze.ready503Ms} ms)`);
+        if (freeze.readsDuringFreeze.failed > 0)
+            failures.push(`${freeze.readsDuringFreeze.failed} reads failed while frozen`);
+        if (freeze.writesOkAfterResumeMs === null || freeze.writesOkAfterResumeMs > 10_000)
+            failures.push(`writes did not succeed within 10 s of resuming (${freeze.writesOkAfterResumeMs} ms)`);
+        if (readyAfterMs === null)
+            failures.push('Vane did not become ready after the restart');
+        if (missing.length)
+            failures.push(`${missing.length} acknowledged writes missing after the restart`);
+        if (missingEvents.length)
+            failures.push(`${missingEvents.length} acknowledged writes without their events after the restart`);
+        const handles = samples.filter((s) => s.phase === 'soak' && s.sqliteHandles >= 0).map((s) => s.sqliteHandles);
+        if (handles.length > 2 && Math.max(...handles) >= 90)
+            failures.push(`the database held ${Math.max(...handles)} SQLite handles`);
+        return report;
+    }
+    finally {
+        stopped = true;
+        clearInterval(sampler);
+        recorder.stop();
+        for (const sdk of sdks)
+            sdk.destroy();
+        for (const client of browserSdks)
+            client.stop();
+        await vane.kill();
+        try {
+            process.kill(vane.databasePid(), 'SIGKILL');
+        }
+        catch { /* gone */ }
+        if (!process.env.SOAK_KEEP)
+            rmSync(dataDir, { recursive: true, force: true });
+    }
+}
+function printReport(report, log) {
+    log('\nrequests by route and status (server counts, before the kill):');
+    for (const [route, byStatus] of Object.entries(report.serverRoutes).sort()) {
+        log(`  ${route.padEnd(72)} ${Object.entries(byStatus).map(([s, n]) => `${s}: ${n}`).join(', ')}`);
+    }
+    log(`writes acknowledged: ${report.writes.acknowledged}, p50 ${report.writes.p50Ms} ms, p99 ${report.writes.p99Ms} ms, max ${report.writes.maxMs} ms; statuses ${JSON.stringify(report.writes.statuses)}`);
+    log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);
+    log(`samples (t s, phase, SQLite handles, RSS MB, write p99 over 5 s):`);
+    for (const s of report.samples)
+        log(`  ${String(s.atS).padStart(5)} ${s.phase.padEnd(12)} ${String(s.sqliteHandles).padStart(4)} ${String(s.rssMb).padStart(6)} ${String(s.writeP99Ms).padStart(6)}`);
+    log(`freeze: first write 503 after ${report.freeze.firstWrite503Ms} ms, /ready 503 after ${report.freeze.ready503Ms} ms, reads ${JSON.stringify(report.freeze.readsDuringFreeze)}, writes OK ${report.freeze.writesOkAfterResumeMs} ms after resuming`);
+    log(`restart: ready after ${report.restart.readyAfterMs} ms; ${report.restart.checked} acknowledged writes checked, ${report.restart.missing.length} missing, ${report.restart.missingEvents.length} without events`);
+    for (const m of [...report.restart.missing, ...report.restart.missingEvents].slice(0, 20))
+        log(`  ${m}`);
+    log(report.failures.length ? `FAILED:\n  ${report.failures.join('\n  ')}` : 'PASSED');
+}
+async function main() {
+    const { values } = parseArgs({
+        options: {
+            duration: { type: 'string', default: '600' },
+            flags: { type: 'string', default: '2000' },
+            freeze: { type: 'string', default: '30' },
+            seed: { type: 'string', default: '1' },
+            writers: { type: 'string', default: '2' },
+            'server-sdks': { type: 'string', default: '2' },
+            'browser-sdks': { type: 'string', default: '2' },
+            json: { type: 'string' },
+        },
+    });
+    const log = (line) => process.stdout.write(`${line}\n`);
+    const report = await runSoak({
+        durationS: Number(values.duration), flags: Number(values.flags), freezeS: Number(values.freeze), seed: Number(values.seed),
+        writers: Number(values.writers), serverSdks: Number(values['server-sdks']), browserSdks: Number(values['browser-sdks']), log,
+    });
+    printReport(report, log);
+    if (values.json)
+        writeFileSync(values.json, JSON.stringify(report, null, 2));
+    process.exit(report.failures.length ? 1 : 0);
+}
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+    main().catch((err) => {
+        process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+        process.exit(1);
+    });
+}
+//# sourceMappingURL=run.js.map
