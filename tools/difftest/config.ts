@@ -83,7 +83,7 @@ export class Random {
   }
 }
 
-interface FlagPlan {
+export interface FlagPlan {
   name: string;
   project: string;
   archived: boolean;
@@ -93,7 +93,7 @@ interface FlagPlan {
   variantNames: Set<string>;
 }
 
-interface SegmentPlan {
+export interface SegmentPlan {
   ref: string;
   project: string | null;
 }
@@ -232,7 +232,7 @@ function strategyVariants(random: Random, into: Set<string>): Record<string, unk
   });
 }
 
-function environmentVariants(random: Random, into: Set<string>): Record<string, unknown>[] {
+export function environmentVariants(random: Random, into: Set<string>): Record<string, unknown>[] {
   const names = variantNames(random);
   const single = names.length === 1;
   const stickiness = variantStickiness(random, single);
@@ -262,7 +262,7 @@ function rolloutPercentage(random: Random): string {
   return String(random.pick([0, 100, 100, random.int(1, 99), random.int(1, 99)]));
 }
 
-function strategyBody(random: Random, flag: FlagPlan, segments: SegmentPlan[]): Record<string, unknown> {
+export function strategyBody(random: Random, flag: FlagPlan, segments: SegmentPlan[]): Record<string, unknown> {
   const type = random.pick([
     'default', 'flexibleRollout', 'flexibleRollout', 'flexibleRollout', 'remoteAddress', 'applicationHostname',
     ...CUSTOM_TYPES, ...LEGACY_TYPES,

@@ -1,5 +1,6 @@
 /**
- * Differential tester: `npm run difftest -- --seed N --contexts 300 --vane URL --peer URL`.
+ * Differential tester: `npm run difftest -- --seed N --contexts 300 --vane URL --peer URL`, or
+ * without `--peer` (or with `--vane-only`) the Vane-only surfaces of vane-run.ts on Vane alone.
  *
  * 1. Builds configuration N (config.ts) on both servers with the identical request sequence and
  *    compares every status.
@@ -7,6 +8,9 @@
  *    requests (contexts.ts) and compares the bodies after normalising server-generated ids.
  * 3. Prints the differing responses grouped by kind (the generalised first differing paths) and
  *    writes every difference with its request to `--out` (default /tmp/difftest-seed-N.json).
+ *
+ * 4. Compares the SDK surfaces (sdk-run.ts) and the Vane-only ones (vane-run.ts: batch, change-request
+ *    impact, OFREP, each against Vane's own per-context answers).
  *
  * Both servers should be fresh: strategy types are created once per server, and segment ids must
  * start equal. The open-source reference cannot create projects through its API; with `--peer-db`
@@ -19,7 +23,9 @@ import { parseArgs } from 'node:util';
 import { applyConfiguration, generateConfiguration, type AdminRequest } from './config.js';
 import { generateCases } from './contexts.js';
 import { differences, kindOf, normaliseBody, type Difference } from './compare.js';
-import { compareSdkSurfaces, parseSurfaces, SURFACES, type SdkFinding } from './sdk-run.js';
+import { compareSdkSurfaces, parseSurfaces, SURFACES } from './sdk-run.js';
+import { send, type SurfaceFinding } from './surfaces.js';
+import { compareVaneSurfaces, parseVaneSurfaces, VANE_SURFACES } from './vane-run.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -27,18 +33,24 @@ const { values: args } = parseArgs({
     flags: { type: 'string', default: '100' },
     contexts: { type: 'string', default: '300' },
     vane: { type: 'string', default: 'http://127.0.0.1:4242' },
-    peer: { type: 'string', default: 'http://127.0.0.1:4301' },
+    /** The Unleash reference; without it only the Vane-only surfaces run. */
+    peer: { type: 'string' },
+    'vane-only': { type: 'boolean', default: false },
     'vane-token': { type: 'string', default: '*:*.peer-admin-token' },
     'peer-token': { type: 'string', default: '*:*.peer-admin-token' },
     'peer-db': { type: 'string' },
     'skip-apply': { type: 'boolean', default: false },
-    /** Comma-separated: playground and the SDK surfaces of sdk-run.ts (default: all). */
-    surfaces: { type: 'string', default: ['playground', ...SURFACES].join(',') },
+    /** Comma-separated: playground, the SDK surfaces of sdk-run.ts, the Vane-only surfaces of vane-run.ts (default: all there are). */
+    surfaces: { type: 'string' },
+    /** Flags asked one by one per question on `ofrep-single`. */
+    'ofrep-single-flags': { type: 'string', default: '20' },
     out: { type: 'string' },
   },
 });
 
 const seed = Number(args.seed);
+const vaneOnly = args['vane-only'] || args.peer === undefined;
+const peerBase = args.peer ?? '';
 const out = args.out ?? `/tmp/difftest-seed-${seed}.json`;
 
 /** Inserts a project into the reference's PostgreSQL (as root through `runuser -u postgres`). */
@@ -60,19 +72,14 @@ function peerProjectCreator(database: string): (id: string, name: string) => Pro
 }
 
 async function post(base: string, token: string, path: string, body: unknown): Promise<{ status: number; json: unknown; text: string }> {
-  const res = await fetch(base + path, {
-    method: 'POST',
-    headers: { authorization: token, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
+  const { status, text } = await send(base, token, 'POST', path, body);
   let json: unknown = text;
   try {
     json = JSON.parse(text);
   } catch {
     // compared as text
   }
-  return { status: res.status, json, text };
+  return { status, json, text };
 }
 
 interface Finding {
@@ -96,54 +103,57 @@ async function main(): Promise<void> {
     const vane = await applyConfiguration(args.vane, args['vane-token'], requests, {
       onResponse: (i, _r, _s, body) => (bodies.vane[i] = body),
     });
-    const peer = await applyConfiguration(args.peer, args['peer-token'], requests, {
-      onResponse: (i, _r, _s, body) => (bodies.peer[i] = body),
-      ...(args['peer-db'] ? { createProject: peerProjectCreator(args['peer-db']) } : {}),
-    });
+    // Without the reference, a server error is the only status that is certainly wrong.
+    const peer = vaneOnly
+      ? vane.map((status) => (status >= 500 ? 0 : status))
+      : await applyConfiguration(peerBase, args['peer-token'], requests, {
+        onResponse: (i, _r, _s, body) => (bodies.peer[i] = body),
+        ...(args['peer-db'] ? { createProject: peerProjectCreator(args['peer-db']) } : {}),
+      });
     requests.forEach((request, i) => {
       if (vane[i] === peer[i]) return;
       statusDifferences++;
       console.log(`status differs at request ${i}: ${request.method} ${request.path} ${JSON.stringify(request.body ?? null).slice(0, 300)}`);
       console.log(`  vane ${vane[i]} ${bodies.vane[i].slice(0, 300)}`);
-      console.log(`  peer ${peer[i]} ${bodies.peer[i].slice(0, 300)}`);
+      console.log(`  peer ${peer[i]} ${bodies.peer[i]?.slice(0, 300) ?? '(not asked)'}`);
     });
-    console.log(`seed ${seed}: ${requests.length} admin requests, ${statusDifferences} status differences (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    console.log(`seed ${seed}: ${requests.length} admin requests, ${statusDifferences} ${vaneOnly ? 'server errors' : 'status differences'} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 
-  const wanted = args.surfaces.split(',').map((s) => s.trim());
+  const all = vaneOnly ? [...VANE_SURFACES] : ['playground', ...SURFACES, ...VANE_SURFACES];
+  const wanted = args.surfaces === undefined ? all : args.surfaces.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const surface of wanted) {
+    if (!all.includes(surface)) throw new Error(`surface ${surface} ${vaneOnly ? 'needs the reference (--peer)' : 'is unknown'}; known: ${all.join(', ')}`);
+  }
   const playground = wanted.includes('playground') ? await comparePlayground(requests, projects) : { compared: 0, findings: [] };
-  const sdkSurfaces = parseSurfaces(wanted.filter((s) => s !== 'playground').join(','));
+  const sdkSurfaces = parseSurfaces(wanted.filter((s) => (SURFACES as readonly string[]).includes(s)).join(','));
   const flags = requests.filter((r) => r.method === 'POST' && /^\/api\/admin\/projects\/[^/]+\/features$/.test(r.path)).map((r) => (r.body as { name: string }).name);
-  let sdkFindings: SdkFinding[] = [];
+  const surfaceFindings: SurfaceFinding[] = [];
   if (sdkSurfaces.length > 0) {
     const started = Date.now();
-    const { summary, findings, skipped } = await compareSdkSurfaces({
+    const { tally, skipped } = await compareSdkSurfaces({
       seed, contexts: Number(args.contexts), flags, surfaces: sdkSurfaces,
-      base: { vane: args.vane, peer: args.peer }, adminToken: { vane: args['vane-token'], peer: args['peer-token'] },
+      base: { vane: args.vane, peer: peerBase }, adminToken: { vane: args['vane-token'], peer: args['peer-token'] },
     });
-    sdkFindings = findings;
     for (const line of skipped) console.log(`  skipped: ${line}`);
     console.log(`seed ${seed}: SDK surfaces, ${args.contexts} contexts × 2 environments, ${flags.length} flags (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-    for (const [surface, s] of summary) {
-      console.log(`  ${surface.padEnd(17)} ${String(s.questions).padStart(4)} questions, ${String(s.compared).padStart(6)} flag answers compared, ${String(s.random).padStart(5)} random, ${String(s.differing).padStart(4)} differ (in ${s.differingQuestions} questions)`);
-    }
-    const byKind = new Map<string, { count: number; example: SdkFinding }>();
-    for (const finding of findings) {
-      for (const difference of finding.differences) {
-        const kind = `${finding.surface} ${difference.flag}`;
-        const entry = byKind.get(kind);
-        if (entry) entry.count++;
-        else byKind.set(kind, { count: 1, example: finding });
-      }
-    }
-    for (const [kind, { count, example }] of [...byKind].sort((a, b) => b[1].count - a[1].count).slice(0, 30)) {
-      const difference = example.differences.find((d) => `${example.surface} ${d.flag}` === kind)!;
-      console.log(`  ${String(count).padStart(5)}  ${kind}: e.g. case ${example.case} ${example.environment} peer ${difference.peer?.slice(0, 160)} vane ${difference.vane?.slice(0, 160)}`);
-    }
+    tally.print();
+    surfaceFindings.push(...tally.findings);
   }
-  writeFileSync(out, JSON.stringify({ seed, compared: playground.compared, statusDifferences, findings: playground.findings, sdkFindings }, null, 1));
-  if (playground.findings.length > 0 || sdkFindings.length > 0) console.log(`details: ${out}`);
-  process.exitCode = playground.findings.length > 0 || sdkFindings.length > 0 || statusDifferences > 0 ? 1 : 0;
+  const vaneSurfaces = parseVaneSurfaces(wanted);
+  if (vaneSurfaces.length > 0) {
+    const started = Date.now();
+    const tally = await compareVaneSurfaces({
+      seed, contexts: Number(args.contexts), base: args.vane, adminToken: args['vane-token'], configuration: requests,
+      surfaces: vaneSurfaces, singleFlags: Number(args['ofrep-single-flags']),
+    });
+    console.log(`seed ${seed}: Vane-only surfaces against Vane's own answers, ${args.contexts} contexts (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    tally.print();
+    surfaceFindings.push(...tally.findings);
+  }
+  writeFileSync(out, JSON.stringify({ seed, compared: playground.compared, statusDifferences, findings: playground.findings, surfaceFindings }, null, 1));
+  if (playground.findings.length > 0 || surfaceFindings.length > 0) console.log(`details: ${out}`);
+  process.exitCode = playground.findings.length > 0 || surfaceFindings.length > 0 || statusDifferences > 0 ? 1 : 0;
 }
 
 /** Both playground endpoints asked the same random requests (contexts.ts `generateCases`). */
@@ -159,7 +169,7 @@ async function comparePlayground(requests: AdminRequest[], projects: string[]): 
     ] as const) {
       const [vane, peer] = await Promise.all([
         post(args.vane, args['vane-token'], path, body),
-        post(args.peer, args['peer-token'], path, body),
+        post(peerBase, args['peer-token'], path, body),
       ]);
       compared++;
       const found = differences(normaliseBody(peer.json), normaliseBody(vane.json), 8);

@@ -16,7 +16,7 @@ import { InMemStorageProvider, Unleash, type Context } from 'unleash-client';
 import { InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
 import { generateSdkContexts } from './contexts.js';
 import {
-  askFrontend, compareAnswers, createToken, frontendAnswers, frontendQuery, type Answers, type Comparison, type FrontendRequest,
+  askFrontend, compareAnswers, createToken, frontendAnswers, frontendQuery, Tally, type Answers, type FrontendRequest,
 } from './surfaces.js';
 
 const SURFACES = ['frontend-post', 'frontend-get', 'browser-sdk', 'server-sdk', 'server-sdk-delta'] as const;
@@ -31,26 +31,6 @@ export interface SdkRunOptions {
   base: Record<Side, string>;
   adminToken: Record<Side, string>;
   surfaces: readonly Surface[];
-}
-
-export interface SurfaceSummary {
-  /** Context × environment questions asked. */
-  questions: number;
-  /** Flag answers compared (not random). */
-  compared: number;
-  random: number;
-  /** Flag answers that differ. */
-  differing: number;
-  /** Questions with at least one differing flag. */
-  differingQuestions: number;
-}
-
-export interface SdkFinding {
-  case: number;
-  environment: string;
-  surface: Surface;
-  context: Record<string, unknown>;
-  differences: Comparison['differences'];
 }
 
 const ENVIRONMENTS = ['development', 'production'] as const;
@@ -105,7 +85,7 @@ async function askBrowserSdk(base: string, token: string, context: Record<string
   return sdkAnswers(flags, (flag) => ({ enabled: client.isEnabled(flag), variant: client.getVariant(flag) }));
 }
 
-export async function compareSdkSurfaces(options: SdkRunOptions): Promise<{ summary: Map<Surface, SurfaceSummary>; findings: SdkFinding[]; skipped: string[] }> {
+export async function compareSdkSurfaces(options: SdkRunOptions): Promise<{ tally: Tally; skipped: string[] }> {
   const { base, adminToken, flags } = options;
   const sides: Side[] = ['vane', 'peer'];
   const tokens = new Map<string, string>();
@@ -126,8 +106,7 @@ export async function compareSdkSurfaces(options: SdkRunOptions): Promise<{ summ
   // Unleash's frontend API reads a cache refreshed on the next configuration revision.
   await sleep(3000);
 
-  const summary = new Map<Surface, SurfaceSummary>(options.surfaces.map((s) => [s, { questions: 0, compared: 0, random: 0, differing: 0, differingQuestions: 0 }]));
-  const findings: SdkFinding[] = [];
+  const tally = new Tally(options.surfaces);
   const contexts = generateSdkContexts(options.seed, options.contexts);
   for (const [index, context] of contexts.entries()) {
     for (const environment of ENVIRONMENTS) {
@@ -148,22 +127,12 @@ export async function compareSdkSurfaces(options: SdkRunOptions): Promise<{ summ
         }]);
       }
       for (const [surface, ask] of asks) {
-        const totals = summary.get(surface);
-        if (totals === undefined) continue;
-        const result = await compareAnswers(ask, flags);
-        totals.questions++;
-        totals.compared += result.compared;
-        totals.random += result.random.length;
-        totals.differing += result.differences.length;
-        if (result.differences.length > 0) {
-          totals.differingQuestions++;
-          findings.push({ case: index, environment, surface, context, differences: result.differences });
-        }
+        if (options.surfaces.includes(surface)) tally.add({ case: index, environment, surface, context }, await compareAnswers(ask, flags));
       }
     }
   }
   for (const sdk of sdks.values()) sdk?.destroy();
-  return { summary, findings, skipped };
+  return { tally, skipped };
 }
 
 export { SURFACES };

@@ -81,11 +81,13 @@ export interface Comparison {
  * `random` stickiness, the random sessionId the frontend API gives a context without one). A flag
  * that differs between the servers while constant on each is asked `more` times again before it
  * counts as a difference, so that a random answer that happened to repeat is not reported as one.
+ * For the Vane-only surfaces (vane-run.ts) `peer` is Vane's own reference answer (the advanced
+ * playground, the preview, the frontend API) and `same` may accept more than equal text.
  */
 export async function compareAnswers(
   ask: (side: 'vane' | 'peer') => Promise<Answers>,
   flags: readonly string[],
-  more = 6,
+  { more = 6, same = (peer: string | undefined, vane: string | undefined) => peer === vane } = {},
 ): Promise<Comparison> {
   const seen = { vane: [] as Answers[], peer: [] as Answers[] };
   const round = async () => {
@@ -97,9 +99,83 @@ export async function compareAnswers(
   await round();
   const names = [...new Set([...flags, ...seen.peer[0]!.keys(), ...seen.vane[0]!.keys()])];
   const varies = (answers: Answers[], name: string) => answers.some((a) => a.get(name) !== answers[0]!.get(name));
-  const differing = () => names.filter((name) => !varies(seen.vane, name) && !varies(seen.peer, name) && seen.vane[0]!.get(name) !== seen.peer[0]!.get(name));
+  const differing = () => names.filter((name) => !varies(seen.vane, name) && !varies(seen.peer, name) && !same(seen.peer[0]!.get(name), seen.vane[0]!.get(name)));
   if (differing().length > 0) for (let i = 0; i < more; i++) await round();
   const random = names.filter((name) => varies(seen.vane, name) || varies(seen.peer, name));
   const differences = differing().map((flag) => ({ flag, peer: seen.peer[0]!.get(flag), vane: seen.vane[0]!.get(flag) }));
   return { compared: names.length - random.length, random, differences };
+}
+
+/** One HTTP request with an `authorization` header and an optional JSON body; the answer as text. */
+export async function send(
+  base: string, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+export interface SurfaceSummary {
+  /** Questions asked (a context, in one environment or against one change request). */
+  questions: number;
+  /** Answers compared (not random). */
+  compared: number;
+  random: number;
+  /** Answers that differ. */
+  differing: number;
+  /** Questions with at least one differing answer. */
+  differingQuestions: number;
+}
+
+export interface SurfaceFinding {
+  case: number;
+  environment: string;
+  surface: string;
+  context: Record<string, unknown>;
+  differences: Comparison['differences'];
+}
+
+/** Per surface, the totals of its comparisons and the questions that differ. */
+export class Tally {
+  readonly summary: Map<string, SurfaceSummary>;
+  readonly findings: SurfaceFinding[] = [];
+
+  constructor(surfaces: readonly string[]) {
+    this.summary = new Map(surfaces.map((s) => [s, { questions: 0, compared: 0, random: 0, differing: 0, differingQuestions: 0 }]));
+  }
+
+  add(finding: Omit<SurfaceFinding, 'differences'>, result: Comparison): void {
+    const totals = this.summary.get(finding.surface);
+    if (totals === undefined) return;
+    totals.questions++;
+    totals.compared += result.compared;
+    totals.random += result.random.length;
+    totals.differing += result.differences.length;
+    if (result.differences.length === 0) return;
+    totals.differingQuestions++;
+    this.findings.push({ ...finding, differences: result.differences });
+  }
+
+  /** One line per surface, then the most frequent differing (surface, answer) pairs with an example. */
+  print(): void {
+    for (const [surface, s] of this.summary) {
+      console.log(`  ${surface.padEnd(17)} ${String(s.questions).padStart(4)} questions, ${String(s.compared).padStart(6)} answers compared, ${String(s.random).padStart(5)} random, ${String(s.differing).padStart(4)} differ (in ${s.differingQuestions} questions)`);
+    }
+    const byKind = new Map<string, { count: number; example: SurfaceFinding }>();
+    for (const finding of this.findings) {
+      for (const difference of finding.differences) {
+        const kind = `${finding.surface} ${difference.flag}`;
+        const entry = byKind.get(kind);
+        if (entry) entry.count++;
+        else byKind.set(kind, { count: 1, example: finding });
+      }
+    }
+    for (const [kind, { count, example }] of [...byKind].sort((a, b) => b[1].count - a[1].count).slice(0, 30)) {
+      const difference = example.differences.find((d) => `${example.surface} ${d.flag}` === kind)!;
+      console.log(`  ${String(count).padStart(5)}  ${kind}: e.g. case ${example.case} ${example.environment} expected ${difference.peer?.slice(0, 200)} got ${difference.vane?.slice(0, 200)}`);
+    }
+  }
 }

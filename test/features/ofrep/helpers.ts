@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { ADMIN_TOKEN } from '../../helpers/app.js';
 import { applyConfiguration, generateConfiguration, generateConstraint, Random, type AdminRequest } from '../../../tools/difftest/config.js';
 import { generateContext } from '../../../tools/difftest/contexts.js';
+import { kindOf, mappedContext, ofrepContext, valueOf, type ClientFeature, type Kind, type Payload, type Toggle } from '../../../tools/difftest/ofrep.js';
 
-export type Kind = 'boolean' | 'string' | 'number' | 'object' | 'variant';
+export { kindOf, mappedContext, type Kind };
 
 /** What a provider should report for one flag and context. */
 export interface Expected {
@@ -17,58 +18,6 @@ export interface Expected {
   variant: string | undefined;
   /** MATCH: TARGETING_MATCH or SPLIT. */
   reason: 'DISABLED' | 'DEFAULT' | 'MATCH';
-}
-
-interface Payload { type: string; value: string }
-interface ClientFeature {
-  name: string;
-  enabled: boolean;
-  strategies: Array<{ variants?: Array<{ payload?: Payload }> }>;
-  variants?: Array<{ payload?: Payload }> | null;
-}
-interface Toggle { name: string; enabled: boolean; variant: { name: string; enabled: boolean; payload?: Payload } }
-
-/** §10.2 as a rule: targetingKey is the userId unless one is given; numbers and booleans as text; anything else left out. */
-export function mappedContext(context: Record<string, unknown>): Record<string, unknown> {
-  const asText = (value: unknown): string | undefined =>
-    typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? `${value}` : undefined;
-  const entries = Object.entries(context).filter(([key]) => key !== 'targetingKey').flatMap(([key, value]): Array<[string, unknown]> => {
-    if (key === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return [[key, Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asText(v)]).filter(([, v]) => v !== undefined))]];
-    }
-    const text = asText(value);
-    return text === undefined ? [] : [[key, text]];
-  });
-  const mapped = Object.fromEntries(entries);
-  const targetingKey = asText(context.targetingKey);
-  return mapped.userId === undefined && targetingKey !== undefined ? { ...mapped, userId: targetingKey } : mapped;
-}
-
-/** §10.3 as a rule, from the flag as the client API shows it in the token's environment. */
-export function kindOf(feature: ClientFeature): Kind {
-  const variants = [...(feature.variants ?? []), ...feature.strategies.flatMap((s) => s.variants ?? [])];
-  if (variants.length === 0) return 'boolean';
-  const kinds = new Set(variants.map(({ payload }): Kind => {
-    if (payload === undefined) return 'variant';
-    if (payload.type === 'string' || payload.type === 'csv') return 'string';
-    if (payload.type === 'number') return payload.value.trim() !== '' && !Number.isNaN(Number(payload.value)) ? 'number' : 'variant';
-    if (payload.type === 'json') {
-      try {
-        const parsed: unknown = JSON.parse(payload.value);
-        return typeof parsed === 'object' && parsed !== null ? 'object' : 'variant';
-      } catch {
-        return 'variant';
-      }
-    }
-    return 'variant';
-  }));
-  return kinds.size === 1 ? [...kinds][0]! : 'variant';
-}
-
-function valueOf(kind: Kind, variant: Toggle['variant']): unknown {
-  if (kind === 'variant') return variant.name;
-  const text = variant.payload!.value;
-  return kind === 'number' ? Number(text) : kind === 'object' ? JSON.parse(text) : text;
 }
 
 /** The client API's view of the flags (a client token of the same scope): what decides each flag's kind. */
@@ -145,15 +94,7 @@ export async function randomConfiguration(base: string, seed: number): Promise<v
  * values): its userId sometimes moved to targetingKey, sometimes beside a targetingKey it overrides.
  */
 export function randomOfrepContext(random: Random): Record<string, unknown> {
-  const context = generateContext(random);
-  const choice = random.int(0, 2);
-  if (choice === 0) {
-    context.targetingKey = context.userId;
-    delete context.userId;
-  } else if (choice === 1) {
-    context.targetingKey = `tk-${random.int(0, 99)}`;
-  }
-  return context;
+  return ofrepContext(random, generateContext(random));
 }
 
 export { Random };
