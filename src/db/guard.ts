@@ -20,8 +20,8 @@ import type { AbstractCursor, Collection, Db, Document } from 'mongodb';
  *    once with DatabaseUnavailableError (503): writes answer at once instead of after the deadline,
  *    and background jobs fail fast and retry later. Requests served from memory never get here.
  *
- * Work a request does not wait for (the flush of events after the response, clears, revision
- * publishing and polling, the metrics flush) runs `inBackground`: a request's operation is granted
+ * Work no request waits for (clears, revision publishing and polling, the metrics flush) runs
+ * `inBackground`: a request's operation is granted
  * a slot before it, except that background work is never passed over more than BACKGROUND_EVERY
  * times in a row, so it is never starved. Measured on the soak (tools/soak): with the SDKs' metrics
  * flushes in the same first-come queue, an admin write waited behind them.

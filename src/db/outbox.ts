@@ -315,7 +315,9 @@ export class Outbox {
   private queueFlush(c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
     const key = this.documentKey(c, id);
     this.holdClears(key);
-    const flush = inBackground(() => this.flushWritten(c, id, doc))
+    // Not background work: readers of the log wait for it (`flushed`), and granted only every
+    // fifth slot behind requests' writes, an event search waited over 10 s under the soak.
+    const flush = this.flushWritten(c, id, doc)
       .catch((err: unknown) => this.backgroundError('event flush', err))
       .finally(() => {
         this.releaseClears(key);

@@ -5,7 +5,9 @@
  * 1. **Configure**: a fresh Vane process (`dist/src/server.js`, its own DATA_DIR, so its own
  *    FerretDB) gets a random configuration of `--flags` flags from the differential tester's
  *    generator (tools/difftest/config.ts), sent in order through the admin API.
- * 2. **Soak** for `--duration` seconds, everything at once: official server SDKs (`unleash-client`)
+ * 2. **Soak** for `--duration` seconds, everything at once, each caller paced (a soak finds what
+ *    breaks when every kind of client is there, not the throughput ceiling: bench/ does that; with
+ *    no pauses the load generator itself took most of the two cores): official server SDKs (`unleash-client`)
  *    evaluating every flag for rotating users and posting metrics every second, a streaming SDK,
  *    browser SDKs (`unleash-proxy-client`) refreshing and posting metrics every second, frontend
  *    API, playground (deprecated and advanced), batch and event-search callers, and admin writers.
@@ -357,7 +359,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           sdk.isEnabled(name, context);
           sdk.getVariant(name, context);
         }
-      }, 5);
+      }, 20);
     }
     const streaming = new Unleash({
       url: `${base()}/api`, appName: 'soak-streaming', customHeaders: { authorization: clientToken }, refreshInterval: 60_000,
@@ -388,7 +390,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         await recorder.call('POST /api/frontend', `${base()}/api/frontend`, {
           method: 'POST', headers: { authorization: frontendToken, 'content-type': 'application/json' }, body: JSON.stringify({ context: nextContext() }),
         });
-      }, 0);
+      }, 5);
     }
     loop(async () => {
       await recorder.call('POST /api/admin/playground', `${base()}/api/admin/playground`, {
@@ -416,38 +418,45 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let written = 0;
     const write = async (label: string, path: string, method: string, body: unknown) =>
       await recorder.call(label, `${base()}${path}`, { method, headers: jsonAdmin, body: body === undefined ? undefined : JSON.stringify(body), write: true });
-    const defaults = flagNames.filter((f) => f.project === 'default');
+    // Each writer cycles through five writes on a flag of its own, so the configuration grows by
+    // one flag and one strategy per cycle (not by strategies piling onto the configured flags,
+    // which measured the growth of a few flags rather than the service).
     for (let w = 0; w < options.writers; w++) {
+      let own: { flag: string; strategyId?: string } | undefined;
       loop(async () => {
         const n = written++;
-        const kind = n % 5;
-        if (kind === 0) {
+        const step = n % 5;
+        if (step === 0 || !own) {
           const name = `soak-w${w}-${n}`;
           const res = await write('POST .../features', '/api/admin/projects/default/features', 'POST', { name });
-          if (res.status === 201) acknowledged.push({ kind: 'flag', flag: name, eventType: 'feature-created' });
-        } else if (kind === 1 || kind === 2) {
-          const flag = random.pick(defaults.length ? defaults : flagNames);
-          const res = await write('POST .../strategies', `/api/admin/projects/${flag.project}/features/${flag.name}/environments/development/strategies`, 'POST', {
-            name: 'flexibleRollout', parameters: { rollout: String(random.int(0, 100)), stickiness: 'default', groupId: flag.name },
+          if (res.status === 201) {
+            own = { flag: name };
+            acknowledged.push({ kind: 'flag', flag: name, eventType: 'feature-created' });
+          }
+        } else if (step === 1 || !own.strategyId) {
+          const res = await write('POST .../strategies', `/api/admin/projects/default/features/${own.flag}/environments/development/strategies`, 'POST', {
+            name: 'flexibleRollout', parameters: { rollout: String(random.int(0, 100)), stickiness: 'default', groupId: own.flag },
           });
           if (res.status === 200) {
-            acknowledged.push({ kind: 'strategy', flag: flag.name, strategyId: (JSON.parse(res.text) as { id: string }).id, eventType: 'feature-strategy-add' });
+            own.strategyId = (JSON.parse(res.text) as { id: string }).id;
+            acknowledged.push({ kind: 'strategy', flag: own.flag, strategyId: own.strategyId, eventType: 'feature-strategy-add' });
           }
-        } else if (kind === 3) {
-          const mine = acknowledged.filter((a) => a.kind === 'flag');
-          const target = mine.length ? mine[random.int(0, mine.length - 1)]!.flag! : undefined;
-          if (!target) return;
-          const res = await write('POST .../on', `/api/admin/projects/default/features/${target}/environments/production/on`, 'POST', undefined);
-          if (res.status === 200) acknowledged.push({ kind: 'enabled', flag: target, eventType: 'feature-environment-enabled' });
+        } else if (step === 2) {
+          const res = await write('PUT .../strategies/:id', `/api/admin/projects/default/features/${own.flag}/environments/development/strategies/${own.strategyId}`, 'PUT', {
+            name: 'flexibleRollout', parameters: { rollout: String(random.int(0, 100)), stickiness: 'default', groupId: own.flag },
+          });
+          if (res.status === 200) acknowledged.push({ kind: 'strategy', flag: own.flag, strategyId: own.strategyId, eventType: 'feature-strategy-update' });
+        } else if (step === 3) {
+          const res = await write('POST .../on', `/api/admin/projects/default/features/${own.flag}/environments/production/on`, 'POST', undefined);
+          if (res.status === 200) acknowledged.push({ kind: 'enabled', flag: own.flag, eventType: 'feature-environment-enabled' });
         } else if (segmentIds.length) {
           const segment = random.pick(segmentIds);
-          const description = `soak ${n}`;
           const res = await write('PUT /api/admin/segments/:id', `/api/admin/segments/${segment.id}`, 'PUT', {
-            name: segment.name, description, constraints: segment.constraints,
+            name: segment.name, description: `soak ${n}`, constraints: segment.constraints,
           });
           if (res.status === 204 || res.status === 200) acknowledged.push({ kind: 'segment', name: segment.name, eventType: 'segment-updated' });
         }
-      }, 50);
+      }, 100);
     }
 
     const soakEnd = performance.now() + options.durationS * 1000;
