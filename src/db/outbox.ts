@@ -194,6 +194,22 @@ export class Outbox {
   async insert<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {
     await this.insertPending(coll, doc, events);
     this.flushInserted(coll, doc._id, events);
+    await this.keepUp();
+  }
+
+  /**
+   * Flushes queued after their writes' responses, beyond which a write waits before answering.
+   * Writes are acknowledged before their events reach the log (queueFlush), and a flush costs
+   * about as much database time as its write: when writers outpace the log (the soak's writers
+   * beside SDK metrics on FerretDB's one writer) the queue grew without bound, and an event search,
+   * which waits for the queue (`flushed`), waited 93–135 s. Waiting here slows writers to the pace
+   * of the log instead, so a search waits for at most this many flushes.
+   */
+  static readonly FLUSH_BACKLOG = 16;
+
+  /** Resolves once no more than FLUSH_BACKLOG flushes are queued (see there). */
+  async keepUp(): Promise<void> {
+    while (this.inFlight.size > Outbox.FLUSH_BACKLOG) await Promise.race(this.inFlight);
   }
 
   /** Inserts `doc` with its events without flushing them (the caller flushes: flushInserted, see FlagService.create). */
@@ -238,6 +254,7 @@ export class Outbox {
     const { _id: _replaced, ...fields } = next;
     const stored = { ...fields, [REV_FIELD]: (current._rev ?? 0) + 1, ...(outbox.length ? { [OUTBOX_FIELD]: packEvents(outbox) } : {}) };
     await this.conditionalWrite(this.handle(coll.collectionName), current, stored, outbox, { ...stored, _id: current._id });
+    await this.keepUp();
   }
 
   /** Deletes `current`: a tombstone carries the events until they are flushed, then goes. */

@@ -234,6 +234,7 @@ export class FlagService {
       // under the soak's writers and SDK metrics, tools/soak; a strategy add 74 ms).
       this.outbox.flushInserted(this.store.collection, name, events);
     }
+    await this.outbox.keepUp();
     return flagCreatedFullView(flag, ...await this.viewParts(flag));
   }
 
