@@ -93,7 +93,7 @@ export class Outbox {
 
   /**
    * Documents whose write was sent and then failed without an answer (its deadline passed, the
-   * connection broke): it may or may not have been applied. The state keeps what it had; once the
+   * connection broke): it may or may not have been applied; and documents whose flush failed. The state keeps what it had; once the
    * database answers again `reconcile` re-reads them, so the state holds whatever the database
    * holds, and `repair` flushes the events of any that did apply. So such a write is, in the end,
    * either durable with its events or not applied, never half.
@@ -114,25 +114,30 @@ export class Outbox {
   async reconcile(): Promise<{ refreshed: number; repaired: number }> {
     const run = this.reconcileNow();
     this.reconciling = run.then(() => undefined, () => undefined);
+    let refreshed: number;
     try {
-      return await run;
+      refreshed = await run;
     } finally {
       this.reconciling = undefined;
     }
+    // Anything else left pending (another instance's, a crash's) is not this process's own write:
+    // readers of the log do not wait for that scan of every collection (seconds on FerretDB).
+    return { refreshed, repaired: await this.repair() };
   }
 
   /** The reconcile under way, if any: readers of the log wait for it as for the queued flushes. */
   private reconciling: Promise<void> | undefined;
 
-  private async reconcileNow(): Promise<{ refreshed: number; repaired: number }> {
+  /** This process's own writes of unknown outcome and failed flushes: re-read, then flushed (by `_id`). */
+  private async reconcileNow(): Promise<number> {
     const entries = [...this.uncertain.entries()];
     for (const [key, { coll, id }] of entries) {
       await this.state.mirrorOf(coll.collectionName)?.refresh(id);
+      await this.flush(coll, id);
       this.uncertain.delete(key);
     }
     if (entries.length) this.notify(true);
-    const repaired = await this.repair();
-    return { refreshed: entries.length, repaired };
+    return entries.length;
   }
 
   async createIndexes(): Promise<void> {
@@ -335,7 +340,11 @@ export class Outbox {
     // Not background work: readers of the log wait for it (`flushed`), and granted only every
     // fifth slot behind requests' writes, an event search waited over 10 s under the soak.
     const flush = this.flushWritten(c, id, doc)
-      .catch((err: unknown) => this.backgroundError('event flush', err))
+      .catch((err: unknown) => {
+        // Its events stay durable in the document; `reconcile` flushes it when the database answers.
+        this.uncertain.set(key, { coll: c, id });
+        this.backgroundError('event flush', err);
+      })
       .finally(() => {
         this.releaseClears(key);
         this.inFlight.delete(flush);
