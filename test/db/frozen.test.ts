@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -17,6 +17,15 @@ import { createToken, seedReferenceConfiguration } from '../features/client-api/
  */
 
 interface LogLine { level: number; msg: string; [key: string]: unknown }
+
+/** The process's state letter in /proc (`T`: stopped). */
+function processState(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').slice(0, 1);
+  } catch {
+    return '?';
+  }
+}
 
 function captureLogs(): { stream: Writable; lines: LogLine[] } {
   const lines: LogLine[] = [];
@@ -68,10 +77,11 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200);
 
   process.kill(pid(), 'SIGSTOP');
+  t.ok(await eventually(async () => processState(pid()) === 'T', 2000) !== undefined, `the database process is stopped (${processState(pid())})`);
   const frozenAt = Date.now();
   const first = await createFlag(app, 'during-freeze');
   const firstMs = Date.now() - frozenAt;
-  t.equal(first.statusCode, 503, 'a write while frozen');
+  t.equal(first.statusCode, 503, `a write while frozen (database ${pid()} in state ${processState(pid())})`);
   t.equal(first.json().name, 'ServiceUnavailable');
   t.ok(first.headers['retry-after'], 'with Retry-After');
   t.ok(firstMs <= 2000 + 1000, `answered within DB_TIMEOUT_MS + 1 s (${firstMs} ms)`);
