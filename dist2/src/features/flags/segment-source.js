@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=segment-source.js.map

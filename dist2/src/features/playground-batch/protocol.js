@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=protocol.js.map
