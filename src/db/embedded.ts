@@ -46,7 +46,8 @@ export function cacheDir(): string {
   return resolve(process.env.VANE_CACHE_DIR || join(homedir() || tmpdir(), '.cache', 'vane'));
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now (the embedded database's, the soak's Vane). */
+export async function freePort(): Promise<number> {
   return await new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.unref();

@@ -95,9 +95,10 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     embedded = await startEmbeddedDatabase(config.DATA_DIR, app.log);
     url = embedded.url;
   }
-  // Before the server's kind is known, the limits of the strictest server (FerretDB).
+  // Before the server's kind is known, the limits of the strictest server (FerretDB); the pool is
+  // sized for the larger limits of MongoDB.
   const guard = new DatabaseGuard(config.DB_TIMEOUT_MS, guardLimits(config, true), app.log);
-  const maxLimits = guardLimits(config, false);
+  const largest = guardLimits(config, false);
   const client = new MongoClient(url, {
     serverSelectionTimeoutMS: config.DB_TIMEOUT_MS,
     connectTimeoutMS: config.DB_TIMEOUT_MS,
@@ -107,7 +108,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     // A 1 s heartbeat notices a returning database within about a second.
     heartbeatFrequencyMS: 1000,
     // The guard bounds what is in flight; the pool only needs room for it and the health probe.
-    maxPoolSize: Math.max(maxLimits.maxWrites, guardLimits(config, true).maxWrites) + maxLimits.maxReads + 2,
+    maxPoolSize: largest.maxWrites + largest.maxReads + 2,
     ignoreUndefined: true,
     writeConcern: {
       w: config.MONGODB_WRITE_CONCERN === 'majority' ? 'majority' : Number(config.MONGODB_WRITE_CONCERN),

@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InMemStorageProvider, Unleash } from 'unleash-client';
 import { InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
+import { freePort } from '../../src/db/embedded.js';
 import { applyConfiguration, generateConfiguration, Random } from '../difftest/config.js';
 import { generateContext } from '../difftest/contexts.js';
 
@@ -244,17 +245,6 @@ class VaneProcess {
       return -1;
     }
   }
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return await new Promise((done) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** What an acknowledged write left to check after the restart. */
