@@ -46,6 +46,16 @@ export * from './outbox/events.js';
  */
 type Listener = (remote: boolean) => void;
 
+/**
+ * A document of this process whose write had an unknown outcome or whose flush failed (see
+ * Outbox.uncertain), with the events of its acknowledged writes not yet known to be in the log.
+ */
+interface Uncertain {
+  coll: Collection<StoredDocument>;
+  id: DocumentId;
+  events: PendingEvent[];
+}
+
 export class Outbox {
   private readonly log: EventAppender;
   private readonly revisions: Revisions;
@@ -98,12 +108,15 @@ export class Outbox {
    * holds, and `repair` flushes the events of any that did apply. So such a write is, in the end,
    * either durable with its events or not applied, never half.
    */
-  private readonly uncertain = new Map<string, { coll: Collection<StoredDocument>; id: DocumentId }>();
+  private readonly uncertain = new Map<string, Uncertain>();
 
   /** Notes a write whose outcome is unknown (see `uncertain`) and rethrows its error. */
   private uncertainWrite(coll: Collection<StoredDocument>, id: DocumentId, err: unknown): never {
     const unanswered = err instanceof DatabaseTimeoutError ? err.sent : !(err instanceof DatabaseUnavailableError);
-    if (unanswered) this.uncertain.set(this.documentKey(coll, id), { coll, id });
+    if (unanswered) {
+      const key = this.documentKey(coll, id);
+      this.uncertain.set(key, { coll, id, events: this.uncertain.get(key)?.events ?? [] });
+    }
     throw err;
   }
 
@@ -128,16 +141,46 @@ export class Outbox {
   /** The reconcile under way, if any: readers of the log wait for it as for the queued flushes. */
   private reconciling: Promise<void> | undefined;
 
-  /** This process's own writes of unknown outcome and failed flushes: re-read, then flushed (by `_id`). */
+  /**
+   * This process's own writes of unknown outcome and failed flushes: re-read into the state, then
+   * flushed (by `_id`) in one turn of the flush lock. One turn, not one per document: the lock is
+   * first come, first served, and writers queue a flush with every write, so flushing the
+   * documents one by one waited behind the writers' new flushes each time, and an event search,
+   * which waits for the reconcile, hung for over 10 s after a 30 s outage in the soak.
+   */
   private async reconcileNow(): Promise<number> {
     const entries = [...this.uncertain.entries()];
-    for (const [key, { coll, id }] of entries) {
-      await this.state.mirrorOf(coll.collectionName)?.refresh(id);
-      await this.flush(coll, id);
-      this.uncertain.delete(key);
-    }
-    if (entries.length) this.notify(true);
+    if (!entries.length) return 0;
+    for (const [, { coll, id }] of entries) await this.state.mirrorOf(coll.collectionName)?.refresh(id);
+    await this.flushLock.run('events', async () => {
+      for (const [key, { coll, id, events }] of entries) {
+        const doc = await coll.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
+        if (doc) await this.flushLocked(coll, id, doc);
+        await this.appendLocked(events);
+        this.uncertain.delete(key);
+      }
+    });
+    this.notify(true);
     return entries.length;
+  }
+
+  /**
+   * Appends the events not yet in the log (this process's record: `appended`), in order, with
+   * the flush lock held. reconcileNow passes the events of acknowledged writes whose flush failed
+   * as this process kept them (`Uncertain.events`), because the document may have lost them
+   * meanwhile: an update FerretDB was sent before an outage can be applied when it answers again,
+   * after a later write of the same document, and a clear armed by an earlier flush then removes
+   * that write's `_outbox` (FerretDB rewrites the document it finds); re-reading the document
+   * finds nothing to flush. Appending is idempotent, and events just appended are skipped.
+   */
+  private async appendLocked(events: PendingEvent[]): Promise<void> {
+    const missing = this.stillPending(events);
+    if (!missing.length) return;
+    await this.refreshIdHint();
+    for (const event of missing) {
+      await this.appendEvent(event);
+      this.remember(event.key);
+    }
   }
 
   async createIndexes(): Promise<void> {
@@ -341,8 +384,10 @@ export class Outbox {
     // fifth slot behind requests' writes, an event search waited over 10 s under the soak.
     const flush = this.flushWritten(c, id, doc)
       .catch((err: unknown) => {
-        // Its events stay durable in the document; `reconcile` flushes it when the database answers.
-        this.uncertain.set(key, { coll: c, id });
+        // Its events stay durable in the document, and in memory until `reconcile` appends them
+        // when the database answers (see appendLocked: the document may lose them meanwhile).
+        const earlier = this.uncertain.get(key)?.events ?? [];
+        this.uncertain.set(key, { coll: c, id, events: [...earlier, ...pendingEvents(doc._outbox)] });
         this.backgroundError('event flush', err);
       })
       .finally(() => {
@@ -469,14 +514,7 @@ export class Outbox {
     c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, deferClear = false,
   ): Promise<void> {
     const pending = pendingEvents(doc._outbox);
-    const unflushed = this.stillPending(pending);
-    if (unflushed.length) {
-      await this.refreshIdHint();
-      for (const event of unflushed) {
-        await this.appendEvent(event);
-        this.remember(event.key);
-      }
-    }
+    await this.appendLocked(pending);
     // On FerretDB by `_id` alone (see atomicFilters): the document was read or written just
     // before, under this process's keyed lock, and other instances learn of its new revision
     // only through the revision just published.

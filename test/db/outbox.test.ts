@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
 import { buildEvents, pendingEvents, storedEventJson, tailKey, type PendingEvent } from '../../src/db/outbox.js';
+import { DatabaseTimeoutError } from '../../src/db/guard.js';
 import { buildTestApp, testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
 
 const crashScript = fileURLToPath(new URL('../fixtures/crash-between-writes.js', import.meta.url));
@@ -149,4 +150,34 @@ t.test('a fresh start reports no crash leftovers: its own initial events are flu
   t.teardown(() => app.close());
   t.same(lines.filter((line) => line.includes('earlier crash')), [], 'no "flushed events left pending by an earlier crash" warning');
   t.equal(await app.database.db.collection('events').countDocuments(), 5, 'the initial events are in the log');
+});
+
+t.test('a clear of an earlier revision applied late never loses the events of a write whose flush failed', async (t) => {
+  const app = await buildTestApp(t);
+  const { outbox } = app.database;
+  const db = app.database.db;
+  const coll = outbox.collection<{ _id: string; value: number; _rev?: number }>('late_clear');
+  const event = (value: string) => buildEvents({ name: 'late-clear-test', id: -1 }, [{ type: 'tag-created', data: { value } }]);
+  const first = event('first');
+  await outbox.insert(coll, { _id: 'doc', value: 1 }, first);
+  await outbox.flushed();
+
+  // The second write is acknowledged; its flush then fails (the database stopped answering).
+  const appender = outbox as unknown as { appendEvent: (e: PendingEvent) => Promise<void> };
+  const append = appender.appendEvent;
+  appender.appendEvent = () => Promise.reject(new DatabaseTimeoutError('insertOne', 'event_tail', 10, true));
+  const second = event('second');
+  await outbox.replace(coll, { _id: 'doc', value: 1, _rev: 1 }, { _id: 'doc', value: 2 }, second);
+  await outbox.flushed();
+  appender.appendEvent = append;
+  const stored = await db.collection('late_clear').findOne({ _id: 'doc' as never });
+  t.same(pendingEvents(stored?._outbox as string).map((e) => e.key), second.map((e) => e.key), 'its events wait in the document');
+
+  // FerretDB applies an update it was sent before the outage only now: the clear armed by the first
+  // write's flush removes `_outbox` from the second write's document.
+  await db.collection('late_clear').updateOne({ _id: 'doc' as never }, { $unset: { _outbox: '' } });
+
+  await outbox.reconcile();
+  t.equal(await db.collection('events').countDocuments({ _id: second[0]!.key as never }), 1, "the second write's event is in the log");
+  t.equal(await db.collection('events').countDocuments({ _id: first[0]!.key as never }), 1, "and the first's, once");
 });
