@@ -52,7 +52,12 @@ export interface SoakOptions {
   log: (line: string) => void;
 }
 
-interface Sample { atS: number; phase: string; sqliteHandles: number; rssMb: number; writeP99Ms: number }
+/**
+ * One sample every 5 s. `heapMb` is the main thread's V8 heap in use, from Vane's Prometheus
+ * metrics (the last answer: -1 until one came): RSS growing while it stays flat is the worker
+ * threads or memory outside V8, not the main thread's objects.
+ */
+interface Sample { atS: number; phase: string; sqliteHandles: number; rssMb: number; heapMb: number; writeP99Ms: number }
 
 export interface SoakReport {
   options: Omit<SoakOptions, 'log'>;
@@ -283,9 +288,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const base = () => vane.url;
   let phase = 'configure';
   const t0 = performance.now();
+  let heapMb = -1;
   const sampler = setInterval(() => {
+    void fetch(`${vane.url}/internal-backstage/prometheus`, { signal: AbortSignal.timeout(4000) })
+      .then(async (res) => {
+        const used = /^nodejs_heap_size_used_bytes (\S+)/m.exec(await res.text());
+        if (used) heapMb = Math.round(Number(used[1]) / 1048576);
+      })
+      .catch(() => undefined);
     samples.push({
-      atS: Math.round((performance.now() - t0) / 1000), phase, sqliteHandles: vane.sqliteHandles(), rssMb: vane.rssMb(),
+      atS: Math.round((performance.now() - t0) / 1000), phase, sqliteHandles: vane.sqliteHandles(), rssMb: vane.rssMb(), heapMb,
       writeP99Ms: Math.round(recorder.recentWriteP99()),
     });
   }, 5000);
@@ -453,7 +465,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     while (performance.now() < soakEnd) {
       await new Promise((r) => setTimeout(r, 5000));
       const s = samples.at(-1);
-      if (s) log(`t=${s.atS}s ${s.phase}: write p99 ${s.writeP99Ms} ms, acknowledged ${acknowledged.length}, SQLite handles ${s.sqliteHandles}, RSS ${s.rssMb} MB, hangs ${recorder.hangs}`);
+      if (s) log(`t=${s.atS}s ${s.phase}: write p99 ${s.writeP99Ms} ms, acknowledged ${acknowledged.length}, SQLite handles ${s.sqliteHandles}, RSS ${s.rssMb} MB (main heap ${s.heapMb} MB), hangs ${recorder.hangs}`);
     }
 
     // 3. Freeze the database under the same load.
@@ -616,8 +628,8 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
   }
   log(`writes acknowledged: ${report.writes.acknowledged}, p50 ${report.writes.p50Ms} ms, p99 ${report.writes.p99Ms} ms, max ${report.writes.maxMs} ms; statuses ${JSON.stringify(report.writes.statuses)}`);
   log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);
-  log(`samples (t s, phase, SQLite handles, RSS MB, write p99 over 5 s):`);
-  for (const s of report.samples) log(`  ${String(s.atS).padStart(5)} ${s.phase.padEnd(12)} ${String(s.sqliteHandles).padStart(4)} ${String(s.rssMb).padStart(6)} ${String(s.writeP99Ms).padStart(6)}`);
+  log(`samples (t s, phase, SQLite handles, RSS MB, main heap MB, write p99 over 5 s):`);
+  for (const s of report.samples) log(`  ${String(s.atS).padStart(5)} ${s.phase.padEnd(12)} ${String(s.sqliteHandles).padStart(4)} ${String(s.rssMb).padStart(6)} ${String(s.heapMb).padStart(6)} ${String(s.writeP99Ms).padStart(6)}`);
   log(`freeze: first write 503 after ${report.freeze.firstWrite503Ms} ms, /ready 503 after ${report.freeze.ready503Ms} ms, reads ${JSON.stringify(report.freeze.readsDuringFreeze)}, writes OK ${report.freeze.writesOkAfterResumeMs} ms after resuming`);
   log(`restart: ready after ${report.restart.readyAfterMs} ms; ${report.restart.checked} acknowledged writes checked, ${report.restart.missing.length} missing, ${report.restart.missingEvents.length} without events`);
   for (const m of [...report.restart.missing, ...report.restart.missingEvents].slice(0, 20)) log(`  ${m}`);
