@@ -14,7 +14,7 @@ import { lazyChildLogger } from './plugins/request-logger.js';
 import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
 import playgroundRoutes from './features/playground/routes.js';
-import { PLAYGROUND_WORKER, type PlaygroundService } from './features/playground/service.js';
+import type { PlaygroundService } from './features/playground/service.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
 import eventRoutes from './features/events/routes.js';
@@ -93,7 +93,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auth, { tokens: stores.apiTokens });
   await app.register(metrics);
   await app.register(docs);
-  await app.register(workerPool, { filename: options.pool?.filename ?? PLAYGROUND_WORKER });
+  await app.register(workerPool, { filename: options.pool?.filename });
 
   const services = createServices(stores, config);
   app.decorate('stores', stores);

@@ -142,7 +142,7 @@ export interface CompiledFrom {
  * the loaded 2-core machine, and it sits between a write's acknowledgement and the stream
  * fan-out; one toggled flag now costs one flag's compile (compiled flags look segments up at
  * evaluation time, so a segment change recompiles no flag). The frontend API's worker threads
- * (frontend-api/worker-state.ts) keep their copies current the same way.
+ * (workers/sdk-state.ts) keep their copies current the same way.
  */
 export function compileChanges(
   previous: CompiledFrom | undefined,

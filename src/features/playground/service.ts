@@ -1,16 +1,14 @@
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Piscina } from 'piscina';
 import {
   cleanContext, combinationSpace, overlay, selectFlags, type CompiledSnapshot, type SnapshotChanges,
 } from '../../evaluation/index.js';
 import { serviceUnavailable, validationError } from '../../errors.js';
+import { runTask } from '../../plugins/worker-pool.js';
 import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
 import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
-
-/** The worker module the pool runs by default (worker.ts, compiled beside this file). */
-export const PLAYGROUND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
+import type { ResultOf } from '../../../workers/protocol.js';
 
 export interface PlaygroundLimits {
   evaluationLimit: number;
@@ -77,6 +75,13 @@ function flagOpener(flag: SelectedFlag): Buffer {
     flagOpeners.set(flag, bytes);
   }
   return bytes;
+}
+
+/** An advanced slice's chunk: the buffer it came back in, or its first `result` bytes in the memory it was lent. */
+function chunkOf(result: Uint8Array | number, output: SharedArrayBuffer | undefined): ChunkResult {
+  if (typeof result !== 'number') return unpackChunk(result);
+  if (output === undefined) throw new Error('a chunk came back as a length without lent memory');
+  return unpackChunk(new Uint8Array(output, 0, result));
 }
 
 /** Entries per streamed piece: ~2.5 MB of JSON, a few ms of one worker's time. */
@@ -192,7 +197,7 @@ export class PlaygroundService {
       inputJson,
     };
     this.ensureRoom(1);
-    const bytes = await this.run<Uint8Array>(task, signal);
+    const bytes = await this.run(task, signal);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -269,8 +274,8 @@ export class PlaygroundService {
     try {
       results = await Promise.all(slices.map(async (slice, i) => {
         const task = { ...this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), output: outputs[i] };
-        const result = await this.run<Uint8Array | number>(task, signal);
-        return { slice, chunk: unpackChunk(typeof result === 'number' ? new Uint8Array(outputs[i]!, 0, result) : result) };
+        const result = await this.run(task, signal);
+        return { slice, chunk: chunkOf(result, outputs[i]) };
       }));
     } catch (err) {
       this.outputs.abandon(outputs);
@@ -342,11 +347,11 @@ export class PlaygroundService {
       try {
         this.ensureRoom(Math.min(window, pieces.length));
         await write(this.head());
-        const inFlight: Array<Promise<Uint8Array>> = [];
+        const inFlight: Array<Promise<Uint8Array | number>> = [];
         let next = 0;
         const launch = () => {
           const piece = pieces[next++]!;
-          const result = this.run<Uint8Array>(this.task(plan, piece.occurrence, piece.start, piece.end, piece.f, piece.f + 1), signal);
+          const result = this.run(this.task(plan, piece.occurrence, piece.start, piece.end, piece.f, piece.f + 1), signal);
           // Awaited in order below; a later slice failing first must not be an unhandled rejection.
           result.catch(() => undefined);
           inFlight.push(result);
@@ -357,7 +362,7 @@ export class PlaygroundService {
           if (next < pieces.length) launch();
           const piece = pieces[i]!;
           if (piece.before) await write(piece.before);
-          await write(unpackChunk(bytes).bytes);
+          await write(chunkOf(bytes, undefined).bytes);
           if (piece.after) await write(piece.after);
         }
         await write(this.tail(plan));
@@ -380,9 +385,9 @@ export class PlaygroundService {
     }
   }
 
-  private async run<T>(task: unknown, signal: AbortSignal): Promise<T> {
+  private async run<T extends DeprecatedTask | AdvancedChunkTask>(task: T, signal: AbortSignal): Promise<ResultOf<T>> {
     try {
-      return (await this.pool.run(task, { signal })) as T;
+      return await runTask(this.pool, task, signal);
     } catch (err) {
       if (signal.aborted) {
         throw serviceUnavailable(`The evaluation did not finish within the time budget of ${this.limits.timeoutMs} ms.`, 1);
