@@ -7,9 +7,10 @@
  * compiles once per thread, not once per task.
  */
 import { move } from 'piscina';
-import { CompiledSnapshotCache, JsonChunkWriter, type CompiledSnapshot } from '../src/evaluation/index.js';
+import { JsonChunkWriter, type CompiledSnapshot } from '../src/evaluation/index.js';
 import { batchRecords, impactOfRange, projectView } from '../src/features/playground-batch/evaluate.js';
 import type { BatchTask, ImpactTask, SharedSnapshot } from '../src/features/playground-batch/protocol.js';
+import { CompiledSnapshotCache } from './compiled-cache.js';
 import type { EntryPoint, TaskResult } from './protocol.js';
 
 const views = new Map<string, CompiledSnapshot>();

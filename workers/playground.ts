@@ -12,10 +12,11 @@
  */
 import { move } from 'piscina';
 import {
-  AdvancedEntryWriter, combinationAt, combinationSpace, CompiledSnapshotCache, ContextReader, evaluateRange, evaluateSelection,
+  AdvancedEntryWriter, combinationAt, combinationSpace, ContextReader, evaluateRange, evaluateSelection,
   JsonChunkWriter, selectFlags, writePlaygroundFeatures, type CompiledSnapshot,
 } from '../src/evaluation/index.js';
 import { ChunkWriter, type AdvancedChunkTask, type DeprecatedTask, type SnapshotRef } from '../src/features/playground/protocol.js';
+import { CompiledSnapshotCache } from './compiled-cache.js';
 import type { EntryPoint } from './protocol.js';
 
 const snapshots = new CompiledSnapshotCache();

@@ -4,6 +4,7 @@
  * and, on a new build, compiles only the flags and segments whose JSON changed (`compileChanges`,
  * as the main thread's rebuild does).
  */
+import { LatestRevision } from '../src/db/revision-cache.js';
 import { fromSharedJson, type CompiledSnapshot, type SegmentConfig } from '../src/evaluation/index.js';
 import { compileChanges } from '../src/features/client-api/state.js';
 import type { FrontendAnswer, FrontendSource } from '../src/features/frontend-api/evaluate.js';
@@ -29,7 +30,6 @@ function flagConfigOf(json: string) {
 }
 
 interface Held extends FrontendSource {
-  build: number;
   flagJson: Map<string, string>;
   segmentJson: Map<number, string>;
   compiled: CompiledSnapshot;
@@ -37,23 +37,22 @@ interface Held extends FrontendSource {
 
 /** A thread's copy of the latest state it was sent. */
 export class WorkerStates {
-  private held: Held | undefined;
+  private readonly held = new LatestRevision<Held>();
 
   source(ref: ShippedState): FrontendSource {
-    if (this.held?.build === ref.build) return this.held;
-    const json = fromSharedJson<ShippedJson>(ref.buffer);
-    const flagJson = new Map(json.flags.map(([name, , , flag]) => [name, flag]));
-    const segmentJson = new Map(json.segments);
-    const compiled = compileChanges(this.held, flagJson, segmentJson,
-      (name) => flagConfigOf(flagJson.get(name)!), (id) => JSON.parse(segmentJson.get(id)!) as SegmentConfig);
-    this.held = {
-      build: ref.build,
-      flagJson,
-      segmentJson,
-      compiled,
-      flags: json.flags.map(([name, project, impressionData]) => ({ name, project, impressionData })),
-      memo: new Map(),
-    };
-    return this.held;
+    return this.held.get(ref.build, (previous) => {
+      const json = fromSharedJson<ShippedJson>(ref.buffer);
+      const flagJson = new Map(json.flags.map(([name, , , flag]) => [name, flag]));
+      const segmentJson = new Map(json.segments);
+      const compiled = compileChanges(previous, flagJson, segmentJson,
+        (name) => flagConfigOf(flagJson.get(name)!), (id) => JSON.parse(segmentJson.get(id)!) as SegmentConfig);
+      return {
+        flagJson,
+        segmentJson,
+        compiled,
+        flags: json.flags.map(([name, project, impressionData]) => ({ name, project, impressionData })),
+        memo: new Map(),
+      };
+    });
   }
 }

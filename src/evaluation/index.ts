@@ -15,7 +15,6 @@ export {
   type CompiledSnapshot,
   type SnapshotChanges,
 } from './compile.js';
-export { CompiledSnapshotCache, type SharedSnapshotRef } from './compiled-cache.js';
 export { fromSharedJson, toSharedJson } from './shared-json.js';
 export { ContextReader, type SdkRules } from './context-reader.js';
 export {
