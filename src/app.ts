@@ -137,7 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const playground = createPlayground(app.workerPool, stores, services, config);
   app.decorate('playground', playground.service);
   await app.register(playgroundRoutes, { service: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
-  await app.register(changeRequestRoutes, { service: services.changeRequests, playground: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  await app.register(changeRequestRoutes, { service: services.changeRequests, preview: playground.preview, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
   await app.register(playgroundBatchRoutes, { service: playground.batch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
 
   await registerSdkApi(app, stores, config);

@@ -29,6 +29,7 @@ import { ChangeRequestService } from './features/change-requests/service.js';
 import { SessionStore } from './features/sessions/store.js';
 import { SessionService, ensureInitialAdmin } from './features/sessions/service.js';
 import { PlaygroundService } from './features/playground/service.js';
+import { ChangeRequestPreview } from './features/change-requests/preview.js';
 import { SnapshotCache } from './features/playground/snapshot.js';
 import { storeSnapshotSource } from './features/playground/source.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
@@ -120,13 +121,15 @@ export interface Playground {
   snapshots: SnapshotCache;
   service: PlaygroundService;
   batch: PlaygroundBatchService;
+  /** The change-request preview (E3), on the playground. */
+  preview: ChangeRequestPreview;
 }
 
 /**
  * The playground's wiring: the per-revision snapshot (built from the flags and segments stores,
  * rebuilt after any commit this process hears of) shared by the playground and playground-batch
  * services, both dispatching to `pool` (the worker-pool plugin's, whose default module is the
- * playground's worker).
+ * playground's entry point, workers/playground.ts), and the change-request preview on them.
  */
 export function createPlayground(pool: Piscina, stores: Stores, services: Services, config: Config): Playground {
   const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), stores.outbox);
@@ -143,7 +146,7 @@ export function createPlayground(pool: Piscina, stores: Stores, services: Servic
     maxQueue: config.PLAYGROUND_MAX_QUEUE,
     threads,
   });
-  return { snapshots, service, batch };
+  return { snapshots, service, batch, preview: new ChangeRequestPreview(services.changeRequests, service) };
 }
 
 /**

@@ -2,12 +2,12 @@ import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Piscina } from 'piscina';
 import {
-  cleanContext, combinationSpace, overlay, selectFlags, type CompiledSnapshot, type SnapshotChanges,
+  cleanContext, combinationSpace, selectFlags, type SnapshotChanges,
 } from '../../evaluation/index.js';
 import { serviceUnavailable, validationError } from '../../errors.js';
 import { runTask } from '../../plugins/worker-pool.js';
 import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
-import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
+import { withChanges, type CurrentSnapshot, type SnapshotCache } from './snapshot.js';
 import type { ResultOf } from '../../../workers/protocol.js';
 
 export interface PlaygroundLimits {
@@ -214,7 +214,7 @@ export class PlaygroundService {
 
   private async prepare(request: AdvancedRequest): Promise<AdvancedPlan> {
     const snapshot = await this.snapshots.get();
-    const compiled = this.compiledFor(snapshot, request);
+    const compiled = withChanges(snapshot, request.changes, request.changesKey);
     const projects = projectFilter(request.projects);
     const selection = selectFlags(compiled, projects);
     const flagCount = selection.flags.length;
@@ -372,10 +372,6 @@ export class PlaygroundService {
       }
     })();
     return out;
-  }
-
-  private compiledFor(snapshot: CurrentSnapshot, request: AdvancedRequest): CompiledSnapshot {
-    return request.changes ? overlay(snapshot.compiled, request.changes) : snapshot.compiled;
   }
 
   /** Bounded queue: refuse at once rather than queue without bound (the pool's maxQueue is the backstop). */

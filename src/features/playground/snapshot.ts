@@ -1,6 +1,6 @@
 import type { Outbox } from '../../db/outbox.js';
 import { RevisionCache } from '../../db/revision-cache.js';
-import { compile, toSharedJson, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
+import { compile, overlay, toSharedJson, type CompiledSnapshot, type Snapshot, type SnapshotChanges } from '../../evaluation/index.js';
 import type { SnapshotRef } from './protocol.js';
 
 /** Where the flag configuration comes from (the flags and segments stores). */
@@ -28,4 +28,22 @@ export class SnapshotCache extends RevisionCache<CurrentSnapshot> {
     });
     outbox.onCommitted(() => this.invalidate());
   }
+}
+
+/** The last change request laid over each snapshot on the main thread, by its changes' key. */
+const overlays = new WeakMap<CurrentSnapshot, { key: string; compiled: CompiledSnapshot }>();
+
+/**
+ * The snapshot with a change request's changes laid over it on the main thread (the preview's
+ * flag selection and limit, the impact's affected flags): once per snapshot and changes key, so a
+ * request previewed again, or its impact asked after its preview, is not overlaid again. The pool's
+ * threads keep their own overlay by the same key (workers/compiled-cache.ts).
+ */
+export function withChanges(snapshot: CurrentSnapshot, changes: SnapshotChanges | undefined, changesKey: string | undefined): CompiledSnapshot {
+  if (!changes) return snapshot.compiled;
+  const last = overlays.get(snapshot);
+  if (changesKey !== undefined && last?.key === changesKey) return last.compiled;
+  const compiled = overlay(snapshot.compiled, changes);
+  if (changesKey !== undefined) overlays.set(snapshot, { key: changesKey, compiled });
+  return compiled;
 }
