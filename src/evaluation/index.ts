@@ -21,8 +21,6 @@ export {
   cleanContext,
   combinationAt,
   combinationSpace,
-  countCombinations,
-  expandCombinations,
   type CleanedContext,
   type CombinationSpace,
 } from './context.js';
@@ -49,8 +47,6 @@ export {
 export {
   AdvancedEntryWriter,
   advancedEntryJson,
-  appendAdvancedEntry,
-  appendPlaygroundFlag,
   playgroundFeaturesJson,
   playgroundFlagJson,
   writePlaygroundFeatures,

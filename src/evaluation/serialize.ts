@@ -202,16 +202,6 @@ function advancedTailParts(evaluation: FlagEvaluation, parts: string[]): void {
   parts.push(']}}');
 }
 
-/** Appends a deprecated playground flag result to a list of chunks. */
-export function appendPlaygroundFlag(chunks: string[], evaluation: FlagEvaluation): void {
-  chunks.push(playgroundFlagJson(evaluation));
-}
-
-/** Appends an advanced playground entry to a list of chunks. */
-export function appendAdvancedEntry(chunks: string[], evaluation: FlagEvaluation, contextJson: string): void {
-  chunks.push(advancedEntryJson(evaluation, contextJson));
-}
-
 /** The E5 `features` array written as UTF-8 bytes (see json-writer.ts for why bytes). */
 export function writePlaygroundFeatures(writer: JsonChunkWriter, evaluations: readonly FlagEvaluation[]): void {
   writer.write('[');
