@@ -20,7 +20,7 @@ import segmentRoutes from './features/segments/routes.js';
 import eventRoutes from './features/events/routes.js';
 import inviteLinkRoutes from './features/invite-links/routes.js';
 import userRoutes from './features/users/routes.js';
-import flagRoutes from './features/flags/routes.js';
+import flagRoutes from './features/flags/routes/index.js';
 import tagRoutes from './features/tags/routes.js';
 import environmentRoutes from './features/environments/routes.js';
 import projectRoutes from './features/projects/routes.js';
