@@ -95,7 +95,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(docs);
   await app.register(workerPool, { filename: options.pool?.filename });
 
-  const services = createServices(stores, config);
+  const services = createServices(stores, config, app.log);
   app.decorate('stores', stores);
   stores.eventLog.registerMetrics(app.metrics);
   app.database.health.registerMetrics(app.metrics);

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Piscina } from 'piscina';
 import type { Outbox } from './db/outbox.js';
 import type { LoadProgress } from './db/state.js';
@@ -91,7 +92,7 @@ export function createStores(outbox: Outbox, db: Db, log: MirrorLogger): Stores 
   };
 }
 
-export function createServices(stores: Stores, config: Config): Services {
+export function createServices(stores: Stores, config: Config, logger: FastifyBaseLogger): Services {
   const users = new UserService(stores.users);
   const tags = new TagService(stores.tags, stores.outbox);
   const flags = new FlagService(
@@ -110,7 +111,7 @@ export function createServices(stores: Stores, config: Config): Services {
     projects: new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox),
     strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
     changeRequests: new ChangeRequestService(
-      stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
+      stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox, logger,
     ),
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
   };
