@@ -60,6 +60,7 @@ export function planSlices(occurrences: number, combinations: number, flagCount:
   return slices;
 }
 
+const HEAD = Buffer.from('{"features":[');
 const COMMA = Buffer.from(',');
 const CLOSE_LIST = Buffer.from(']');
 const CLOSE_FLAG = Buffer.from('}}');
@@ -98,6 +99,9 @@ interface AdvancedPlan {
   total: number;
   keys: string[];
   occurrencesByKey: Map<string, number[]>;
+  /** The answer's glue around the workers' chunks: each environment key's opener (after the first, led by a comma), and the tail. */
+  keyOpeners: Buffer[];
+  tail: Buffer;
 }
 
 /**
@@ -230,7 +234,14 @@ export class PlaygroundService {
     const keys = environmentKeys(request.environments);
     const occurrencesByKey = new Map<string, number[]>(keys.map((key) => [key, []]));
     request.environments.forEach((environment, i) => occurrencesByKey.get(environment)!.push(i));
-    return { request, snapshot, projects, selection, flagCount, cleaned, combinations, total, keys, occurrencesByKey };
+    // The glue is encoded once per request (flag openers once per snapshot), not once per piece: an S2
+    // answer has ~1 500 pieces, and allocating each anew was the main thread's young garbage.
+    const keyOpeners = keys.map((key, k) => Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
+    const warnings = cleaned.removedProperties.length > 0
+      ? `,"warnings":{"invalidContextProperties":${JSON.stringify(cleaned.removedProperties)}}`
+      : '';
+    const tail = Buffer.from(`],"input":${request.inputJson}${warnings}}`);
+    return { request, snapshot, projects, selection, flagCount, cleaned, combinations, total, keys, occurrencesByKey, keyOpeners, tail };
   }
 
   private task(plan: AdvancedPlan, occurrence: number, comboStart: number, comboEnd: number, flagStart: number, flagEnd: number): AdvancedChunkTask {
@@ -247,22 +258,6 @@ export class PlaygroundService {
       flagStart,
       flagEnd,
     };
-  }
-
-  private head(): Buffer {
-    return Buffer.from('{"features":[');
-  }
-
-  private tail(plan: AdvancedPlan): Buffer {
-    const warnings = plan.cleaned.removedProperties.length > 0
-      ? `,"warnings":{"invalidContextProperties":${JSON.stringify(plan.cleaned.removedProperties)}}`
-      : '';
-    return Buffer.from(`],"input":${plan.request.inputJson}${warnings}}`);
-  }
-
-  private flagHead(plan: AdvancedPlan, f: number): string {
-    const flag = plan.selection.flags[f]!;
-    return `${f > 0 ? ',' : ''}{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`;
   }
 
   private async buffered(plan: AdvancedPlan, signal: AbortSignal): Promise<BufferedAnswer> {
@@ -287,11 +282,9 @@ export class PlaygroundService {
       list.push(chunk);
       byOccurrence.set(slice.occurrence, list);
     }
-    // The glue is encoded once per request (per snapshot for flag heads), not once per flag: an S2
-    // answer has ~1 500 pieces, and allocating each anew was the main thread's young garbage.
-    const keyOpeners = plan.keys.map((key, k) => Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
+    const keyOpeners = plan.keyOpeners;
     const chunksByKey = plan.keys.map((key) => plan.occurrencesByKey.get(key)!.flatMap((occurrence) => byOccurrence.get(occurrence) ?? []));
-    const parts: Buffer[] = [this.head()];
+    const parts: Buffer[] = [HEAD];
     for (let f = 0; f < flagCount; f++) {
       if (f > 0) parts.push(COMMA);
       parts.push(flagOpener(plan.selection.flags[f]!));
@@ -307,7 +300,7 @@ export class PlaygroundService {
       }
       parts.push(CLOSE_FLAG);
     }
-    parts.push(this.tail(plan));
+    parts.push(plan.tail);
     let byteLength = 0;
     for (const part of parts) byteLength += part.length;
     return new BufferedAnswer(parts, byteLength, () => this.outputs.giveBack(outputs));
@@ -322,23 +315,24 @@ export class PlaygroundService {
     const out = new PassThrough();
     const window = 2 * this.limits.threads;
     const perSlice = STREAM_SLICE;
-    interface Piece { before: string; occurrence: number; start: number; end: number; f: number; after: string }
+    interface Piece { before: Buffer[]; occurrence: number; start: number; end: number; f: number; after: Buffer[] }
     const pieces: Piece[] = [];
     for (let f = 0; f < plan.flagCount; f++) {
-      let before = this.flagHead(plan, f);
+      const opener = flagOpener(plan.selection.flags[f]!);
+      let before = f > 0 ? [COMMA, opener] : [opener];
       plan.keys.forEach((key, k) => {
-        before += `${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`;
+        before.push(plan.keyOpeners[k]!);
         let first = true;
         for (const occurrence of plan.occurrencesByKey.get(key)!) {
           for (let start = 0; start < plan.combinations; start += perSlice) {
-            pieces.push({ before: before + (first ? '' : ','), occurrence, start, end: Math.min(plan.combinations, start + perSlice), f, after: '' });
-            before = '';
+            pieces.push({ before: first ? before : [COMMA], occurrence, start, end: Math.min(plan.combinations, start + perSlice), f, after: [] });
+            before = [];
             first = false;
           }
         }
-        pieces[pieces.length - 1]!.after += ']';
+        pieces[pieces.length - 1]!.after.push(CLOSE_LIST);
       });
-      pieces[pieces.length - 1]!.after += '}}';
+      pieces[pieces.length - 1]!.after.push(CLOSE_FLAG);
     }
     const write = async (chunk: Buffer | string) => {
       if (!out.write(chunk)) await once(out, 'drain');
@@ -346,7 +340,7 @@ export class PlaygroundService {
     void (async () => {
       try {
         this.ensureRoom(Math.min(window, pieces.length));
-        await write(this.head());
+        await write(HEAD);
         const inFlight: Array<Promise<Uint8Array | number>> = [];
         let next = 0;
         const launch = () => {
@@ -361,11 +355,11 @@ export class PlaygroundService {
           const bytes = await inFlight.shift()!;
           if (next < pieces.length) launch();
           const piece = pieces[i]!;
-          if (piece.before) await write(piece.before);
+          for (const glue of piece.before) await write(glue);
           await write(chunkOf(bytes, undefined).bytes);
-          if (piece.after) await write(piece.after);
+          for (const glue of piece.after) await write(glue);
         }
-        await write(this.tail(plan));
+        await write(plan.tail);
         out.end();
       } catch (err) {
         out.destroy(err as Error);
