@@ -104,7 +104,7 @@ const entryMemos = new WeakMap<CompiledFlag, EntryMemo>();
  * context once per combination. Measured on the worker's own work for S2 (the tester's seed-3
  * snapshot, one thread, 250 requests, alternating builds on the loaded machine): 11.2–12.8 ms of
  * CPU per request before, 10.2–11.2 ms after; in the server, with the corked send and the
- * single-buffer transfer (the playground's routes.ts and worker.ts), 30.6–36.4 ms of process CPU per S2
+ * single-buffer transfer (the playground's routes.ts and workers/playground.ts), 30.6–36.4 ms of process CPU per S2
  * request before, 24.7–25.5 ms after.
  */
 export class AdvancedEntryWriter {
