@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY workers ./workers
 COPY test ./test
 COPY bench ./bench
 RUN npm run build
@@ -18,6 +19,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/workers ./dist/workers
 COPY web ./web
 USER node
 EXPOSE 4242

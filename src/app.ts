@@ -14,13 +14,13 @@ import { lazyChildLogger } from './plugins/request-logger.js';
 import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
 import playgroundRoutes from './features/playground/routes.js';
-import { PLAYGROUND_WORKER, type PlaygroundService } from './features/playground/service.js';
+import type { PlaygroundService } from './features/playground/service.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
 import eventRoutes from './features/events/routes.js';
 import inviteLinkRoutes from './features/invite-links/routes.js';
 import userRoutes from './features/users/routes.js';
-import flagRoutes from './features/flags/routes.js';
+import flagRoutes from './features/flags/routes/index.js';
 import tagRoutes from './features/tags/routes.js';
 import environmentRoutes from './features/environments/routes.js';
 import projectRoutes from './features/projects/routes.js';
@@ -93,9 +93,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auth, { tokens: stores.apiTokens });
   await app.register(metrics);
   await app.register(docs);
-  await app.register(workerPool, { filename: options.pool?.filename ?? PLAYGROUND_WORKER });
+  await app.register(workerPool, { filename: options.pool?.filename });
 
-  const services = createServices(stores, config);
+  const services = createServices(stores, config, app.log);
   app.decorate('stores', stores);
   stores.eventLog.registerMetrics(app.metrics);
   app.database.health.registerMetrics(app.metrics);
@@ -137,7 +137,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const playground = createPlayground(app.workerPool, stores, services, config);
   app.decorate('playground', playground.service);
   await app.register(playgroundRoutes, { service: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
-  await app.register(changeRequestRoutes, { service: services.changeRequests, playground: playground.service, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
+  await app.register(changeRequestRoutes, { service: services.changeRequests, preview: playground.preview, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
   await app.register(playgroundBatchRoutes, { service: playground.batch, timeoutMs: config.PLAYGROUND_TIMEOUT_MS });
 
   await registerSdkApi(app, stores, config);

@@ -1,5 +1,6 @@
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Piscina } from 'piscina';
 import type { Outbox } from './db/outbox.js';
 import type { LoadProgress } from './db/state.js';
@@ -29,6 +30,7 @@ import { ChangeRequestService } from './features/change-requests/service.js';
 import { SessionStore } from './features/sessions/store.js';
 import { SessionService, ensureInitialAdmin } from './features/sessions/service.js';
 import { PlaygroundService } from './features/playground/service.js';
+import { ChangeRequestPreview } from './features/change-requests/preview.js';
 import { SnapshotCache } from './features/playground/snapshot.js';
 import { storeSnapshotSource } from './features/playground/source.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
@@ -90,7 +92,7 @@ export function createStores(outbox: Outbox, db: Db, log: MirrorLogger): Stores 
   };
 }
 
-export function createServices(stores: Stores, config: Config): Services {
+export function createServices(stores: Stores, config: Config, logger: FastifyBaseLogger): Services {
   const users = new UserService(stores.users);
   const tags = new TagService(stores.tags, stores.outbox);
   const flags = new FlagService(
@@ -109,7 +111,7 @@ export function createServices(stores: Stores, config: Config): Services {
     projects: new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox),
     strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
     changeRequests: new ChangeRequestService(
-      stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
+      stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox, logger,
     ),
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
   };
@@ -120,13 +122,15 @@ export interface Playground {
   snapshots: SnapshotCache;
   service: PlaygroundService;
   batch: PlaygroundBatchService;
+  /** The change-request preview (E3), on the playground. */
+  preview: ChangeRequestPreview;
 }
 
 /**
  * The playground's wiring: the per-revision snapshot (built from the flags and segments stores,
  * rebuilt after any commit this process hears of) shared by the playground and playground-batch
  * services, both dispatching to `pool` (the worker-pool plugin's, whose default module is the
- * playground's worker).
+ * playground's entry point, workers/playground.ts), and the change-request preview on them.
  */
 export function createPlayground(pool: Piscina, stores: Stores, services: Services, config: Config): Playground {
   const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), stores.outbox);
@@ -143,7 +147,7 @@ export function createPlayground(pool: Piscina, stores: Stores, services: Servic
     maxQueue: config.PLAYGROUND_MAX_QUEUE,
     threads,
   });
-  return { snapshots, service, batch };
+  return { snapshots, service, batch, preview: new ChangeRequestPreview(services.changeRequests, service) };
 }
 
 /**

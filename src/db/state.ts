@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
 import { DELETED_FIELD, type DocumentId, type StoredDocument } from './outbox/documents.js';
+import { LatestRevision } from './revision-cache.js';
 
 /**
  * The configuration state: every live document of the configuration collections (flags,
@@ -109,6 +110,8 @@ export class CollectionMirror<T extends StoredDocument> {
   }
 }
 
+const newValues = () => new Map<string, unknown>();
+
 /**
  * The document type of each collection the state holds, declared by the store that owns the
  * collection (module augmentation: `declare module '../../db/state.js' { interface HeldDocuments
@@ -135,8 +138,7 @@ export class ConfigState {
   private readonly typed: HeldMirrors = {};
   /** Incremented by every change of any collection held: derived views are cached per revision. */
   revision = 0;
-  private derivedAt = -1;
-  private readonly derivedValues = new Map<string, unknown>();
+  private readonly derivedValues = new LatestRevision<Map<string, unknown>>();
   private loaded = false;
 
   /** The names of the collections the state holds. */
@@ -194,13 +196,10 @@ export class ConfigState {
    * `build` must only read the state.
    */
   derived<V>(key: string, build: () => V): V {
-    if (this.derivedAt !== this.revision) {
-      this.derivedValues.clear();
-      this.derivedAt = this.revision;
-    }
-    if (this.derivedValues.has(key)) return this.derivedValues.get(key) as V;
+    const values = this.derivedValues.get(this.revision, newValues);
+    if (values.has(key)) return values.get(key) as V;
     const value = build();
-    this.derivedValues.set(key, value);
+    values.set(key, value);
     return value;
   }
 }

@@ -61,10 +61,6 @@ function collectValueLists(source: Record<string, unknown>, into: Record<string,
   }
 }
 
-export function countCombinations(cleanedContext: Record<string, unknown>): number {
-  return combinationSpace(cleanedContext).count;
-}
-
 /**
  * The `index`-th combination (0-based) of the cartesian product, first key varying slowest and
  * the last key fastest: a mixed-radix decoding of `index`.
@@ -80,12 +76,4 @@ export function combinationAt(space: CombinationSpace, index: number): Record<st
   }
   for (let k = 0; k < space.keys.length; k++) setOwn(combination, space.keys[k], picks[k]);
   return combination;
-}
-
-/** Every combination, in order (docs/rules.md §3.5 step 2). */
-export function expandCombinations(cleanedContext: Record<string, unknown>): Record<string, unknown>[] {
-  const space = combinationSpace(cleanedContext);
-  const combinations: Record<string, unknown>[] = new Array(space.count);
-  for (let i = 0; i < space.count; i++) combinations[i] = combinationAt(space, i);
-  return combinations;
 }

@@ -15,15 +15,12 @@ export {
   type CompiledSnapshot,
   type SnapshotChanges,
 } from './compile.js';
-export { CompiledSnapshotCache, type SharedSnapshotRef } from './compiled-cache.js';
 export { fromSharedJson, toSharedJson } from './shared-json.js';
 export { ContextReader, type SdkRules } from './context-reader.js';
 export {
   cleanContext,
   combinationAt,
   combinationSpace,
-  countCombinations,
-  expandCombinations,
   type CleanedContext,
   type CombinationSpace,
 } from './context.js';
@@ -50,8 +47,6 @@ export {
 export {
   AdvancedEntryWriter,
   advancedEntryJson,
-  appendAdvancedEntry,
-  appendPlaygroundFlag,
   playgroundFeaturesJson,
   playgroundFlagJson,
   writePlaygroundFeatures,

@@ -104,7 +104,7 @@ const entryMemos = new WeakMap<CompiledFlag, EntryMemo>();
  * context once per combination. Measured on the worker's own work for S2 (the tester's seed-3
  * snapshot, one thread, 250 requests, alternating builds on the loaded machine): 11.2–12.8 ms of
  * CPU per request before, 10.2–11.2 ms after; in the server, with the corked send and the
- * single-buffer transfer (the playground's routes.ts and worker.ts), 30.6–36.4 ms of process CPU per S2
+ * single-buffer transfer (the playground's routes.ts and workers/playground.ts), 30.6–36.4 ms of process CPU per S2
  * request before, 24.7–25.5 ms after.
  */
 export class AdvancedEntryWriter {
@@ -200,16 +200,6 @@ function advancedTailParts(evaluation: FlagEvaluation, parts: string[]): void {
     parts.push(']', strategy.strategy.reportTailJson);
   }
   parts.push(']}}');
-}
-
-/** Appends a deprecated playground flag result to a list of chunks. */
-export function appendPlaygroundFlag(chunks: string[], evaluation: FlagEvaluation): void {
-  chunks.push(playgroundFlagJson(evaluation));
-}
-
-/** Appends an advanced playground entry to a list of chunks. */
-export function appendAdvancedEntry(chunks: string[], evaluation: FlagEvaluation, contextJson: string): void {
-  chunks.push(advancedEntryJson(evaluation, contextJson));
 }
 
 /** The E5 `features` array written as UTF-8 bytes (see json-writer.ts for why bytes). */

@@ -6,16 +6,16 @@ import clientApiRoutes from './client-api/routes.js';
 import { ClientFeaturesService } from './client-api/service.js';
 import { SdkStateCache } from './client-api/state.js';
 import { DeltaService } from './client-api/streaming.js';
-import { EvaluationDispatcher, FRONTEND_WORKER, FrontendDispatcher } from './frontend-api/dispatch.js';
+import { EvaluationDispatcher, FrontendDispatcher } from './frontend-api/dispatch.js';
 import frontendApiRoutes from './frontend-api/routes.js';
-import type { FrontendAnswer } from './frontend-api/evaluate.js';
 import clientMetricsRoutes from './metrics/routes.js';
 import { MetricsService } from './metrics/service.js';
 import { MetricsStore } from './metrics/store.js';
 import { answerOfrep, type OfrepQuestion } from './ofrep/evaluate.js';
 import { OfrepEventStreams } from './ofrep/events.js';
 import ofrepRoutes from './ofrep/routes.js';
-import { OFREP_WORKER, OfrepService } from './ofrep/service.js';
+import { OfrepService } from './ofrep/service.js';
+import { runTask } from '../plugins/worker-pool.js';
 
 /**
  * Wires the SDK-facing API (client API, frontend API, metrics, OFREP) in one call, so app.ts changes by
@@ -53,7 +53,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   const pool = app.workerPool;
   const onPool = config.FRONTEND_EVALUATION !== 'main';
   const dispatcher = new FrontendDispatcher(
-    onPool ? { idleThreads: () => pool.idleThreads, run: async (task) => (await pool.run(task, { filename: FRONTEND_WORKER })) as FrontendAnswer[] } : undefined,
+    onPool ? { idleThreads: () => pool.idleThreads, run: (task) => runTask(pool, { kind: 'frontend', ...task }) } : undefined,
     (err) => app.log.warn({ err }, 'frontend API batch failed on the worker pool; answered on the main thread'),
   );
   dispatcher.registerMetrics(app.metrics);
@@ -61,9 +61,9 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   await app.register(frontendApiRoutes, { states, dispatcher, metrics, origins: config.FRONTEND_API_ORIGINS });
 
   // OFREP: the frontend API's evaluation in OpenFeature's protocol, dispatched the same way (its
-  // bulk answers share the pool, in their own worker module).
+  // bulk answers share the pool, in their own entry point, workers/ofrep.ts).
   const ofrepDispatcher = new EvaluationDispatcher<OfrepQuestion>(
-    onPool ? { idleThreads: () => pool.idleThreads, run: async (task) => (await pool.run(task, { filename: OFREP_WORKER })) as FrontendAnswer[] } : undefined,
+    onPool ? { idleThreads: () => pool.idleThreads, run: (task) => runTask(pool, { kind: 'ofrep', ...task }) } : undefined,
     (err) => app.log.warn({ err }, 'OFREP batch failed on the worker pool; answered on the main thread'),
     answerOfrep,
   );

@@ -2,9 +2,11 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
+import { DEFAULT_ENTRY, entryOf, type ResultOf, type Task } from '../../workers/protocol.js';
 
 /**
- * The Piscina pool that runs every playground evaluation.
+ * The Piscina pool that runs every playground evaluation, and a share of the frontend API's and
+ * OFREP's. What runs on its threads is in workers/ (the task protocol: workers/protocol.ts).
  *
  * Choices (piscina 5 defaults in brackets):
  * - threads: PLAYGROUND_WORKERS, or one per core [1.5× cores]: evaluation is pure CPU, more
@@ -17,16 +19,24 @@ import { Piscina } from 'piscina';
  */
 export interface PoolOptions {
   /**
-   * The module tasks run without a filename of their own: the playground's worker, named by its
-   * slice (src/features/playground/service.ts); tests wrap it to inject faults.
+   * The module the playground's tasks run (workers/playground.ts by default); tests wrap it to
+   * inject faults.
    */
-  filename: string;
+  filename?: string;
+}
+
+/**
+ * Runs `task` on the pool, in its kind's entry point, and resolves with its result as the protocol
+ * types it. `signal` aborts it (queued: removed; running: its thread is terminated and replaced).
+ */
+export function runTask<T extends Task>(pool: Piscina, task: T, signal?: AbortSignal): Promise<ResultOf<T>> {
+  return pool.run(task, { filename: entryOf(task.kind), signal });
 }
 
 async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promise<void> {
   const threads = app.config.PLAYGROUND_WORKERS || Math.max(1, availableParallelism());
   const pool = new Piscina({
-    filename: opts.filename,
+    filename: opts.filename ?? DEFAULT_ENTRY,
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 60_000,

@@ -5,9 +5,8 @@ import {
   cleanContext,
   combinationAt,
   combinationSpace,
-  countCombinations,
-  expandCombinations,
 } from '../../src/evaluation/index.js';
+import { expandCombinations } from './combinations.js';
 
 t.test('cleanContext keeps strings and properties, appName last [peer 47]', async (t) => {
   const { context, removedProperties } = cleanContext({ appName: 'a', userId: '1', tenant: { id: 1 }, flag: true });
@@ -32,7 +31,7 @@ t.test('expansion order [peer 45]', async (t) => {
       ['3', 'us'],
     ].map(([userId, region]) => [['userId', userId], ['region', region], ['appName', 'a']]),
   );
-  t.equal(countCombinations(context), 6);
+  t.equal(combinationSpace(context).count, 6);
 });
 
 t.test('splitting: no trimming, empty pieces kept, appName split too', async (t) => {

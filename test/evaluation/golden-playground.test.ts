@@ -14,10 +14,10 @@ import {
   compile,
   evaluate,
   evaluateSelection,
-  expandCombinations,
   playgroundFlagJson,
   selectFlags,
 } from '../../src/evaluation/index.js';
+import { expandCombinations } from './combinations.js';
 import { PEER_SNAPSHOT } from './fixtures/peer-config.js';
 
 const fixtureDir = new URL('../../../test/fixtures/playground/', import.meta.url);

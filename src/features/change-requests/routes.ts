@@ -7,11 +7,11 @@ import { formatValidationErrors } from '../../plugins/errors.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
 import { answerWithinBudget } from '../playground/routes.js';
 import { AdvancedPlaygroundResponse, ChangeRequestPlaygroundBody } from '../playground/schemas.js';
-import type { PlaygroundService } from '../playground/service.js';
 import {
   AddChangesBody, ChangeBody, ChangeParams, ChangeRequestListResponse, ChangeRequestParams, ChangeRequestResponse,
   EnvironmentParams, PAYLOAD_SCHEMAS, PreviewParams, ProjectParams, StateBody,
 } from './schemas.js';
+import type { ChangeRequestPreview } from './preview.js';
 import type { ChangeInput, ChangeRequestService } from './service.js';
 import type { ValidChange } from './schemas.js';
 import type { ChangeAction } from './store.js';
@@ -62,9 +62,9 @@ function parseChanges(request: FastifyRequest): ChangeInput[] {
   return body.map((item, i) => parseChange(request, item, `body/${i}`));
 }
 
-const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestService; playground: PlaygroundService; timeoutMs: number }> = async (
+const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestService; preview: ChangeRequestPreview; timeoutMs: number }> = async (
   app,
-  { service, playground, timeoutMs },
+  { service, preview, timeoutMs },
 ) => {
   app.post('/api/admin/projects/:projectId/environments/:environment/change-requests', {
     config: { permission: 'UPDATE_FEATURE' },
@@ -135,16 +135,7 @@ const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestSer
       response: { 200: AdvancedPlaygroundResponse, ...errorResponses(400, 401, 403, 404, 415, 500, 503) },
     },
   }, async (request, reply) => {
-    return await answerWithinBudget(reply, timeoutMs, async (signal) => {
-      const { cr, changes, changesKey } = await service.preview(request.params.id);
-      const context = request.body.context;
-      const input = { environments: [cr.environment], projects: [cr.project], context };
-      return await playground.advanced({
-        ...input,
-        inputJson: JSON.stringify(input),
-        ...(changes ? { changes, changesKey } : {}),
-      }, signal);
-    });
+    return await answerWithinBudget(reply, timeoutMs, (signal) => preview.advanced(request.params.id, request.body.context, signal));
   });
 };
 

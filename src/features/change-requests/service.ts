@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import { BSON } from 'mongodb';
 import {
   buildEvents, ConcurrentModificationError, pendingEvents, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
@@ -116,6 +117,41 @@ export function changeRequestView(cr: ChangeRequestDocument): ChangeRequestView 
   };
 }
 
+/** A request's changes must name what they change: a feature for flag actions, a segment (payload.id) for segment actions. */
+function checkChangeTargets(inputs: ChangeInput[]): void {
+  for (const input of inputs) {
+    if (isSegmentAction(input.action) && input.feature !== undefined) {
+      throw validationError(`A ${input.action} change names a segment (payload.id), not a feature`);
+    }
+    if (!isSegmentAction(input.action) && input.feature === undefined) {
+      throw validationError(`A ${input.action} change needs the name of its feature`);
+    }
+  }
+}
+
+/** Applies stored changes to a simulation in order; a change the live rules refuse now is skipped. */
+async function applySkippingRefused(sim: Simulation, changes: readonly StoredChange[]): Promise<void> {
+  for (const change of changes) {
+    try {
+      await sim.apply(toSim(change));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+    }
+  }
+}
+
+/** One `change-added` event per stored change. */
+function changeAddedEvents(id: number, added: StoredChange[], project: string, environment: string): EventInput[] {
+  return added.map((change) => ({
+    type: 'change-added', featureName: change.feature ?? null, project, environment,
+    data: {
+      changeRequestId: id, changeId: change.id, action: change.action,
+      ...(change.feature !== undefined ? { feature: change.feature } : { segment: change.segment }),
+      payload: JSON.parse(change.payloadJson) as unknown,
+    },
+  }));
+}
+
 /**
  * Change requests (docs/rules.md §3.13, [Vane design]): a Draft collects changes, each validated when
  * added exactly as its live endpoint would validate it; review states; apply performs the changes
@@ -130,7 +166,7 @@ export class ChangeRequestService {
     private readonly projects: ProjectStore,
     private readonly environments: EnvironmentStore,
     private readonly outbox: Outbox,
-    private readonly log: (message: string, detail: unknown) => void = () => undefined,
+    private readonly logger: Pick<FastifyBaseLogger, 'warn'>,
   ) {}
 
   private simulation(project: string, environment: string, audit: AuditUser, now = new Date()): Simulation {
@@ -172,88 +208,83 @@ export class ChangeRequestService {
    * the apply reports them). One refused change refuses them all; nothing is stored then.
    */
   async addChanges(project: string, environment: string, inputs: ChangeInput[], audit: AuditUser): Promise<ChangeRequestView> {
+    await this.requireProjectEnvironment(project, environment);
+    checkChangeTargets(inputs);
+    const draftKey = `${project}\n${environment}\n${audit.id ?? ''}\n${audit.name}`;
+    return await this.outbox.exclusive(`change-request-draft:${draftKey}`, () =>
+      retrying(async () => {
+        const found = await this.store.findDraft(draftKey);
+        return found
+          ? await this.appendToDraft(found._id, draftKey, project, environment, inputs, audit)
+          : await this.createDraft(draftKey, project, environment, inputs, audit);
+      }),
+    );
+  }
+
+  private async requireProjectEnvironment(project: string, environment: string): Promise<void> {
     const projectDoc = await this.projects.get(project);
     if (!projectDoc) throw notFound(`Project ${project} does not exist`);
     if (!projectDoc.environments.includes(environment) || !(await this.environments.get(environment))) {
       throw notFound(`Could not find environment with name: ${environment}`);
     }
-    for (const input of inputs) {
-      if (isSegmentAction(input.action) && input.feature !== undefined) {
-        throw validationError(`A ${input.action} change names a segment (payload.id), not a feature`);
-      }
-      if (!isSegmentAction(input.action) && input.feature === undefined) {
-        throw validationError(`A ${input.action} change needs the name of its feature`);
-      }
-    }
-    const user = userOf(audit);
-    const draftKey = `${project}\n${environment}\n${audit.id ?? ''}\n${audit.name}`;
-    return await this.outbox.exclusive(`change-request-draft:${draftKey}`, () =>
-      retrying(async () => {
-        const found = await this.store.findDraft(draftKey);
-        const work = async (draft: ChangeRequestDocument | null) => {
-          const sim = await this.simulation(project, environment, audit).load();
-          for (const change of draft?.changes ?? []) {
-            try {
-              await sim.apply(toSim(change));
-            } catch (err) {
-              if (!(err instanceof ApiError)) throw err;
-            }
-          }
-          for (const input of inputs) await sim.apply(input);
-          const now = new Date();
-          let nextId = draft?.nextChangeId ?? 1;
-          const added: StoredChange[] = [];
-          for (const input of inputs) {
-            const change: StoredChange = {
-              id: nextId++, action: input.action, payloadJson: JSON.stringify(input.payload ?? {}), createdAt: now, createdBy: user,
-            };
-            if (input.feature !== undefined) change.feature = input.feature;
-            else {
-              change.segment = input.segment!;
-              change.segmentName = (await this.segmentStore.get(input.segment!))?.name ?? '';
-            }
-            added.push(change);
-          }
-          return { now, nextId, added };
-        };
-        const addedEvents = (id: number, added: StoredChange[]): EventInput[] =>
-          added.map((change) => ({
-            type: 'change-added', featureName: change.feature ?? null, project, environment,
-            data: {
-              changeRequestId: id, changeId: change.id, action: change.action,
-              ...(change.feature !== undefined ? { feature: change.feature } : { segment: change.segment }),
-              payload: JSON.parse(change.payloadJson) as unknown,
-            },
-          }));
+  }
 
-        if (found) {
-          return await this.outbox.exclusive(`change-request:${found._id}`, async () => {
-            const draft = await this.store.get(found._id);
-            if (!draft || draft.draftKey !== draftKey) throw new ConcurrentModificationError('the draft left Draft meanwhile');
-            const { now, nextId, added } = await work(draft);
-            const next: ChangeRequestDocument = { ...draft, changes: [...draft.changes, ...added], nextChangeId: nextId, updatedAt: now };
-            await this.store.replace(draft, next, buildEvents(audit, addedEvents(draft._id, added), { at: now }));
-            return changeRequestView(next);
-          });
-        }
-        const { now, nextId, added } = await work(null);
-        const created = await this.store.insertNew((id) => {
-          const doc: ChangeRequestDocument = {
-            _id: id, title: `Change request #${id}`, environment, project, minApprovals: 1, state: 'Draft',
-            createdBy: user, createdAt: now, updatedAt: now, changes: added, nextChangeId: nextId,
-            approvals: [], rejections: [], draftKey,
-          };
-          const events = buildEvents(audit, [
-            { type: 'change-request-created', project, environment, data: { changeRequestId: id, title: doc.title } },
-            ...addedEvents(id, added),
-          ], { at: now });
-          return { doc, events };
-        });
-        // Another request created the caller's Draft first: append to it instead.
-        if (!created) throw new ConcurrentModificationError('the draft was created meanwhile');
-        return changeRequestView(created);
-      }),
-    );
+  /** Adds the changes to the caller's Draft `id`, unless it left Draft meanwhile (then the caller retries). */
+  private async appendToDraft(id: number, draftKey: string, project: string, environment: string, inputs: ChangeInput[], audit: AuditUser): Promise<ChangeRequestView> {
+    return await this.outbox.exclusive(`change-request:${id}`, async () => {
+      const draft = await this.store.get(id);
+      if (!draft || draft.draftKey !== draftKey) throw new ConcurrentModificationError('the draft left Draft meanwhile');
+      const { now, nextId, added } = await this.checkedChanges(draft, project, environment, inputs, audit);
+      const next: ChangeRequestDocument = { ...draft, changes: [...draft.changes, ...added], nextChangeId: nextId, updatedAt: now };
+      await this.store.replace(draft, next, buildEvents(audit, changeAddedEvents(draft._id, added, project, environment), { at: now }));
+      return changeRequestView(next);
+    });
+  }
+
+  /** A new Draft holding the changes, unless another request created the caller's Draft first (then the caller retries and appends). */
+  private async createDraft(draftKey: string, project: string, environment: string, inputs: ChangeInput[], audit: AuditUser): Promise<ChangeRequestView> {
+    const { now, nextId, added } = await this.checkedChanges(null, project, environment, inputs, audit);
+    const created = await this.store.insertNew((id) => {
+      const doc: ChangeRequestDocument = {
+        _id: id, title: `Change request #${id}`, environment, project, minApprovals: 1, state: 'Draft',
+        createdBy: userOf(audit), createdAt: now, updatedAt: now, changes: added, nextChangeId: nextId,
+        approvals: [], rejections: [], draftKey,
+      };
+      const events = buildEvents(audit, [
+        { type: 'change-request-created', project, environment, data: { changeRequestId: id, title: doc.title } },
+        ...changeAddedEvents(id, added, project, environment),
+      ], { at: now });
+      return { doc, events };
+    });
+    if (!created) throw new ConcurrentModificationError('the draft was created meanwhile');
+    return changeRequestView(created);
+  }
+
+  /**
+   * The inputs as stored changes, numbered after the draft's, once each has applied by its live
+   * endpoint's rules over the current state with the draft's earlier changes (those that no longer
+   * apply are skipped, as the apply will skip them); a refused input throws.
+   */
+  private async checkedChanges(draft: ChangeRequestDocument | null, project: string, environment: string, inputs: ChangeInput[], audit: AuditUser) {
+    const sim = await this.simulation(project, environment, audit).load();
+    await applySkippingRefused(sim, draft?.changes ?? []);
+    for (const input of inputs) await sim.apply(input);
+    const now = new Date();
+    const user = userOf(audit);
+    let nextId = draft?.nextChangeId ?? 1;
+    const added: StoredChange[] = [];
+    for (const input of inputs) {
+      const change: StoredChange = {
+        id: nextId++, action: input.action, payloadJson: JSON.stringify(input.payload ?? {}), createdAt: now, createdBy: user,
+      };
+      if (input.feature !== undefined) change.feature = input.feature;
+      else {
+        change.segment = input.segment!;
+        change.segmentName = (await this.segmentStore.get(input.segment!))?.name ?? '';
+      }
+      added.push(change);
+    }
+    return { now, nextId, added };
   }
 
   async discardChange(project: string, idText: string, changeIdText: string, audit: AuditUser): Promise<ChangeRequestView> {
@@ -402,6 +433,7 @@ export class ChangeRequestService {
   /** Steps 4 of `apply` (also after a crash): the planned writes, then the Applied state. */
   private async finishApply(id: number, plan: ApplyPlan): Promise<ChangeRequestView> {
     const errors = await this.executePlan(plan);
+    if (errors.length) this.logger.warn({ changeRequestId: id, errors }, 'change request applied with errors');
     return await retrying(async () => {
       const current = await this.store.get(id);
       if (!current) throw notFound(`Could not find change request with id ${id}`);
@@ -454,7 +486,6 @@ export class ChangeRequestService {
         errors.push(`segment ${op.id}: ${err.message} (changes ${op.changeIds.join(', ')})`);
       }
     }
-    if (errors.length) this.log('change request applied with errors', { errors });
     return errors;
   }
 
@@ -482,13 +513,7 @@ export class ChangeRequestService {
     if (!cr) throw notFound(`Could not find change request with id ${idText}`);
     if (FINAL_STATES.has(cr.state) || cr.changes.length === 0) return { cr };
     const sim = await this.simulation(cr.project, cr.environment, { name: 'preview', id: null }).load();
-    for (const change of cr.changes) {
-      try {
-        await sim.apply(toSim(change));
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-      }
-    }
+    await applySkippingRefused(sim, cr.changes);
     const changes = sim.snapshotChanges();
     if (Object.keys(changes).length === 0) return { cr };
     // Keyed by content: the same request previews differently once the flags under it change.

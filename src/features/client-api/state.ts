@@ -1,4 +1,5 @@
 import type { Outbox } from '../../db/outbox.js';
+import { RevisionCache } from '../../db/revision-cache.js';
 import { compile, overlay, type CompiledSnapshot, type FlagConfig, type SegmentConfig } from '../../evaluation/index.js';
 import { toFlagConfig, type FlagData } from '../flags/store.js';
 
@@ -33,32 +34,25 @@ type Listener = (state: SdkState) => void;
 
 /**
  * The SDK routes' view of the configuration, rebuilt from MongoDB at most once per revision so no
- * SDK request reads the database (the same invalidation as the playground snapshot: this
- * instance's commits at once, other instances' within REVISION_POLL_MS). Unlike the playground
- * snapshot it keeps the flags' descriptive fields (type, stale, impressionData, tags), which the
- * client API serves.
+ * SDK request reads the database (a RevisionCache, like the playground snapshot: this instance's
+ * commits at once, other instances' within REVISION_POLL_MS). Unlike the playground snapshot it
+ * keeps the flags' descriptive fields (type, stale, impressionData, tags), which the client API
+ * serves.
  */
-export class SdkStateCache {
-  private current: SdkState | undefined;
-  private dirty = true;
-  private builds = 0;
-  private building: Promise<SdkState> | undefined;
-  private readonly listeners = new Set<Listener>();
+export class SdkStateCache extends RevisionCache<SdkState> {
   private refreshTimer: NodeJS.Immediate | undefined;
   /** Wall-clock ms of the last commit this cache heard of (the stream fan-out's timing starts there). */
   invalidatedAt = 0;
   /** Whether anyone waits for pushes (open streams); only then is a new state built before it is asked for. */
   eager: () => boolean = () => false;
 
-  constructor(
-    private readonly source: SdkStateSource,
-    private readonly outbox: Outbox,
-  ) {
+  constructor(source: SdkStateSource, outbox: Outbox) {
+    super((build, previous) => buildState(source, outbox, build, previous));
     outbox.onCommitted(() => this.invalidate());
   }
 
-  invalidate(): void {
-    this.dirty = true;
+  override invalidate(): void {
+    super.invalidate();
     this.invalidatedAt = performance.timeOrigin + performance.now();
     // Push listeners (streaming) want the new state without waiting for a request to ask for it.
     // setImmediate, not setTimeout(0) (at least 1 ms): the write's answer is already on its way
@@ -71,10 +65,11 @@ export class SdkStateCache {
     }
   }
 
-  /** Told of every rebuilt state (streaming fan-out). */
+  /** Told of every rebuilt state but the first (streaming fan-out). */
   onChange(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.onRebuilt((state, previous) => {
+      if (previous !== undefined) listener(state);
+    });
   }
 
   /**
@@ -82,50 +77,32 @@ export class SdkStateCache {
    * are most of the traffic); after a commit, once the rebuild has run.
    */
   use<T>(fn: (state: SdkState) => T | Promise<T>): T | Promise<T> {
-    return !this.dirty && this.current !== undefined ? fn(this.current) : this.get().then(fn);
+    const state = this.fresh;
+    return state !== undefined ? fn(state) : this.get().then(fn);
   }
+}
 
-  async get(): Promise<SdkState> {
-    while (this.dirty || !this.current) {
-      this.building ??= this.rebuild().finally(() => {
-        this.building = undefined;
-      });
-      await this.building;
-    }
-    return this.current;
-  }
-
-  private async rebuild(): Promise<SdkState> {
-    this.dirty = false;
-    try {
-      const revisionId = this.outbox.lastEventId;
-      const [flags, segmentList] = await Promise.all([this.source.flags(), this.source.segments()]);
-      const live = flags.filter((flag) => !flag.archived);
-      const segments = new Map(segmentList.map((segment) => [segment.id, segment]));
-      const previous = this.current;
-      const flagJson = new Map(live.map((flag) => [flag.name, JSON.stringify(flag)]));
-      const flagsByName = new Map(live.map((flag) => [flag.name, flag]));
-      const segmentJson = new Map(segmentList.map((segment) => [segment.id, JSON.stringify(segment)]));
-      const state: SdkState = {
-        build: ++this.builds,
-        revisionId,
-        flags: live,
-        flagsByName,
-        segments,
-        flagJson,
-        segmentJson,
-        compiled: compileChanges(previous, flagJson, segmentJson,
-          (name) => toFlagConfig(flagsByName.get(name)!), (id) => segments.get(id)!),
-        memo: new Map(),
-      };
-      this.current = state;
-      if (previous !== undefined) for (const listener of this.listeners) listener(state);
-      return state;
-    } catch (err) {
-      this.dirty = true;
-      throw err;
-    }
-  }
+/** The state as of now, its flags compiled anew only where they changed since `previous`. */
+async function buildState(source: SdkStateSource, outbox: Outbox, build: number, previous: SdkState | undefined): Promise<SdkState> {
+  const revisionId = outbox.lastEventId;
+  const [flags, segmentList] = await Promise.all([source.flags(), source.segments()]);
+  const live = flags.filter((flag) => !flag.archived);
+  const segments = new Map(segmentList.map((segment) => [segment.id, segment]));
+  const flagJson = new Map(live.map((flag) => [flag.name, JSON.stringify(flag)]));
+  const flagsByName = new Map(live.map((flag) => [flag.name, flag]));
+  const segmentJson = new Map(segmentList.map((segment) => [segment.id, JSON.stringify(segment)]));
+  return {
+    build,
+    revisionId,
+    flags: live,
+    flagsByName,
+    segments,
+    flagJson,
+    segmentJson,
+    compiled: compileChanges(previous, flagJson, segmentJson,
+      (name) => toFlagConfig(flagsByName.get(name)!), (id) => segments.get(id)!),
+    memo: new Map(),
+  };
 }
 
 /** A compiled snapshot with the JSON of each flag and segment it was compiled from. */
@@ -142,7 +119,7 @@ export interface CompiledFrom {
  * the loaded 2-core machine, and it sits between a write's acknowledgement and the stream
  * fan-out; one toggled flag now costs one flag's compile (compiled flags look segments up at
  * evaluation time, so a segment change recompiles no flag). The frontend API's worker threads
- * (frontend-api/worker-state.ts) keep their copies current the same way.
+ * (workers/sdk-state.ts) keep their copies current the same way.
  */
 export function compileChanges(
   previous: CompiledFrom | undefined,

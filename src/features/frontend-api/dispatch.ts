@@ -18,16 +18,12 @@
  * playground slice. A failed task (a worker crash, the pool closing) is answered on the main
  * thread: nothing a client sees depends on the pool.
  */
-import { fileURLToPath } from 'node:url';
 import { Counter, type Registry } from 'prom-client';
 import type { SdkState } from '../client-api/state.js';
 import { answerQuestion, type FrontendAnswer, type FrontendQuestion, type FrontendSource } from './evaluate.js';
-import { shippedState, type BatchTask } from './worker-state.js';
+import { shippedState, type BatchTask } from './shipped-state.js';
 
-/** The worker module the frontend's tasks run (worker.ts, compiled beside this file). */
-export const FRONTEND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
-
-/** What the dispatcher needs of the pool (Piscina's `idleThreads`, and `run` with the worker module of its questions). */
+/** What the dispatcher needs of the pool (Piscina's `idleThreads`, and `run` with the entry point of its questions, workers/protocol.ts). */
 export interface FrontendPool<Q = FrontendQuestion> {
   idleThreads(): number;
   run(task: BatchTask<Q>): Promise<FrontendAnswer[]>;
@@ -142,7 +138,7 @@ export class EvaluationDispatcher<Q> {
   }
 }
 
-/** The frontend API's dispatcher: its questions, answered by evaluate.ts (in the pool by worker.ts). */
+/** The frontend API's dispatcher: its questions, answered by evaluate.ts (in the pool by workers/frontend-api.ts). */
 export class FrontendDispatcher extends EvaluationDispatcher<FrontendQuestion> {
   constructor(pool: FrontendPool | undefined, onTaskFailure: (err: unknown) => void = () => undefined) {
     super(pool, onTaskFailure, answerQuestion);

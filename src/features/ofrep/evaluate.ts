@@ -2,7 +2,7 @@
  * OFREP's answers from the frontend API's evaluation: the same flags of the token's scope, each
  * decided by `decideScoped` for the context the frontend API builds (frontend-api/evaluate.ts), then
  * rendered by mapping.ts. Pure, like the frontend API's answer: the bulk evaluation runs on the
- * main thread or in a worker (worker.ts) and gives the same bytes and ETag in both.
+ * main thread or in a pool thread (workers/ofrep.ts) and gives the same bytes and ETag in both.
  *
  * Performance (issue 27: the bulk answer at least as cheap as `/api/frontend`'s), built as the
  * frontend answer is: each flag's evaluation JSON is rendered once per state, scope and outcome

@@ -3,7 +3,6 @@
  * request reads the database. The bulk evaluation goes through a dispatcher like the frontend
  * API's (main thread or worker pool, frontend-api/dispatch.ts); a single flag is answered in place.
  */
-import { fileURLToPath } from 'node:url';
 import { ofrepFlagNotFound } from '../../errors.js';
 import type { TokenScope } from '../client-api/features.js';
 import type { SdkStateCache } from '../client-api/state.js';
@@ -13,9 +12,6 @@ import { evaluateOne, type OfrepQuestion } from './evaluate.js';
 import type { OfrepEventStreams } from './events.js';
 import { frontendInput } from './mapping.js';
 import { scopeOf, streamKey, tokenOfStream, type OfrepToken, type OfrepTokens } from './tokens.js';
-
-/** The worker module of the bulk evaluation (worker.ts, compiled beside this file). */
-export const OFREP_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 /** Where the event streams are served, below the path Vane is reached at. */
 export const EVENTS_PATH = '/ofrep/v1/events';

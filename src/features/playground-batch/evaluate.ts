@@ -1,5 +1,5 @@
 /**
- * The pure work of batch and impact evaluation, run inside the workers (worker.ts)
+ * The pure work of batch and impact evaluation, run inside the pool threads (workers/playground-batch.ts)
  * and testable without them.
  *
  * Only a flag's `isEnabled` and variant name are wanted here, so each flag is decided the SDK way

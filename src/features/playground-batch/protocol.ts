@@ -1,6 +1,7 @@
 /**
- * Tasks of worker.ts. They run in the playground's Piscina pool (same threads,
- * another module: `pool.run(task, {filename})`), so they share its warm threads and its queue.
+ * Tasks of workers/playground-batch.ts (kinds `batch` and `impact` of workers/protocol.ts). They
+ * run in the playground's Piscina pool (same threads, another module), so they share its warm
+ * threads and its queue.
  * The snapshot travels as the playground's SharedArrayBuffer reference; a task carries its
  * context source (a slice of an explicit list, or the spec a worker expands itself) and a range.
  */
@@ -45,4 +46,3 @@ export interface ImpactTask extends RangeTask {
   lines: boolean;
 }
 
-export type BatchWorkerTask = BatchTask | ImpactTask;

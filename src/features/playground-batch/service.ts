@@ -8,18 +8,16 @@
  * `Readable.from`, pulls when the socket drains). Memory is the window's results, whatever the
  * number of contexts: measured ~25 MB of results in flight for the 100-flag batch bench.
  */
-import { fileURLToPath } from 'node:url';
 import type { Piscina } from 'piscina';
 import { serviceUnavailable, validationError } from '../../errors.js';
-import { cleanContext, overlay } from '../../evaluation/index.js';
+import { runTask } from '../../plugins/worker-pool.js';
+import type { ResultOf } from '../../../workers/protocol.js';
+import { cleanContext } from '../../evaluation/index.js';
 import type { ChangeRequestService } from '../change-requests/service.js';
-import type { CurrentSnapshot, SnapshotCache } from '../playground/snapshot.js';
+import { withChanges, type CurrentSnapshot, type SnapshotCache } from '../playground/snapshot.js';
 import { sourceCount, type ContextSource, type PopulationSpec } from './contexts.js';
-import { affectedFlags, COUNTERS, projectView, type ImpactChunk, type ImpactExample } from './evaluate.js';
+import { affectedFlags, COUNTERS, projectView, type ImpactExample } from './evaluate.js';
 import type { BatchTask, ImpactTask, SharedSnapshot } from './protocol.js';
-
-/** This slice's worker module (worker.ts, compiled beside this file), named on every task. */
-const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
 
 export interface BatchLimits {
   /** PLAYGROUND_BATCH_LIMIT: contexts × flags × environments per request. */
@@ -125,7 +123,7 @@ export class PlaygroundBatchService {
     }
     let pending = head;
     let any = false;
-    for await (const bytes of self.ordered<Uint8Array>(tasks(), signal)) {
+    for await (const bytes of self.ordered(tasks(), signal)) {
       if (bytes.byteLength === 0) continue;
       // JSON: each task's records end with ','; the comma goes before the next task's instead.
       const body = Buffer.from(bytes.buffer, bytes.byteOffset, format === 'json' ? bytes.byteLength - 1 : bytes.byteLength);
@@ -147,7 +145,7 @@ export class PlaygroundBatchService {
     const { cr, changes, changesKey } = await this.changeRequests.preview(id);
     const snapshot = await this.snapshots.get();
     const before = projectView(snapshot.compiled, [cr.project]);
-    const after = changes ? projectView(overlay(snapshot.compiled, changes), [cr.project]) : before;
+    const after = changes ? projectView(withChanges(snapshot, changes, changesKey), [cr.project]) : before;
     const flags = changes ? affectedFlags(before, after, cr.environment) : [];
     const source = sourceOf(input);
     const count = sourceCount(source);
@@ -170,7 +168,7 @@ export class PlaygroundBatchService {
         };
       }
     }
-    const results = this.ordered<ImpactChunk & { lines?: Uint8Array }>(tasks(), signal);
+    const results = this.ordered(tasks(), signal);
     if (format === 'ndjson') {
       return (async function* lines() {
         for await (const chunk of results) if (chunk.lines && chunk.lines.byteLength > 0) yield Buffer.from(chunk.lines);
@@ -201,18 +199,18 @@ export class PlaygroundBatchService {
    * is only dispatched when the consumer has taken an earlier result, so a slow reader holds the
    * producer back (backpressure) instead of piling results up.
    */
-  private async *ordered<T>(tasks: Iterable<BatchTask | ImpactTask> | AsyncIterable<BatchTask | ImpactTask>, signal: AbortSignal): AsyncGenerator<T> {
+  private async *ordered<T extends BatchTask | ImpactTask>(tasks: Iterable<T> | AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<ResultOf<T>> {
     const window = 2 * this.limits.threads;
     if (this.pool.queueSize + window > this.limits.maxQueue) {
       throw serviceUnavailable('The playground is at capacity right now. Retry shortly.', 1);
     }
-    const inFlight: Array<Promise<T>> = [];
+    const inFlight: Array<Promise<ResultOf<T>>> = [];
     const controller = new AbortController();
     const abort = () => controller.abort(signal.reason);
     signal.addEventListener('abort', abort, { once: true });
     try {
       for await (const task of tasks) {
-        const result = this.run<T>(task, controller.signal);
+        const result = this.run(task, controller.signal);
         // Awaited in order below; a later task failing first must not be an unhandled rejection.
         result.catch(() => undefined);
         inFlight.push(result);
@@ -226,9 +224,9 @@ export class PlaygroundBatchService {
     }
   }
 
-  private async run<T>(task: BatchTask | ImpactTask, signal: AbortSignal): Promise<T> {
+  private async run<T extends BatchTask | ImpactTask>(task: T, signal: AbortSignal): Promise<ResultOf<T>> {
     try {
-      return (await this.pool.run(task, { filename: WORKER, signal })) as T;
+      return await runTask(this.pool, task, signal);
     } catch (err) {
       if (signal.aborted) throw serviceUnavailable('The evaluation was abandoned (time budget exceeded or client gone).', 1);
       if (err instanceof Error && /queue is at limit/i.test(err.message)) {

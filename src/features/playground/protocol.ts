@@ -1,5 +1,6 @@
 /**
- * What crosses the thread boundary between the playground service (main thread) and its workers.
+ * What crosses the thread boundary between the playground service (main thread) and its entry
+ * point (workers/playground.ts; kinds `deprecated` and `advanced-chunk` of workers/protocol.ts).
  * Kept tiny on purpose: the flag snapshot travels as a SharedArrayBuffer reference (no copy) with a
  * revision number, and each worker compiles it once per revision; a request carries only its
  * context, environment, projects and index ranges. Results come back as UTF-8 bytes in a
@@ -46,13 +47,6 @@ export interface AdvancedChunkTask {
    */
   output?: SharedArrayBuffer;
 }
-
-export interface CrashTask {
-  /** Fault injection for tests: the worker exits abruptly. Not reachable from HTTP. */
-  kind: 'crash';
-}
-
-export type PlaygroundTask = DeprecatedTask | AdvancedChunkTask | CrashTask;
 
 export interface ChunkResult {
   /** UTF-8 text: for each flag of the range, its entries joined by ',' (no brackets). */

@@ -1,16 +1,14 @@
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Piscina } from 'piscina';
 import {
-  cleanContext, combinationSpace, overlay, selectFlags, type CompiledSnapshot, type SnapshotChanges,
+  cleanContext, combinationSpace, selectFlags, type SnapshotChanges,
 } from '../../evaluation/index.js';
 import { serviceUnavailable, validationError } from '../../errors.js';
+import { runTask } from '../../plugins/worker-pool.js';
 import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
-import type { CurrentSnapshot, SnapshotCache } from './snapshot.js';
-
-/** The worker module the pool runs by default (worker.ts, compiled beside this file). */
-export const PLAYGROUND_WORKER = fileURLToPath(new URL('./worker.js', import.meta.url));
+import { withChanges, type CurrentSnapshot, type SnapshotCache } from './snapshot.js';
+import type { ResultOf } from '../../../workers/protocol.js';
 
 export interface PlaygroundLimits {
   evaluationLimit: number;
@@ -62,6 +60,7 @@ export function planSlices(occurrences: number, combinations: number, flagCount:
   return slices;
 }
 
+const HEAD = Buffer.from('{"features":[');
 const COMMA = Buffer.from(',');
 const CLOSE_LIST = Buffer.from(']');
 const CLOSE_FLAG = Buffer.from('}}');
@@ -79,6 +78,13 @@ function flagOpener(flag: SelectedFlag): Buffer {
   return bytes;
 }
 
+/** An advanced slice's chunk: the buffer it came back in, or its first `result` bytes in the memory it was lent. */
+function chunkOf(result: Uint8Array | number, output: SharedArrayBuffer | undefined): ChunkResult {
+  if (typeof result !== 'number') return unpackChunk(result);
+  if (output === undefined) throw new Error('a chunk came back as a length without lent memory');
+  return unpackChunk(new Uint8Array(output, 0, result));
+}
+
 /** Entries per streamed piece: ~2.5 MB of JSON, a few ms of one worker's time. */
 const STREAM_SLICE = 2000;
 
@@ -93,6 +99,9 @@ interface AdvancedPlan {
   total: number;
   keys: string[];
   occurrencesByKey: Map<string, number[]>;
+  /** The answer's glue around the workers' chunks: each environment key's opener (after the first, led by a comma), and the tail. */
+  keyOpeners: Buffer[];
+  tail: Buffer;
 }
 
 /**
@@ -192,7 +201,7 @@ export class PlaygroundService {
       inputJson,
     };
     this.ensureRoom(1);
-    const bytes = await this.run<Uint8Array>(task, signal);
+    const bytes = await this.run(task, signal);
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -209,7 +218,7 @@ export class PlaygroundService {
 
   private async prepare(request: AdvancedRequest): Promise<AdvancedPlan> {
     const snapshot = await this.snapshots.get();
-    const compiled = this.compiledFor(snapshot, request);
+    const compiled = withChanges(snapshot, request.changes, request.changesKey);
     const projects = projectFilter(request.projects);
     const selection = selectFlags(compiled, projects);
     const flagCount = selection.flags.length;
@@ -225,7 +234,14 @@ export class PlaygroundService {
     const keys = environmentKeys(request.environments);
     const occurrencesByKey = new Map<string, number[]>(keys.map((key) => [key, []]));
     request.environments.forEach((environment, i) => occurrencesByKey.get(environment)!.push(i));
-    return { request, snapshot, projects, selection, flagCount, cleaned, combinations, total, keys, occurrencesByKey };
+    // The glue is encoded once per request (flag openers once per snapshot), not once per piece: an S2
+    // answer has ~1 500 pieces, and allocating each anew was the main thread's young garbage.
+    const keyOpeners = keys.map((key, k) => Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
+    const warnings = cleaned.removedProperties.length > 0
+      ? `,"warnings":{"invalidContextProperties":${JSON.stringify(cleaned.removedProperties)}}`
+      : '';
+    const tail = Buffer.from(`],"input":${request.inputJson}${warnings}}`);
+    return { request, snapshot, projects, selection, flagCount, cleaned, combinations, total, keys, occurrencesByKey, keyOpeners, tail };
   }
 
   private task(plan: AdvancedPlan, occurrence: number, comboStart: number, comboEnd: number, flagStart: number, flagEnd: number): AdvancedChunkTask {
@@ -244,22 +260,6 @@ export class PlaygroundService {
     };
   }
 
-  private head(): Buffer {
-    return Buffer.from('{"features":[');
-  }
-
-  private tail(plan: AdvancedPlan): Buffer {
-    const warnings = plan.cleaned.removedProperties.length > 0
-      ? `,"warnings":{"invalidContextProperties":${JSON.stringify(plan.cleaned.removedProperties)}}`
-      : '';
-    return Buffer.from(`],"input":${plan.request.inputJson}${warnings}}`);
-  }
-
-  private flagHead(plan: AdvancedPlan, f: number): string {
-    const flag = plan.selection.flags[f]!;
-    return `${f > 0 ? ',' : ''}{"name":${flag.nameJson},"projectId":${flag.projectJson},"environments":{`;
-  }
-
   private async buffered(plan: AdvancedPlan, signal: AbortSignal): Promise<BufferedAnswer> {
     const { flagCount, request, combinations } = plan;
     const slices = flagCount === 0 ? [] : planSlices(request.environments.length, combinations, flagCount, this.limits.threads);
@@ -269,8 +269,8 @@ export class PlaygroundService {
     try {
       results = await Promise.all(slices.map(async (slice, i) => {
         const task = { ...this.task(plan, slice.occurrence, slice.start, slice.end, 0, flagCount), output: outputs[i] };
-        const result = await this.run<Uint8Array | number>(task, signal);
-        return { slice, chunk: unpackChunk(typeof result === 'number' ? new Uint8Array(outputs[i]!, 0, result) : result) };
+        const result = await this.run(task, signal);
+        return { slice, chunk: chunkOf(result, outputs[i]) };
       }));
     } catch (err) {
       this.outputs.abandon(outputs);
@@ -282,11 +282,9 @@ export class PlaygroundService {
       list.push(chunk);
       byOccurrence.set(slice.occurrence, list);
     }
-    // The glue is encoded once per request (per snapshot for flag heads), not once per flag: an S2
-    // answer has ~1 500 pieces, and allocating each anew was the main thread's young garbage.
-    const keyOpeners = plan.keys.map((key, k) => Buffer.from(`${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`));
+    const keyOpeners = plan.keyOpeners;
     const chunksByKey = plan.keys.map((key) => plan.occurrencesByKey.get(key)!.flatMap((occurrence) => byOccurrence.get(occurrence) ?? []));
-    const parts: Buffer[] = [this.head()];
+    const parts: Buffer[] = [HEAD];
     for (let f = 0; f < flagCount; f++) {
       if (f > 0) parts.push(COMMA);
       parts.push(flagOpener(plan.selection.flags[f]!));
@@ -302,7 +300,7 @@ export class PlaygroundService {
       }
       parts.push(CLOSE_FLAG);
     }
-    parts.push(this.tail(plan));
+    parts.push(plan.tail);
     let byteLength = 0;
     for (const part of parts) byteLength += part.length;
     return new BufferedAnswer(parts, byteLength, () => this.outputs.giveBack(outputs));
@@ -317,23 +315,24 @@ export class PlaygroundService {
     const out = new PassThrough();
     const window = 2 * this.limits.threads;
     const perSlice = STREAM_SLICE;
-    interface Piece { before: string; occurrence: number; start: number; end: number; f: number; after: string }
+    interface Piece { before: Buffer[]; occurrence: number; start: number; end: number; f: number; after: Buffer[] }
     const pieces: Piece[] = [];
     for (let f = 0; f < plan.flagCount; f++) {
-      let before = this.flagHead(plan, f);
+      const opener = flagOpener(plan.selection.flags[f]!);
+      let before = f > 0 ? [COMMA, opener] : [opener];
       plan.keys.forEach((key, k) => {
-        before += `${k > 0 ? ',' : ''}${JSON.stringify(key)}:[`;
+        before.push(plan.keyOpeners[k]!);
         let first = true;
         for (const occurrence of plan.occurrencesByKey.get(key)!) {
           for (let start = 0; start < plan.combinations; start += perSlice) {
-            pieces.push({ before: before + (first ? '' : ','), occurrence, start, end: Math.min(plan.combinations, start + perSlice), f, after: '' });
-            before = '';
+            pieces.push({ before: first ? before : [COMMA], occurrence, start, end: Math.min(plan.combinations, start + perSlice), f, after: [] });
+            before = [];
             first = false;
           }
         }
-        pieces[pieces.length - 1]!.after += ']';
+        pieces[pieces.length - 1]!.after.push(CLOSE_LIST);
       });
-      pieces[pieces.length - 1]!.after += '}}';
+      pieces[pieces.length - 1]!.after.push(CLOSE_FLAG);
     }
     const write = async (chunk: Buffer | string) => {
       if (!out.write(chunk)) await once(out, 'drain');
@@ -341,12 +340,12 @@ export class PlaygroundService {
     void (async () => {
       try {
         this.ensureRoom(Math.min(window, pieces.length));
-        await write(this.head());
-        const inFlight: Array<Promise<Uint8Array>> = [];
+        await write(HEAD);
+        const inFlight: Array<Promise<Uint8Array | number>> = [];
         let next = 0;
         const launch = () => {
           const piece = pieces[next++]!;
-          const result = this.run<Uint8Array>(this.task(plan, piece.occurrence, piece.start, piece.end, piece.f, piece.f + 1), signal);
+          const result = this.run(this.task(plan, piece.occurrence, piece.start, piece.end, piece.f, piece.f + 1), signal);
           // Awaited in order below; a later slice failing first must not be an unhandled rejection.
           result.catch(() => undefined);
           inFlight.push(result);
@@ -356,21 +355,17 @@ export class PlaygroundService {
           const bytes = await inFlight.shift()!;
           if (next < pieces.length) launch();
           const piece = pieces[i]!;
-          if (piece.before) await write(piece.before);
-          await write(unpackChunk(bytes).bytes);
-          if (piece.after) await write(piece.after);
+          for (const glue of piece.before) await write(glue);
+          await write(chunkOf(bytes, undefined).bytes);
+          for (const glue of piece.after) await write(glue);
         }
-        await write(this.tail(plan));
+        await write(plan.tail);
         out.end();
       } catch (err) {
         out.destroy(err as Error);
       }
     })();
     return out;
-  }
-
-  private compiledFor(snapshot: CurrentSnapshot, request: AdvancedRequest): CompiledSnapshot {
-    return request.changes ? overlay(snapshot.compiled, request.changes) : snapshot.compiled;
   }
 
   /** Bounded queue: refuse at once rather than queue without bound (the pool's maxQueue is the backstop). */
@@ -380,9 +375,9 @@ export class PlaygroundService {
     }
   }
 
-  private async run<T>(task: unknown, signal: AbortSignal): Promise<T> {
+  private async run<T extends DeprecatedTask | AdvancedChunkTask>(task: T, signal: AbortSignal): Promise<ResultOf<T>> {
     try {
-      return (await this.pool.run(task, { signal })) as T;
+      return await runTask(this.pool, task, signal);
     } catch (err) {
       if (signal.aborted) {
         throw serviceUnavailable(`The evaluation did not finish within the time budget of ${this.limits.timeoutMs} ms.`, 1);

@@ -1,5 +1,6 @@
 import type { Outbox } from '../../db/outbox.js';
-import { compile, toSharedJson, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
+import { RevisionCache } from '../../db/revision-cache.js';
+import { compile, overlay, toSharedJson, type CompiledSnapshot, type Snapshot, type SnapshotChanges } from '../../evaluation/index.js';
 import type { SnapshotRef } from './protocol.js';
 
 /** Where the flag configuration comes from (the flags and segments stores). */
@@ -14,54 +15,35 @@ export interface CurrentSnapshot {
 }
 
 /**
- * The evaluation snapshot, rebuilt from MongoDB once per revision.
- *
- * A revision changes when (a) this instance commits a write (outbox listener: read-your-writes,
- * since the write's response goes out after its flush) or (b) another instance does, noticed
- * within REVISION_POLL_MS by the outbox's revision watcher (Outbox.watchRevisions).
+ * The evaluation snapshot, rebuilt from the configuration state once per revision (RevisionCache):
+ * after this instance's commits (read-your-writes) and other instances' noticed within
+ * REVISION_POLL_MS (Outbox.watchRevisions). Its build number is the revision the pool's threads
+ * compile it once for.
  */
-export class SnapshotCache {
-  private current: CurrentSnapshot | undefined;
-  private dirty = true;
-  private revision = 0;
-  private building: Promise<CurrentSnapshot> | undefined;
-
-  constructor(
-    private readonly source: SnapshotSource,
-    outbox: Outbox,
-  ) {
+export class SnapshotCache extends RevisionCache<CurrentSnapshot> {
+  constructor(source: SnapshotSource, outbox: Outbox) {
+    super(async (revision) => {
+      const raw = await source.load();
+      return { ref: { revision, buffer: toSharedJson(raw) }, compiled: compile(raw) };
+    });
     outbox.onCommitted(() => this.invalidate());
   }
+}
 
-  invalidate(): void {
-    this.dirty = true;
-  }
+/** The last change request laid over each snapshot on the main thread, by its changes' key. */
+const overlays = new WeakMap<CurrentSnapshot, { key: string; compiled: CompiledSnapshot }>();
 
-  /**
-   * The snapshot as of now: rebuilt first when a write happened since the last build. Concurrent
-   * requests share one rebuild; a build that started before a write does not count for it (the
-   * write marked the cache dirty again), so a request after an acknowledged write always sees it.
-   */
-  async get(): Promise<CurrentSnapshot> {
-    while (this.dirty || !this.current) {
-      this.building ??= this.build().finally(() => {
-        this.building = undefined;
-      });
-      await this.building;
-    }
-    return this.current;
-  }
-
-  private async build(): Promise<CurrentSnapshot> {
-    this.dirty = false;
-    try {
-      const raw = await this.source.load();
-      this.revision++;
-      this.current = { ref: { revision: this.revision, buffer: toSharedJson(raw) }, compiled: compile(raw) };
-      return this.current;
-    } catch (err) {
-      this.dirty = true;
-      throw err;
-    }
-  }
+/**
+ * The snapshot with a change request's changes laid over it on the main thread (the preview's
+ * flag selection and limit, the impact's affected flags): once per snapshot and changes key, so a
+ * request previewed again, or its impact asked after its preview, is not overlaid again. The pool's
+ * threads keep their own overlay by the same key (workers/compiled-cache.ts).
+ */
+export function withChanges(snapshot: CurrentSnapshot, changes: SnapshotChanges | undefined, changesKey: string | undefined): CompiledSnapshot {
+  if (!changes) return snapshot.compiled;
+  const last = overlays.get(snapshot);
+  if (changesKey !== undefined && last?.key === changesKey) return last.compiled;
+  const compiled = overlay(snapshot.compiled, changes);
+  if (changesKey !== undefined) overlays.set(snapshot, { key: changesKey, compiled });
+  return compiled;
 }

@@ -5,8 +5,9 @@ import { FrontendDispatcher, type FrontendPool } from '../../../src/features/fro
 import {
   answerQuestion, frontendContext, frontendToggles, type FrontendAnswer, type FrontendQuestion,
 } from '../../../src/features/frontend-api/evaluate.js';
-import answerBatch, { type FrontendBatchTask } from '../../../src/features/frontend-api/worker.js';
-import { shippedState, WorkerStates } from '../../../src/features/frontend-api/worker-state.js';
+import answerBatch from '../../../workers/frontend-api.js';
+import { WorkerStates } from '../../../workers/sdk-state.js';
+import { shippedState, type BatchTask } from '../../../src/features/frontend-api/shipped-state.js';
 import { buildTestApp, JSON_ADMIN } from '../../helpers/app.js';
 import { createToken } from '../client-api/helpers.js';
 import { randomConfiguration, randomContext, seeded } from '../client-api/random-config.js';
@@ -32,12 +33,12 @@ function inPlace(state: SdkState, question: FrontendQuestion): FrontendAnswer {
 /** A pool that answers in this thread with the worker's own function, and counts its tasks. */
 class InThreadPool implements FrontendPool {
   idle = 1;
-  tasks: FrontendBatchTask[] = [];
+  tasks: BatchTask<FrontendQuestion>[] = [];
   failWith: Error | undefined;
   idleThreads(): number {
     return this.idle;
   }
-  async run(task: FrontendBatchTask): Promise<FrontendAnswer[]> {
+  async run(task: BatchTask<FrontendQuestion>): Promise<FrontendAnswer[]> {
     this.tasks.push(task);
     if (this.failWith) throw this.failWith;
     // Through the structured clone a real task goes through, so nothing shared by reference helps.

@@ -5,8 +5,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { resolveRefs } from '../../../tools/difftest/config.js';
 import type { FrontendFixture } from '../../../tools/difftest/record-frontend.js';
 import { frontendContext } from '../../../src/features/frontend-api/evaluate.js';
-import answerBatch from '../../../src/features/frontend-api/worker.js';
-import { shippedState } from '../../../src/features/frontend-api/worker-state.js';
+import answerBatch from '../../../workers/frontend-api.js';
+import { shippedState } from '../../../src/features/frontend-api/shipped-state.js';
 import { buildTestApp, JSON_ADMIN } from '../../helpers/app.js';
 import { createToken } from '../client-api/helpers.js';
 

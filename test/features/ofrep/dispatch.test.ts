@@ -4,11 +4,11 @@
  * gets.
  */
 import t from 'tap';
-import { shippedState } from '../../../src/features/frontend-api/worker-state.js';
+import { shippedState } from '../../../src/features/frontend-api/shipped-state.js';
 import { frontendContext, piece } from '../../../src/features/frontend-api/evaluate.js';
 import { answerOfrep, type OfrepQuestion } from '../../../src/features/ofrep/evaluate.js';
 import { frontendInput } from '../../../src/features/ofrep/mapping.js';
-import answerBatch from '../../../src/features/ofrep/worker.js';
+import answerBatch from '../../../workers/ofrep.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { createToken } from '../client-api/helpers.js';
 import { randomConfiguration as clientRandomConfiguration, seeded } from '../client-api/random-config.js';

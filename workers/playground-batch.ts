@@ -1,15 +1,17 @@
 /**
- * Piscina entry point for batch and impact evaluation, run in the playground pool's threads (the
- * service names this module per task: WORKER in service.ts). Pure CPU work: no I/O.
+ * Entry point of batch and impact evaluation (src/features/playground-batch/service.ts), run in the
+ * playground pool's threads. Pure CPU work: no I/O.
  *
  * Each thread keeps, per snapshot revision, the compiled snapshot, its project views, and the
  * overlay of the last change request it was given — so a 100 000-context impact split in 20 tasks
  * compiles once per thread, not once per task.
  */
 import { move } from 'piscina';
-import { CompiledSnapshotCache, JsonChunkWriter, type CompiledSnapshot } from '../../evaluation/index.js';
-import { batchRecords, impactOfRange, projectView } from './evaluate.js';
-import type { BatchTask, BatchWorkerTask, ImpactTask, SharedSnapshot } from './protocol.js';
+import { JsonChunkWriter, type CompiledSnapshot } from '../src/evaluation/index.js';
+import { batchRecords, impactOfRange, projectView } from '../src/features/playground-batch/evaluate.js';
+import type { BatchTask, ImpactTask, SharedSnapshot } from '../src/features/playground-batch/protocol.js';
+import { CompiledSnapshotCache } from './compiled-cache.js';
+import type { EntryPoint, TaskResult } from './protocol.js';
 
 const views = new Map<string, CompiledSnapshot>();
 const snapshots = new CompiledSnapshotCache(() => views.clear());
@@ -41,7 +43,7 @@ function runBatch(task: BatchTask): Uint8Array {
   return writer.toTransferable();
 }
 
-function runImpact(task: ImpactTask): unknown {
+function runImpact(task: ImpactTask): TaskResult<'impact'> {
   const before = viewOf(task.snapshot, [task.project]);
   const after = projectView(afterOf(task), [task.project]);
   const writer = task.lines ? new JsonChunkWriter() : undefined;
@@ -55,12 +57,5 @@ function runImpact(task: ImpactTask): unknown {
   return writer ? { ...chunk, lines: writer.toTransferable() } : chunk;
 }
 
-export default function evaluateBatch(task: BatchWorkerTask): unknown {
-  switch (task.kind) {
-    case 'batch':
-      return move(runBatch(task));
-    case 'impact':
-      return runImpact(task);
-  }
-  return undefined;
-}
+const evaluateBatch: EntryPoint<'batch' | 'impact'> = (task) => task.kind === 'batch' ? move(runBatch(task)) : runImpact(task);
+export default evaluateBatch;

@@ -1,6 +1,6 @@
 /**
- * Piscina entry point for every playground evaluation (the pool's default module, PLAYGROUND_WORKER
- * in service.ts), kept beside the service that sends it tasks. Pure CPU work on the engine: no I/O.
+ * Entry point of the playground's tasks (the pool's default module, workers/protocol.ts), sent by
+ * src/features/playground/service.ts. Pure CPU work on the engine: no I/O.
  *
  * The compiled snapshot is cached per revision in each worker: the raw snapshot reaches a worker
  * as a SharedArrayBuffer reference (no copy) and is parsed and compiled once per revision (tens
@@ -12,10 +12,12 @@
  */
 import { move } from 'piscina';
 import {
-  AdvancedEntryWriter, combinationAt, combinationSpace, CompiledSnapshotCache, ContextReader, evaluateRange, evaluateSelection,
+  AdvancedEntryWriter, combinationAt, combinationSpace, ContextReader, evaluateRange, evaluateSelection,
   JsonChunkWriter, selectFlags, writePlaygroundFeatures, type CompiledSnapshot,
-} from '../../evaluation/index.js';
-import { ChunkWriter, type AdvancedChunkTask, type DeprecatedTask, type PlaygroundTask, type SnapshotRef } from './protocol.js';
+} from '../src/evaluation/index.js';
+import { ChunkWriter, type AdvancedChunkTask, type DeprecatedTask, type SnapshotRef } from '../src/features/playground/protocol.js';
+import { CompiledSnapshotCache } from './compiled-cache.js';
+import type { EntryPoint } from './protocol.js';
 
 const snapshots = new CompiledSnapshotCache();
 
@@ -80,16 +82,9 @@ function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array | number {
   return chunk.finish();
 }
 
-export default function evaluatePlayground(task: PlaygroundTask): unknown {
-  switch (task.kind) {
-    case 'deprecated':
-      return move(runDeprecated(task));
-    case 'advanced-chunk': {
-      const result = runAdvancedChunk(task);
-      return typeof result === 'number' ? result : move(result);
-    }
-    case 'crash':
-      process.exit(1);
-  }
-  return undefined;
-}
+const evaluatePlayground: EntryPoint<'deprecated' | 'advanced-chunk'> = (task) => {
+  if (task.kind === 'deprecated') return move(runDeprecated(task));
+  const result = runAdvancedChunk(task);
+  return typeof result === 'number' ? result : move(result);
+};
+export default evaluatePlayground;

@@ -1,0 +1,27 @@
+/** Turning a flag on or off in an environment (S5). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { auditOf } from '../../shared.js';
+import { ADMIN_ERRORS, NoBody, errorResponses } from '../../../schemas/common.js';
+import { EnvironmentParams } from '../schemas.js';
+import type { FlagService } from '../service.js';
+import { ENV } from './paths.js';
+
+const TAGS = ['Feature flags'];
+
+const environmentRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (app, { service }) => {
+  for (const [suffix, enabled] of [['on', true], ['off', false]] as const) {
+    app.post(`${ENV}/${suffix}`, {
+      config: { permission: 'UPDATE_FEATURE_ENVIRONMENT' },
+      schema: {
+        tags: TAGS, summary: enabled ? 'Turn a flag on in an environment' : 'Turn a flag off in an environment', params: EnvironmentParams,
+        response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS, 404) },
+      },
+    }, async (request, reply) => {
+      const { projectId, featureName, environment } = request.params;
+      await service.setEnabled(projectId, featureName, environment, enabled, auditOf(request));
+      return reply.code(200).send(undefined);
+    });
+  }
+};
+
+export default environmentRoutes;

@@ -1,0 +1,70 @@
+/** A flag environment's strategies (S4). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { auditOf } from '../../shared.js';
+import { ADMIN_ERRORS, NoBody, errorResponses } from '../../../schemas/common.js';
+import { EnvironmentParams, StrategyBody, StrategyEventResponse, StrategyListResponse, StrategyParams, StrategyResponse } from '../schemas.js';
+import type { FlagService } from '../service.js';
+import { strategyCreatedView, strategyEventView, strategyListView } from '../views.js';
+import { ENV } from './paths.js';
+
+const TAGS = ['Strategies'];
+
+const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (app, { service }) => {
+  app.post(`${ENV}/strategies`, {
+    config: { permission: 'CREATE_FEATURE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Add a strategy to a flag environment', params: EnvironmentParams, body: StrategyBody,
+      response: { 200: StrategyResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request) => {
+    const { projectId, featureName, environment } = request.params;
+    const strategy = await service.addStrategy(projectId, featureName, environment, request.body, auditOf(request));
+    return strategyCreatedView(strategy);
+  });
+
+  app.get(`${ENV}/strategies`, {
+    schema: {
+      tags: TAGS, summary: 'List the strategies of a flag environment', params: EnvironmentParams,
+      response: { 200: StrategyListResponse, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => {
+    const { projectId, featureName, environment } = request.params;
+    return (await service.listStrategies(projectId, featureName, environment)).map(strategyListView);
+  });
+
+  app.get(`${ENV}/strategies/:strategyId`, {
+    schema: {
+      tags: TAGS, summary: 'Get one strategy', params: StrategyParams,
+      response: { 200: StrategyResponse, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => {
+    const { projectId, featureName, environment, strategyId } = request.params;
+    return strategyCreatedView(await service.getStrategy(projectId, featureName, environment, strategyId));
+  });
+
+  app.put(`${ENV}/strategies/:strategyId`, {
+    config: { permission: 'UPDATE_FEATURE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Replace a strategy', params: StrategyParams, body: StrategyBody,
+      response: { 200: StrategyEventResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request) => {
+    const { projectId, featureName, environment, strategyId } = request.params;
+    const strategy = await service.updateStrategy(projectId, featureName, environment, strategyId, request.body, auditOf(request));
+    return strategyEventView(strategy);
+  });
+
+  app.delete(`${ENV}/strategies/:strategyId`, {
+    config: { permission: 'DELETE_FEATURE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Remove a strategy (the environment goes off when no active strategy remains)', params: StrategyParams,
+      response: { 200: NoBody, ...errorResponses(400, 401, 403, 404, 503) },
+    },
+  }, async (request, reply) => {
+    const { projectId, featureName, environment, strategyId } = request.params;
+    await service.deleteStrategy(projectId, featureName, environment, strategyId, auditOf(request));
+    return reply.code(200).send(undefined);
+  });
+};
+
+export default strategyRoutes;
