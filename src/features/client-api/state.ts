@@ -1,6 +1,6 @@
 import type { Outbox } from '../../db/outbox.js';
 import { compile, overlay, type CompiledSnapshot, type FlagConfig, type SegmentConfig } from '../../evaluation/index.js';
-import { toFlagConfig, type FlagData } from '../flags/store.js';
+import { toFlagConfig, type FlagData } from '../flags/read-model.js';
 
 /** What the SDK-facing routes read: the live flags and segments, loaded once per revision. */
 export interface SdkStateSource {

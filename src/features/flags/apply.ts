@@ -13,7 +13,8 @@ import {
   jsonbOrder, LIMITS, normaliseStrategyConstraints, normaliseEnvironmentVariants, normaliseStrategyVariants, ulid,
   type ConstraintInput, type StrategyVariantInput, type VariantInput,
 } from './rules.js';
-import { finalise, type FlagData, type FlagEnvironment } from './store.js';
+import type { FlagData, FlagEnvironment } from './read-model.js';
+import { finalise } from './store.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
 
 export interface SegmentInfo {

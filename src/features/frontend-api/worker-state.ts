@@ -9,7 +9,7 @@
  */
 import { fromSharedJson, toSharedJson, type CompiledSnapshot, type SegmentConfig } from '../../evaluation/index.js';
 import { compileChanges, type SdkState } from '../client-api/state.js';
-import { toFlagConfig, type FlagData } from '../flags/store.js';
+import { toFlagConfig, type FlagData } from '../flags/read-model.js';
 import type { FrontendAnswer, FrontendSource } from './evaluate.js';
 
 /** One pool task: the questions that arrived in one turn of the main thread's loop, and the state they were asked of. */
