@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
 import type { Piscina } from 'piscina';
@@ -32,11 +33,19 @@ import { PlaygroundService } from './features/playground/service.js';
 import { SnapshotCache } from './features/playground/snapshot.js';
 import { storeSnapshotSource } from './features/playground/source.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
+import { MetricsService } from './features/metrics/service.js';
+import { MetricsStore } from './features/metrics/store.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
  * file per feature; with this many cross-references one file reads better). Route plugins receive
  * what they need as options, so nothing reaches for globals.
+ *
+ * A store is its feature's write model: only its own folder and this file use it. What one
+ * feature asks of another is a read model, passed to the asker's constructor: the provider's
+ * `read-model.ts` (questions several features ask) or the asker's `sources.ts` (questions only it
+ * asks, declared there so the provider needs nothing from it). The stores answer them as they
+ * are; a new environment reaches projects and flags through their services (`EnvironmentJoiner`).
  */
 export interface Stores {
   outbox: Outbox;
@@ -53,6 +62,7 @@ export interface Stores {
   flags: FlagStore;
   changeRequests: ChangeRequestStore;
   sessions: SessionStore;
+  metrics: MetricsStore;
 }
 
 export interface Services {
@@ -68,10 +78,15 @@ export interface Services {
   strategyTypes: StrategyTypeService;
   changeRequests: ChangeRequestService;
   sessions: SessionService;
+  /** SDK usage counts; started and stopped with the SDK API (registerSdkApi). */
+  metrics: MetricsService;
 }
 
-/** Built before the auth plugin is registered, which receives the token store from here. */
-export function createStores(outbox: Outbox, db: Db, log: MirrorLogger): Stores {
+/**
+ * Built before the auth plugin is registered, which receives the token store from here.
+ * `maxStatements`: the most statements one database command may carry (DatabaseGuard).
+ */
+export function createStores(outbox: Outbox, db: Db, log: MirrorLogger, maxStatements?: number): Stores {
   return {
     outbox,
     strategyTypes: new StrategyTypeStore(outbox),
@@ -87,16 +102,24 @@ export function createStores(outbox: Outbox, db: Db, log: MirrorLogger): Stores 
     flags: new FlagStore(outbox),
     changeRequests: new ChangeRequestStore(outbox),
     sessions: new SessionStore(db),
+    metrics: new MetricsStore(outbox, maxStatements),
   };
 }
 
-export function createServices(stores: Stores, config: Config): Services {
+export function createServices(stores: Stores, config: Config, log: FastifyBaseLogger): Services {
   const users = new UserService(stores.users);
   const tags = new TagService(stores.tags, stores.outbox);
+  const metrics = new MetricsService(stores.metrics, {
+    report: ({ job, err, recovered }) => recovered
+      ? log.info({ job }, 'client metrics: the database work succeeds again')
+      : log.error({ job, err }, 'client metrics: the database work failed; retried every second'),
+  });
+  // The admin flag views show lastSeenAt / yes / no per environment from the client metrics.
   const flags = new FlagService(
-    stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, stores.outbox,
+    stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, metrics, stores.outbox,
   );
-  const segments = new SegmentService(stores.segments, stores.projects, stores.outbox);
+  const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox);
+  const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments,
@@ -105,13 +128,16 @@ export function createServices(stores: Stores, config: Config): Services {
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
     tags,
-    environments: new EnvironmentService(stores.environments, stores.projects, stores.flags, stores.apiTokens, stores.outbox),
-    projects: new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox),
+    environments: new EnvironmentService(
+      stores.environments, stores.projects, stores.flags, stores.apiTokens, [projects, flags], stores.outbox,
+    ),
+    projects,
     strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
     changeRequests: new ChangeRequestService(
-      stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
+      stores.changeRequests, flags, stores.flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
     ),
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
+    metrics,
   };
 }
 

@@ -5,15 +5,14 @@ import {
 } from '../../db/outbox.js';
 import { ApiError, conflict, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
-import type { EnvironmentStore } from '../environments/store.js';
 import type { FlagService } from '../flags/service.js';
-import type { FlagData } from '../flags/store.js';
+import type { FlagData } from '../flags/read-model.js';
 import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME, gravatarUrl } from '../shared.js';
-import type { ProjectStore } from '../projects/store.js';
 import type { SegmentService } from '../segments/service.js';
-import type { SegmentStore } from '../segments/store.js';
+import type { SegmentReadModel } from '../segments/read-model.js';
 import type { ChangeRequestView, ValidChange } from './schemas.js';
 import { Simulation, type SegmentOp, type SimChange } from './simulate.js';
+import type { EnvironmentLookup, FlagDocuments, ProjectLookup } from './sources.js';
 import {
   FINAL_STATES, type ChangeAction, type ChangeRequestDocument, type ChangeRequestState, type ChangeRequestStore,
   type ChangeRequestUser, type StoredChange,
@@ -125,16 +124,18 @@ export class ChangeRequestService {
   constructor(
     private readonly store: ChangeRequestStore,
     private readonly flags: FlagService,
-    private readonly segmentStore: SegmentStore,
+    private readonly flagDocuments: FlagDocuments,
+    private readonly segmentReads: SegmentReadModel,
     private readonly segments: SegmentService,
-    private readonly projects: ProjectStore,
-    private readonly environments: EnvironmentStore,
+    private readonly projects: ProjectLookup,
+    private readonly environments: EnvironmentLookup,
     private readonly outbox: Outbox,
     private readonly log: (message: string, detail: unknown) => void = () => undefined,
   ) {}
 
   private simulation(project: string, environment: string, audit: AuditUser, now = new Date()): Simulation {
-    return new Simulation({ flags: this.flags, segmentStore: this.segmentStore, segments: this.segments }, project, environment, audit, now);
+    const deps = { flags: this.flags, flagDocuments: this.flagDocuments, segmentReads: this.segmentReads, segments: this.segments };
+    return new Simulation(deps, project, environment, audit, now);
   }
 
   private async require(project: string, id: number | string): Promise<ChangeRequestDocument> {
@@ -210,7 +211,7 @@ export class ChangeRequestService {
             if (input.feature !== undefined) change.feature = input.feature;
             else {
               change.segment = input.segment!;
-              change.segmentName = (await this.segmentStore.get(input.segment!))?.name ?? '';
+              change.segmentName = (await this.segmentReads.get(input.segment!))?.name ?? '';
             }
             added.push(change);
           }
@@ -423,7 +424,7 @@ export class ChangeRequestService {
 
   private async executePlan(plan: ApplyPlan): Promise<string[]> {
     const errors: string[] = [];
-    const store = this.flags.store;
+    const store = this.flagDocuments;
     for (const write of plan.flagWrites) {
       const keys = new Set(write.events.map((e) => e.key));
       const doc = await store.get(write.name);
