@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
 import type { Piscina } from 'piscina';
-import type { Outbox } from './db/outbox.js';
+import type { EventLog } from './db/event-log/index.js';
+import type { Outbox } from './db/outbox/index.js';
 import type { LoadProgress } from './db/state.js';
 import { ApiTokenService } from './features/api-tokens/service.js';
 import { ApiTokenStore } from './features/api-tokens/store.js';
@@ -13,8 +14,6 @@ import { TagStore } from './features/tags/store.js';
 import { SegmentService } from './features/segments/service.js';
 import { SegmentStore } from './features/segments/store.js';
 import { EventSearchService } from './features/events/service.js';
-import { EventLogMirror, type MirrorLogger } from './features/events/log-mirror.js';
-import { EventStore } from './features/events/store.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
 import { UserService } from './features/users/service.js';
@@ -55,8 +54,8 @@ export interface Stores {
   tags: TagStore;
   apiTokens: ApiTokenStore;
   segments: SegmentStore;
-  events: EventStore;
-  eventLog: EventLogMirror;
+  /** The outbox's: where its flushes append, what the search and change requests read. */
+  eventLog: EventLog;
   users: UserStore;
   inviteLinks: InviteLinkStore;
   flags: FlagStore;
@@ -86,7 +85,7 @@ export interface Services {
  * Built before the auth plugin is registered, which receives the token store from here.
  * `maxStatements`: the most statements one database command may carry (DatabaseGuard).
  */
-export function createStores(outbox: Outbox, db: Db, log: MirrorLogger, maxStatements?: number): Stores {
+export function createStores(outbox: Outbox, db: Db, maxStatements?: number): Stores {
   return {
     outbox,
     strategyTypes: new StrategyTypeStore(outbox),
@@ -95,8 +94,7 @@ export function createStores(outbox: Outbox, db: Db, log: MirrorLogger, maxState
     tags: new TagStore(outbox),
     apiTokens: new ApiTokenStore(outbox),
     segments: new SegmentStore(outbox),
-    events: new EventStore(outbox),
-    eventLog: new EventLogMirror(outbox, db, log),
+    eventLog: outbox.eventLog,
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
     flags: new FlagStore(outbox),
@@ -123,7 +121,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments,
-    events: new EventSearchService(stores.events, config.baseUrl, stores.eventLog),
+    events: new EventSearchService(stores.eventLog, config.baseUrl),
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
@@ -134,7 +132,8 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     projects,
     strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
     changeRequests: new ChangeRequestService(
-      stores.changeRequests, flags, stores.flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox,
+      stores.changeRequests, flags, stores.flags, stores.segments, segments, stores.projects, stores.environments, stores.eventLog,
+      stores.outbox,
     ),
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
     metrics,
@@ -179,8 +178,8 @@ export function createPlayground(pool: Piscina, stores: Stores, services: Servic
 export async function initialiseState(
   stores: Stores, services: Services, config: Config, progress: (p: LoadProgress) => void = () => undefined,
 ): Promise<void> {
-  // First: it must hear of every event appended from here on, and tell a fresh log (nothing to
-  // backfill) from one written before it existed.
+  // First: its copy must hear of every event appended from here on, and tell a fresh log
+  // (nothing to backfill) from one written before it existed.
   await stores.eventLog.start();
   await stores.strategyTypes.init();
   await stores.environments.init();
@@ -194,7 +193,6 @@ export async function initialiseState(
   await stores.outbox.markRevisionsSeen();
   await stores.outbox.state.load(progress);
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
-  await stores.events.init();
   await stores.users.init();
   await ensureInitialAdmin(services.users, stores.users, config.INIT_ADMIN_USER, config.INIT_ADMIN_PASSWORD);
   await stores.inviteLinks.init();

@@ -1,4 +1,4 @@
-import { buildEvents, ConcurrentModificationError, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, ConcurrentModificationError, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { badRequest, invalidOperation, validationError } from '../../errors.js';
 import type { EnvironmentLookup } from './sources.js';
 import { generateSecret, hashSecret, maskSecret, type ApiTokenDocument, type ApiTokenStore, type TokenType } from './store.js';

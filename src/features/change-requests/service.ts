@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { BSON } from 'mongodb';
 import {
   buildEvents, ConcurrentModificationError, pendingEvents, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
-} from '../../db/outbox.js';
+} from '../../db/outbox/index.js';
 import { ApiError, conflict, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
 import type { FlagService } from '../flags/service.js';
@@ -12,7 +12,7 @@ import type { SegmentService } from '../segments/service.js';
 import type { SegmentReadModel } from '../segments/read-model.js';
 import type { ChangeRequestView, ValidChange } from './schemas.js';
 import { Simulation, type SegmentOp, type SimChange } from './simulate.js';
-import type { EnvironmentLookup, FlagDocuments, ProjectLookup } from './sources.js';
+import type { EnvironmentLookup, EventLookup, FlagDocuments, ProjectLookup } from './sources.js';
 import {
   FINAL_STATES, type ChangeAction, type ChangeRequestDocument, type ChangeRequestState, type ChangeRequestStore,
   type ChangeRequestUser, type StoredChange,
@@ -129,6 +129,7 @@ export class ChangeRequestService {
     private readonly segments: SegmentService,
     private readonly projects: ProjectLookup,
     private readonly environments: EnvironmentLookup,
+    private readonly eventLog: EventLookup,
     private readonly outbox: Outbox,
     private readonly log: (message: string, detail: unknown) => void = () => undefined,
   ) {}
@@ -429,7 +430,7 @@ export class ChangeRequestService {
       const keys = new Set(write.events.map((e) => e.key));
       const doc = await store.get(write.name);
       if (pendingEvents(doc?._outbox).some((e) => keys.has(e.key))) continue;
-      if (await this.anyEventStored(keys)) continue;
+      if (await this.eventLog.has(keys)) continue;
       if (doc && keys.size === 0 && doc._rev !== write.rev) continue;
       const failed = `flag "${write.name}" changed before the change request's write (changes ${write.changeIds.join(', ')} not applied)`;
       if (!doc || doc._rev !== write.rev) {
@@ -495,19 +496,5 @@ export class ChangeRequestService {
     // Keyed by content: the same request previews differently once the flags under it change.
     const changesKey = `${cr._id}:${createHash('sha1').update(JSON.stringify(changes)).digest('hex')}`;
     return { cr, changes, changesKey };
-  }
-
-  /**
-   * A claim in the (small) event tail means the event was appended; only a key whose claim has
-   * left the tail is looked for in `events` (on FerretDB a scan of the log; resumes are rare).
-   */
-  private async anyEventStored(keys: Set<string>): Promise<boolean> {
-    for (const key of keys) {
-      if (await this.outbox.tail.findOne({ key }, { projection: { _id: 1 } })) return true;
-    }
-    for (const key of keys) {
-      if (await this.outbox.events.findOne({ _id: key }, { projection: { _id: 1 } })) return true;
-    }
-    return false;
   }
 }

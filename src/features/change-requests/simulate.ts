@@ -6,7 +6,7 @@
  * result is the exact set of document writes (with their events) the apply then performs.
  * Nothing here writes.
  */
-import { buildEvents, jsonEqual, withoutBookkeeping, type AuditUser, type PendingEvent } from '../../db/outbox.js';
+import { buildEvents, jsonEqual, withoutBookkeeping, type AuditUser, type PendingEvent } from '../../db/outbox/index.js';
 import { conflict, invalidOperation, nameExists, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
 import {

@@ -1,9 +1,9 @@
 /**
  * The questions change requests ask of other features, declared here so those features need
  * nothing from this folder. composition.ts passes what answers each: the flags, projects and
- * environments stores.
+ * environments stores and the event log.
  */
-import type { PendingEvent } from '../../db/outbox.js';
+import type { PendingEvent } from '../../db/outbox/index.js';
 import type { FlagData, FlagDocument } from '../flags/read-model.js';
 
 /**
@@ -29,4 +29,9 @@ export interface ProjectLookup {
 /** Whether an environment exists. */
 export interface EnvironmentLookup {
   get(name: string): Promise<object | null>;
+}
+
+/** Whether any of these events is in the log already (an interrupted apply must not write its changes twice). */
+export interface EventLookup {
+  has(keys: Iterable<string>): Promise<boolean>;
 }

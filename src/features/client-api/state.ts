@@ -1,4 +1,4 @@
-import type { Outbox } from '../../db/outbox.js';
+import type { Outbox } from '../../db/outbox/index.js';
 import { compile, overlay, type CompiledSnapshot, type FlagConfig, type SegmentConfig } from '../../evaluation/index.js';
 import { toFlagConfig, type FlagData } from '../flags/read-model.js';
 

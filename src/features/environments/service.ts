@@ -1,4 +1,4 @@
-import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, notFound } from '../../errors.js';
 import type { ApiTokenSource, EnvironmentJoiner, FlagSource, ProjectSource } from './sources.js';
 import type { EnvironmentDocument, EnvironmentStore } from './store.js';

@@ -6,7 +6,7 @@
  */
 import { archivedFeature, exceedsLimit, invalidOperation, notFound, validationError } from '../../errors.js';
 import { assertSegmentValuesLimit } from '../constraints/index.js';
-import type { EventInput } from '../../db/outbox.js';
+import type { EventInput } from '../../db/outbox/index.js';
 import type { ConstraintConfig, DependencyConfig, StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import { applyJsonPatch, JsonPatchError, type PatchOperation } from './json-patch.js';
 import {

@@ -4,7 +4,7 @@
  * features ask. A feature that asks something only it needs declares that question itself (see
  * its `sources.ts`); the flags store answers both.
  */
-import type { StoredDocument } from '../../db/outbox.js';
+import type { StoredDocument } from '../../db/outbox/index.js';
 import type { DependencyConfig, FlagConfig, FlagEnvironmentConfig, StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 
 export interface FlagTag {
@@ -22,7 +22,7 @@ export type LifecycleStage = 'initial' | 'pre-live' | 'live' | 'completed' | 'ar
 
 /**
  * One document per flag: metadata plus every environment's configuration. A flag change of any
- * kind is therefore one document write, carrying its events (see src/db/outbox.ts).
+ * kind is therefore one document write, carrying its events (see src/db/outbox/index.ts).
  */
 export interface FlagData {
   /** The flag name: unique across projects, archived flags included. */

@@ -1,6 +1,6 @@
 import {
   buildEvents, retrying, withoutBookkeeping, type AuditUser, type Outbox,
-} from '../../db/outbox.js';
+} from '../../db/outbox/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
 import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';

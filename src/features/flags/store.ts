@@ -1,5 +1,5 @@
 import { BSON, type Collection } from 'mongodb';
-import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import type { FlagData, FlagDocument, FlagEnvironment } from './read-model.js';
 
@@ -213,7 +213,10 @@ export class FlagStore {
   segmentUsage(): ReadonlyMap<number, SegmentUse> {
     return this.state.derived('flags:segment-usage', () => {
       const result = new Map<number, SegmentUse>();
-      for (const flag of this.ordered()) {
+      // Straight from the held documents: a flag written by hand or by an older version may lack
+      // the fields the ordered list sorts by, and must still count.
+      for (const stored of this.mirror.values()) {
+        const flag = unpackFlag(stored);
         const name = String(flag.name ?? flag._id);
         const project = String(flag.project ?? '');
         for (const segmentId of segmentsUsedBy(flag)) {

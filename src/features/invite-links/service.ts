@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { notFound, validationError } from '../../errors.js';
 import { parseDateTime } from '../../schemas/formats.js';
 import { SYSTEM_USER } from '../api-tokens/service.js';

@@ -1,4 +1,4 @@
-import type { Outbox } from '../../db/outbox.js';
+import type { Outbox } from '../../db/outbox/index.js';
 import { compile, toSharedJson, type CompiledSnapshot, type Snapshot } from '../../evaluation/index.js';
 import type { SnapshotRef } from './protocol.js';
 

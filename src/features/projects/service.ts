@@ -1,4 +1,4 @@
-import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, schemaValidationError } from '../../errors.js';
 import type { FlagReadModel } from '../flags/read-model.js';
 import { isUrlFriendly } from '../shared.js';

@@ -1,4 +1,4 @@
-import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { exceedsLimit, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
 import type { ConstraintConfig } from '../../evaluation/types.js';
 import { assertSegmentValuesLimit, normaliseConstraints } from '../constraints/index.js';

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
 import type { Segment } from './read-model.js';

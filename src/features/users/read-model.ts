@@ -2,7 +2,7 @@
  * What other features may read of users (the users store is the write model and stays inside this
  * folder): the user as stored, and the look-ups sign-in, the first admin and invite links ask.
  */
-import type { StoredDocument } from '../../db/outbox.js';
+import type { StoredDocument } from '../../db/outbox/index.js';
 
 export interface UserDocument extends StoredDocument {
   /** The user id: sequential integers from 1, allocated through the unique `_id` and retried. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { buildEvents, type AuditUser, type EventInput } from '../../db/outbox.js';
+import { buildEvents, type AuditUser, type EventInput } from '../../db/outbox/index.js';
 import { badRequest, validationError } from '../../errors.js';
 import { hashPassword, passwordProblems } from './password.js';
 import type { UserDocument } from './read-model.js';

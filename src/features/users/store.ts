@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { Outbox, PendingEvent } from '../../db/outbox.js';
+import type { Outbox, PendingEvent } from '../../db/outbox/index.js';
 import type { UserDocument, UserReadModel } from './read-model.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { insertUnderNextId } from '../../db/keys.js';
