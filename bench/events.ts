@@ -28,7 +28,7 @@ import { MongoClient } from 'mongodb';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../src/db/embedded.js';
-import { searchTextOf, type EventDocument } from '../src/db/outbox.js';
+import { searchTextOf, type EventDocument } from '../src/db/event-log/stored.js';
 import { seededRandom } from './random.js';
 
 const env = process.env;
@@ -251,9 +251,9 @@ async function main(): Promise<void> {
       }
       const { app, base, startSeconds } = await startApp(url, bigDb);
       const mirror = app.stores.eventLog;
-      notes.push(`second app start (loads the sealed blocks and the tail; search ready): ${startSeconds.toFixed(1)} s, ${mirror.index.size.toLocaleString('en')} events indexed`);
+      notes.push(`second app start (loads the sealed blocks and the tail; search ready): ${startSeconds.toFixed(1)} s, ${mirror.stats().events.toLocaleString('en')} events indexed`);
       const memory = process.memoryUsage();
-      notes.push(`memory after the second start: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB, deflated event JSON ${(mirror.bodies.bytes / 2 ** 20).toFixed(0)} MiB (both apps ran in this process)`);
+      notes.push(`memory after the second start: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB, deflated event JSON ${(mirror.stats().bodyBytes / 2 ** 20).toFixed(0)} MiB (both apps ran in this process)`);
       const s = sample;
       const rotate = <T>(items: readonly T[], i: number): T => items[i % items.length]!;
       const months = Array.from({ length: 11 }, (_, i) => new Date(START + (i + 1) * 31 * DAY).toISOString().slice(0, 7));

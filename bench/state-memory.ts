@@ -7,7 +7,7 @@
  */
 import { MongoClient } from 'mongodb';
 import { CollectionMirror } from '../src/db/state.js';
-import type { StoredDocument } from '../src/db/outbox.js';
+import type { StoredDocument } from '../src/db/outbox/index.js';
 
 const count = Number(process.argv[2] ?? 1000);
 const gc = (globalThis as { gc?: () => void }).gc;

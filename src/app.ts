@@ -89,18 +89,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Infrastructure first, then the features, in a fixed order.
   await app.register(errors);
   await app.register(database, { config });
-  const stores = createStores(app.database.outbox, app.database.db, app.log);
-  await app.register(auth, { tokens: stores.apiTokens });
+  const stores = createStores(app.database.outbox, app.database.db, app.database.guard.maxStatements);
+  const services = createServices(stores, config, app.log);
+  await app.register(auth, { tokens: stores.apiTokens, sessions: services.sessions });
   await app.register(metrics);
   await app.register(docs);
   await app.register(workerPool, { filename: options.pool?.filename });
 
-  const services = createServices(stores, config, app.log);
   app.decorate('stores', stores);
   stores.eventLog.registerMetrics(app.metrics);
   app.database.health.registerMetrics(app.metrics);
   app.decorate('services', services);
-  app.sessionService = services.sessions;
   // Until the state has loaded, the API answers 503 + Retry-After (health and docs answer).
   let loaded = false;
   app.decorate('isLoaded', () => loaded);

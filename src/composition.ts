@@ -1,8 +1,9 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Piscina } from 'piscina';
-import type { Outbox } from './db/outbox.js';
+import type { EventLog } from './db/event-log/index.js';
+import type { Outbox } from './db/outbox/index.js';
 import type { LoadProgress } from './db/state.js';
 import { ApiTokenService } from './features/api-tokens/service.js';
 import { ApiTokenStore } from './features/api-tokens/store.js';
@@ -13,8 +14,6 @@ import { TagStore } from './features/tags/store.js';
 import { SegmentService } from './features/segments/service.js';
 import { SegmentStore } from './features/segments/store.js';
 import { EventSearchService } from './features/events/service.js';
-import { EventLogMirror, type MirrorLogger } from './features/events/log-mirror.js';
-import { EventStore } from './features/events/store.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
 import { UserService } from './features/users/service.js';
@@ -34,11 +33,19 @@ import { ChangeRequestPreview } from './features/change-requests/preview.js';
 import { SnapshotCache } from './features/playground/snapshot.js';
 import { storeSnapshotSource } from './features/playground/source.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
+import { MetricsService } from './features/metrics/service.js';
+import { MetricsStore } from './features/metrics/store.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
  * file per feature; with this many cross-references one file reads better). Route plugins receive
  * what they need as options, so nothing reaches for globals.
+ *
+ * A store is its feature's write model: only its own folder and this file use it. What one
+ * feature asks of another is a read model, passed to the asker's constructor: the provider's
+ * `read-model.ts` (questions several features ask) or the asker's `sources.ts` (questions only it
+ * asks, declared there so the provider needs nothing from it). The stores answer them as they
+ * are; a new environment reaches projects and flags through their services (`EnvironmentJoiner`).
  */
 export interface Stores {
   outbox: Outbox;
@@ -48,13 +55,14 @@ export interface Stores {
   tags: TagStore;
   apiTokens: ApiTokenStore;
   segments: SegmentStore;
-  events: EventStore;
-  eventLog: EventLogMirror;
+  /** The outbox's: where its flushes append, what the search and change requests read. */
+  eventLog: EventLog;
   users: UserStore;
   inviteLinks: InviteLinkStore;
   flags: FlagStore;
   changeRequests: ChangeRequestStore;
   sessions: SessionStore;
+  metrics: MetricsStore;
 }
 
 export interface Services {
@@ -70,10 +78,15 @@ export interface Services {
   strategyTypes: StrategyTypeService;
   changeRequests: ChangeRequestService;
   sessions: SessionService;
+  /** SDK usage counts; started and stopped with the SDK API (registerSdkApi). */
+  metrics: MetricsService;
 }
 
-/** Built before the auth plugin is registered, which receives the token store from here. */
-export function createStores(outbox: Outbox, db: Db, log: MirrorLogger): Stores {
+/**
+ * Built before the auth plugin is registered, which receives the token store from here.
+ * `maxStatements`: the most statements one database command may carry (DatabaseGuard).
+ */
+export function createStores(outbox: Outbox, db: Db, maxStatements?: number): Stores {
   return {
     outbox,
     strategyTypes: new StrategyTypeStore(outbox),
@@ -82,38 +95,49 @@ export function createStores(outbox: Outbox, db: Db, log: MirrorLogger): Stores 
     tags: new TagStore(outbox),
     apiTokens: new ApiTokenStore(outbox),
     segments: new SegmentStore(outbox),
-    events: new EventStore(outbox),
-    eventLog: new EventLogMirror(outbox, db, log),
+    eventLog: outbox.eventLog,
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
     flags: new FlagStore(outbox),
     changeRequests: new ChangeRequestStore(outbox),
     sessions: new SessionStore(db),
+    metrics: new MetricsStore(outbox, maxStatements),
   };
 }
 
-export function createServices(stores: Stores, config: Config, logger: FastifyBaseLogger): Services {
+export function createServices(stores: Stores, config: Config, log: FastifyBaseLogger): Services {
   const users = new UserService(stores.users);
   const tags = new TagService(stores.tags, stores.outbox);
+  const metrics = new MetricsService(stores.metrics, {
+    report: ({ job, err, recovered }) => recovered
+      ? log.info({ job }, 'client metrics: the database work succeeds again')
+      : log.error({ job, err }, 'client metrics: the database work failed; retried every second'),
+  });
+  // The admin flag views show lastSeenAt / yes / no per environment from the client metrics.
   const flags = new FlagService(
-    stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, stores.outbox,
+    stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, metrics, stores.outbox,
   );
-  const segments = new SegmentService(stores.segments, stores.projects, stores.outbox);
+  const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox);
+  const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments,
-    events: new EventSearchService(stores.events, config.baseUrl, stores.eventLog),
+    events: new EventSearchService(stores.eventLog, config.baseUrl),
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
     tags,
-    environments: new EnvironmentService(stores.environments, stores.projects, stores.flags, stores.apiTokens, stores.outbox),
-    projects: new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox),
+    environments: new EnvironmentService(
+      stores.environments, stores.projects, stores.flags, stores.apiTokens, [projects, flags], stores.outbox,
+    ),
+    projects,
     strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
     changeRequests: new ChangeRequestService(
-      stores.changeRequests, flags, stores.segments, segments, stores.projects, stores.environments, stores.outbox, logger,
+      stores.changeRequests, flags, stores.flags, stores.segments, segments, stores.projects, stores.environments, stores.eventLog,
+      stores.outbox, log,
     ),
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
+    metrics,
   };
 }
 
@@ -157,8 +181,8 @@ export function createPlayground(pool: Piscina, stores: Stores, services: Servic
 export async function initialiseState(
   stores: Stores, services: Services, config: Config, progress: (p: LoadProgress) => void = () => undefined,
 ): Promise<void> {
-  // First: it must hear of every event appended from here on, and tell a fresh log (nothing to
-  // backfill) from one written before it existed.
+  // First: its copy must hear of every event appended from here on, and tell a fresh log
+  // (nothing to backfill) from one written before it existed.
   await stores.eventLog.start();
   await stores.strategyTypes.init();
   await stores.environments.init();
@@ -172,7 +196,6 @@ export async function initialiseState(
   await stores.outbox.markRevisionsSeen();
   await stores.outbox.state.load(progress);
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
-  await stores.events.init();
   await stores.users.init();
   await ensureInitialAdmin(services.users, stores.users, config.INIT_ADMIN_USER, config.INIT_ADMIN_PASSWORD);
   await stores.inviteLinks.init();

@@ -9,7 +9,7 @@ import { fromSharedJson, type CompiledSnapshot, type SegmentConfig } from '../sr
 import { compileChanges } from '../src/features/client-api/state.js';
 import type { FrontendAnswer, FrontendSource } from '../src/features/frontend-api/evaluate.js';
 import type { BatchTask, ShippedJson, ShippedState } from '../src/features/frontend-api/shipped-state.js';
-import { toFlagConfig, type FlagData } from '../src/features/flags/store.js';
+import { toFlagConfig, type FlagData } from '../src/features/flags/read-model.js';
 
 /**
  * An entry point's handler: each question of a batch answered by `answer` from the state the batch

@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import type { Outbox } from './outbox.js';
 
 /**
  * Results of reads kept until the data may have changed: cleared by every commit of this process
@@ -14,7 +13,7 @@ import type { Outbox } from './outbox.js';
 export class ReadCache {
   private readonly values: LRUCache<string, Promise<unknown>>;
 
-  constructor(outbox: Outbox, maxEntries = 5000) {
+  constructor(outbox: { onCommitted(listener: () => void): unknown }, maxEntries = 5000) {
     this.values = new LRUCache({ max: maxEntries });
     outbox.onCommitted(() => this.values.clear());
   }

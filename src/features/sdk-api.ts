@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Stores } from '../composition.js';
-import { toSegmentConfig } from './segments/store.js';
+import { toSegmentConfig } from './segments/read-model.js';
 import clientApiRoutes from './client-api/routes.js';
 import { ClientFeaturesService } from './client-api/service.js';
 import { SdkStateCache } from './client-api/state.js';
@@ -9,8 +9,7 @@ import { DeltaService } from './client-api/streaming.js';
 import { EvaluationDispatcher, FrontendDispatcher } from './frontend-api/dispatch.js';
 import frontendApiRoutes from './frontend-api/routes.js';
 import clientMetricsRoutes from './metrics/routes.js';
-import { MetricsService } from './metrics/service.js';
-import { MetricsStore } from './metrics/store.js';
+import type { MetricsService } from './metrics/service.js';
 import { answerOfrep, type OfrepQuestion } from './ofrep/evaluate.js';
 import { OfrepEventStreams } from './ofrep/events.js';
 import ofrepRoutes from './ofrep/routes.js';
@@ -35,20 +34,10 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   app.addHook('preClose', async () => delta.close());
   app.decorate('sdkDelta', delta);
   await app.register(clientApiRoutes, { service: clientFeatures, delta });
-  const metrics = new MetricsService(
-    new MetricsStore(stores.outbox, app.database.guard.maxStatements),
-    {
-      report: ({ job, err, recovered }) => recovered
-        ? app.log.info({ job }, 'client metrics: the database work succeeds again')
-        : app.log.error({ job, err }, 'client metrics: the database work failed; retried every second'),
-    },
-  );
+  const metrics = app.services.metrics;
   metrics.start();
   app.addHook('onClose', async () => await metrics.stop());
   app.decorate('clientMetrics', metrics);
-  // The admin flag view shows lastSeenAt / yes / no per environment from these metrics.
-  app.services.flags.usage = (flag) => metrics.environmentUsage(flag);
-  app.services.flags.lastSeenAll = () => metrics.lastSeenAll();
   await app.register(clientMetricsRoutes, { service: metrics });
   const pool = app.workerPool;
   const onPool = config.FRONTEND_EVALUATION !== 'main';

@@ -6,7 +6,7 @@
  * rules, every route imported the auth plugin, and the plugin imported api-tokens, a folder cycle.
  */
 import { createHash } from 'node:crypto';
-import type { AuditUser } from '../db/outbox.js';
+import type { AuditUser } from '../db/outbox/index.js';
 import { unauthorized } from '../errors.js';
 
 /** URL-friendly per docs/rules.md §6: encodeURIComponent leaves it unchanged, and it is not `.` or `..`. */

@@ -1,13 +1,13 @@
 import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuditUser } from '../db/outbox.js';
+import type { AuditUser } from '../db/outbox/index.js';
 import { apiTokenRequired, asError, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
 import type { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
 import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
 import type { SessionService } from '../features/sessions/service.js';
-import type { UserDocument } from '../features/users/store.js';
+import type { UserDocument } from '../features/users/read-model.js';
 
 export type Principal = AdminPrincipal | SdkPrincipal | SessionPrincipal;
 
@@ -60,8 +60,6 @@ declare module 'fastify' {
     authenticate(request: FastifyRequest, family?: TokenFamily): Promise<Principal>;
     /** The session cookie's secret, parsed from the Cookie header on demand. */
     sessionSecret(request: FastifyRequest): string | undefined;
-    /** Set once the services exist (the auth plugin is registered before them). */
-    sessionService?: SessionService;
     /** Refuses a cookie-authenticated change that does not come from this server's own pages. */
     checkSameOrigin(request: FastifyRequest): void;
   }
@@ -74,9 +72,11 @@ const BEARER = /^bearer\s+/i;
 export interface AuthOptions {
   /** Built with the other stores in src/composition.ts. */
   tokens: ApiTokenStore;
+  /** Resolves session cookies (src/composition.ts). */
+  sessions: SessionService;
 }
 
-async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promise<void> {
+async function authPlugin(app: FastifyInstance, { tokens, sessions }: AuthOptions): Promise<void> {
   // Tokens are read from the configuration state, so a revocation reaches every instance with
   // the revision (no cache of its own to clear).
   app.decorate('apiTokens', tokens);
@@ -85,7 +85,6 @@ async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promis
   // Cookies are parsed when a route asks for the session (`sessionSecret`), not on every request
   // (`hook: false`): SDK requests never carry one, and the parsing hook was ≈ 2 µs of a 304's CPU.
   await app.register(cookie, { hook: false });
-  app.decorate('sessionService', undefined);
   app.decorate('sessionSecret', (request: FastifyRequest): string | undefined => {
     const header = request.headers.cookie;
     return header ? app.parseCookie(header)[SESSION_COOKIE] : undefined;
@@ -103,7 +102,7 @@ async function authPlugin(app: FastifyInstance, { tokens }: AuthOptions): Promis
   });
 
   const sessionPrincipal = async (secret: string): Promise<Principal> => {
-    const found = await app.sessionService?.resolve(secret);
+    const found = await sessions.resolve(secret);
     if (!found) throw sessionExpired();
     const { user, expiresAt } = found;
     return { kind: 'session', user, expiresAt, audit: { name: user.username ?? user.email, id: user._id } };

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../db/embedded.js';
 import { DEFAULT_MAX_STATEMENTS, DatabaseGuard, DatabaseTimeoutError, DatabaseUnavailableError, type GuardLimits } from '../db/guard.js';
 import { DatabaseHealth } from '../db/health.js';
-import { Outbox } from '../db/outbox.js';
+import { Outbox } from '../db/outbox/index.js';
 import { serviceUnavailable } from '../errors.js';
 
 /** Errors that mean "the database is not reachable right now" (answered 503, never 500). */
@@ -131,7 +131,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
   }
   const unguarded = client.db(config.MONGODB_DB);
   const db = guard.wrapDb(unguarded);
-  const outbox = new Outbox(db);
+  const outbox = new Outbox(db, app.log);
   await outbox.createIndexes();
   guard.configure(guardLimits(config, outbox.isFerretDB));
   app.log.info({ ...guard.limits, server: outbox.isFerretDB ? 'ferretdb' : 'mongodb' }, 'database concurrency limits');

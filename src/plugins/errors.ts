@@ -5,7 +5,7 @@ import {
   unknownError, validationError, type ErrorDetail,
 } from '../errors.js';
 import { isDatabaseUnavailable } from './database.js';
-import { ConcurrentModificationError } from '../db/outbox.js';
+import { ConcurrentModificationError } from '../db/outbox/index.js';
 
 /** JSON bodies up to 500 kB, as Unleash accepts (docs/rules.md §1.2). */
 export const BODY_LIMIT = 500 * 1024;
@@ -142,7 +142,7 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return sendError(reply, contentType(request.headers['content-type']));
     if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return sendError(reply, malformedJson('Unexpected end of JSON input'));
     if (error instanceof ConcurrentModificationError) {
-      // Retried with back-off already (db/outbox.ts retrying): another writer keeps winning.
+      // Retried with back-off already (db/outbox retrying): another writer keeps winning.
       request.log.warn({ err: error }, 'write lost to concurrent writers after retries');
       return sendError(reply, conflict('The resource was changed by another request meanwhile. Read it again and retry.'));
     }

@@ -7,7 +7,7 @@ import {
   DatabaseGuard, DatabaseTimeoutError, DatabaseUnavailableError, TooManyStatementsError, inBatches,
 } from '../../src/db/guard.js';
 import { startEmbeddedDatabase } from '../../src/db/embedded.js';
-import { Outbox } from '../../src/db/outbox.js';
+import { Outbox } from '../../src/db/outbox/index.js';
 import { MetricsStore, type MetricsBucketDocument } from '../../src/features/metrics/store.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

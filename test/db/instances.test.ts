@@ -6,7 +6,7 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
-import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument } from '../../src/db/outbox.js';
+import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument } from '../../src/db/outbox/index.js';
 import { unpackFlag, type StoredFlag } from '../../src/features/flags/store.js';
 import { ensureInitialAdmin } from '../../src/features/sessions/service.js';
 import { ADMIN, ADMIN_TOKEN, dropDatabase, testConfig } from '../helpers/app.js';

@@ -2,7 +2,9 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
-import { buildEvents, pendingEvents, storedEventJson, tailKey, type PendingEvent } from '../../src/db/outbox.js';
+import { EVENT_TAIL, tailKey, type TailEntry } from '../../src/db/event-log/append.js';
+import { storedEventJson } from '../../src/db/event-log/stored.js';
+import { buildEvents, pendingEvents, type PendingEvent } from '../../src/db/outbox/index.js';
 import { DatabaseTimeoutError } from '../../src/db/guard.js';
 import { buildTestApp, testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
 
@@ -63,7 +65,7 @@ t.test('concurrent writers get distinct, gap-free event ids', async (t) => {
 });
 
 /**
- * The windows inside one append (src/db/outbox.ts appendEvent): a flush repeated after a crash
+ * The windows inside one append (src/db/outbox/index.ts appendEvent): a flush repeated after a crash
  * must neither lose the event nor store it twice, whatever step the crash interrupted.
  */
 t.test('a repeated flush after a crash at any step of an append stores the event once', async (t) => {
@@ -80,18 +82,19 @@ t.test('a repeated flush after a crash at any step of an append stores the event
     await coll.insertOne({ _id: name, _outbox: [event] });
     return event;
   };
+  const tail = db.collection<TailEntry>(EVENT_TAIL);
   const storedCopies = async (key: string) => await db.collection('events').countDocuments({ _id: key as never });
 
   // 1. Died after claiming id 6, before storing the event.
   const one = await stuck('claimed-only');
-  await outbox.tail.insertOne({ _id: tailKey(6), id: 6, key: one.key, body: storedEventJson(6, one) });
+  await tail.insertOne({ _id: tailKey(6), id: 6, key: one.key, body: storedEventJson(6, one) });
   await outbox.flush(coll, 'claimed-only');
   t.equal(await storedCopies(one.key), 1);
   t.equal((await db.collection('events').findOne({ _id: one.key as never }))!.id, 6, 'stored under its claimed id');
 
   // 2. Died after storing the event (id 7), before clearing the pending copy.
   const two = await stuck('stored');
-  await outbox.tail.insertOne({ _id: tailKey(7), id: 7, key: two.key, body: storedEventJson(7, two) });
+  await tail.insertOne({ _id: tailKey(7), id: 7, key: two.key, body: storedEventJson(7, two) });
   await db.collection('events').insertOne({ _id: two.key as never, id: 7, ...two, searchText: '' });
   await outbox.flush(coll, 'stored');
   t.equal(await storedCopies(two.key), 1, 'not stored twice');
@@ -100,14 +103,14 @@ t.test('a repeated flush after a crash at any step of an append stores the event
   // 3. Stored as id 8 long ago; its claim has left the tail since: the new claim (9) becomes void.
   const three = await stuck('claim-pruned');
   await db.collection('events').insertOne({ _id: three.key as never, id: 8, ...three, searchText: '' });
-  await outbox.tail.insertOne({ _id: tailKey(8), id: 8, key: 'someone-else', body: storedEventJson(8, three) });
-  await outbox.tail.deleteOne({ _id: tailKey(8) });
+  await tail.insertOne({ _id: tailKey(8), id: 8, key: 'someone-else', body: storedEventJson(8, three) });
+  await tail.deleteOne({ _id: tailKey(8) });
   // As another instance publishes its newest id (a revision document); the hint is as fresh as the last poll.
   await db.collection('meta').updateOne({ _id: 'rev:another-instance' as never }, { $set: { seq: 1, at: new Date(), lastId: 8, recent: [] } }, { upsert: true });
   await outbox.pollRevisions();
   await outbox.flush(coll, 'claim-pruned');
   t.equal(await storedCopies(three.key), 1, 'not stored twice');
-  const voided = await outbox.tail.findOne({ _id: tailKey(9) });
+  const voided = await tail.findOne({ _id: tailKey(9) });
   t.ok(voided?.void, 'the claim it made instead is a void slot');
 
   const res = await app.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: 'after' } });

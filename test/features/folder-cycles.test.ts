@@ -1,12 +1,12 @@
 /**
- * Feature folders must not import each other in a cycle (issue 14): a cycle makes module load
- * order matter (an import is `undefined` while its module is still evaluating) and means neither
- * folder can be understood or moved alone. Wiring that needs several features lives beside the
- * folders (src/features/sdk-api.ts, src/composition.ts, src/app.ts).
+ * Feature folders must not import each other in a cycle: a cycle makes module load order matter
+ * (an import is `undefined` while its module is still evaluating) and means neither folder can be
+ * understood or moved alone. Wiring that needs several features lives beside the folders
+ * (src/features/sdk-api.ts, src/composition.ts, src/app.ts).
  *
- * Only imports that exist at run time count: `import type` / `export type` are erased by the
- * compiler. Services typing another feature's store (environments ↔ flags, projects ↔ flags) are
- * such type-only edges.
+ * Type imports count too: the compiler erases them, but a reader still needs the other folder to
+ * understand this one. And a feature's store is its write model: other features read it through
+ * a read model (the provider's `read-model.ts` or the asker's `sources.ts`), never its `store.ts`.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -19,15 +19,14 @@ const featuresDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../s
 type FolderGraph = Map<string, Map<string, string>>;
 
 /**
- * Relative specifiers a source file imports at run time. Covers `import … from`, `export … from`,
- * side-effect `import '…'` and `import('…')`; skips whole-statement `import type` / `export type`
- * (an `import { type A, b }` still loads the module, so it counts).
+ * Relative specifiers a source file imports, types included. Covers `import … from`,
+ * `export … from` (with or without `type`), side-effect `import '…'` and `import('…')`.
  */
-function runtimeImports(source: string): string[] {
+function imports(source: string): string[] {
   const found: string[] = [];
-  const statement = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'(\.[^']*)'/gm;
-  for (const m of source.matchAll(statement)) if (!m[2]) found.push(m[3]);
-  for (const m of source.matchAll(/\bimport\(\s*'(\.[^']*)'\s*\)/g)) found.push(m[1]);
+  const statement = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?'(\.[^']*)'/gm;
+  for (const m of source.matchAll(statement)) found.push(m[1]!);
+  for (const m of source.matchAll(/\bimport\(\s*'(\.[^']*)'\s*\)/g)) found.push(m[1]!);
   return found;
 }
 
@@ -44,7 +43,7 @@ function folderGraph(root: string): FolderGraph {
       else if (name.endsWith('.ts')) {
         const from = folderOf(path);
         if (!from) continue;
-        for (const spec of runtimeImports(readFileSync(path, 'utf8'))) {
+        for (const spec of imports(readFileSync(path, 'utf8'))) {
           const to = folderOf(resolve(dirname(path), spec));
           if (!to || to === from) continue;
           if (!graph.has(from)) graph.set(from, new Map());
@@ -83,7 +82,7 @@ function findCycle(graph: FolderGraph): string[] | undefined {
   return undefined;
 }
 
-t.test('the import scanner counts run-time imports only', async (t) => {
+t.test('the import scanner counts type imports too', async (t) => {
   const source = [
     "import type { A } from '../a/store.js';",
     "import { type B, c } from '../b/service.js';",
@@ -94,7 +93,9 @@ t.test('the import scanner counts run-time imports only', async (t) => {
     "const h = await import('../h/lazy.js');",
     "import { Type } from 'typebox';",
   ].join('\n');
-  t.same(runtimeImports(source), ['../b/service.js', '../d/index.js', '../f/routes.js', '../g/side-effect.js', '../h/lazy.js']);
+  t.same(imports(source), [
+    '../a/store.js', '../b/service.js', '../d/index.js', '../e/types.js', '../f/routes.js', '../g/side-effect.js', '../h/lazy.js',
+  ]);
 });
 
 t.test('the cycle finder finds a cycle through three folders and none in a diamond', async (t) => {
@@ -114,4 +115,31 @@ t.test('no two feature folders import each other in a cycle', async (t) => {
   const cycle = findCycle(graph);
   const via = cycle?.slice(1).map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i])!.get(to)})`);
   t.equal(cycle, undefined, via ? `cycle: ${via.join(', ')}` : 'acyclic');
+});
+
+/** Files under one feature folder that import another feature folder's `store.ts`, as "file → store". */
+function foreignStoreImports(root: string): string[] {
+  const found: string[] = [];
+  const visit = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) visit(path);
+      else if (name.endsWith('.ts')) {
+        const [from, ...rest] = relative(root, path).split(sep);
+        if (rest.length === 0) continue; // beside the folders: wiring
+        for (const spec of imports(readFileSync(path, 'utf8'))) {
+          const target = relative(root, resolve(dirname(path), spec)).split(sep);
+          if (target.length === 2 && target[0] !== from && target[0] !== '..' && target[1] === 'store.js') {
+            found.push(`${relative(root, path)} → ${target.join('/')}`);
+          }
+        }
+      }
+    }
+  };
+  visit(root);
+  return found;
+}
+
+t.test('no feature imports another feature\'s store', async (t) => {
+  t.same(foreignStoreImports(featuresDir), []);
 });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 
 /**
- * What an event is, from the request that causes it to the stored log entry: the inputs a service
- * builds, the pending event a document carries in its `_outbox`, and the `events` document.
- * Pure functions only; writing them is the change writer's job (src/db/outbox.ts).
+ * What an event is before it reaches the log: the inputs a service builds and the pending event a
+ * document carries in its `_outbox`. Pure functions only; writing them is the change writer's job
+ * (index.ts), storing them the event log's (src/db/event-log/).
  */
 
 export interface AuditUser {
@@ -43,20 +43,6 @@ export interface PendingEvent {
   groupId?: string;
 }
 
-/** An event as stored in the `events` collection. */
-export interface EventDocument extends Omit<PendingEvent, 'key'> {
-  _id: string;
-  id: number;
-  /** Lower-cased JSON of data, preData and tags: what the free-text search matches. */
-  searchText: string;
-}
-
-/** An event as the search returns it before presentation (no key, no search text), as JSON. */
-export function storedEventJson(id: number, event: PendingEvent): string {
-  const { key: _key, ...rest } = event;
-  return JSON.stringify({ id, ...rest });
-}
-
 /** Deep equality for JSON-like values (used to drop no-op update events, docs/rules.md §4.4). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -90,12 +76,4 @@ export function buildEvents(
     });
   }
   return events;
-}
-
-export function searchTextOf(event: Pick<PendingEvent, 'data' | 'preData' | 'tags'>): string {
-  const parts: string[] = [];
-  if (event.data !== null && event.data !== undefined) parts.push(JSON.stringify(event.data));
-  if (event.tags && event.tags.length > 0) parts.push(JSON.stringify(event.tags));
-  if (event.preData !== null && event.preData !== undefined) parts.push(JSON.stringify(event.preData));
-  return parts.join('\u0000').toLowerCase();
 }

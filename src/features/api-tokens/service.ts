@@ -1,6 +1,6 @@
-import { buildEvents, ConcurrentModificationError, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, ConcurrentModificationError, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { badRequest, invalidOperation, validationError } from '../../errors.js';
-import type { EnvironmentStore } from '../environments/store.js';
+import type { EnvironmentLookup } from './sources.js';
 import { generateSecret, hashSecret, maskSecret, type ApiTokenDocument, type ApiTokenStore, type TokenType } from './store.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import type { Static } from 'typebox';
@@ -38,7 +38,7 @@ export function publicToken(token: ApiTokenDocument): PublicToken {
 export class ApiTokenService {
   constructor(
     private readonly store: ApiTokenStore,
-    private readonly environments: EnvironmentStore,
+    private readonly environments: EnvironmentLookup,
     private readonly outbox: Outbox,
   ) {}
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Collection } from 'mongodb';
-import type { Outbox, StoredDocument } from '../../db/outbox.js';
+import type { Outbox, StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 
 /** What the configuration state holds of the collection (src/db/state.ts). */

@@ -3,18 +3,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import { BSON } from 'mongodb';
 import {
   buildEvents, ConcurrentModificationError, pendingEvents, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
-} from '../../db/outbox.js';
+} from '../../db/outbox/index.js';
 import { ApiError, conflict, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
-import type { EnvironmentStore } from '../environments/store.js';
 import type { FlagService } from '../flags/service.js';
-import type { FlagData } from '../flags/store.js';
+import type { FlagData } from '../flags/read-model.js';
 import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME, gravatarUrl } from '../shared.js';
-import type { ProjectStore } from '../projects/store.js';
 import type { SegmentService } from '../segments/service.js';
-import type { SegmentStore } from '../segments/store.js';
+import type { SegmentReadModel } from '../segments/read-model.js';
 import type { ChangeRequestView, ValidChange } from './schemas.js';
 import { Simulation, type SegmentOp, type SimChange } from './simulate.js';
+import type { EnvironmentLookup, EventLookup, FlagDocuments, ProjectLookup } from './sources.js';
 import {
   FINAL_STATES, type ChangeAction, type ChangeRequestDocument, type ChangeRequestState, type ChangeRequestStore,
   type ChangeRequestUser, type StoredChange,
@@ -161,16 +160,19 @@ export class ChangeRequestService {
   constructor(
     private readonly store: ChangeRequestStore,
     private readonly flags: FlagService,
-    private readonly segmentStore: SegmentStore,
+    private readonly flagDocuments: FlagDocuments,
+    private readonly segmentReads: SegmentReadModel,
     private readonly segments: SegmentService,
-    private readonly projects: ProjectStore,
-    private readonly environments: EnvironmentStore,
+    private readonly projects: ProjectLookup,
+    private readonly environments: EnvironmentLookup,
+    private readonly eventLog: EventLookup,
     private readonly outbox: Outbox,
     private readonly logger: Pick<FastifyBaseLogger, 'warn'>,
   ) {}
 
   private simulation(project: string, environment: string, audit: AuditUser, now = new Date()): Simulation {
-    return new Simulation({ flags: this.flags, segmentStore: this.segmentStore, segments: this.segments }, project, environment, audit, now);
+    const deps = { flags: this.flags, flagDocuments: this.flagDocuments, segmentReads: this.segmentReads, segments: this.segments };
+    return new Simulation(deps, project, environment, audit, now);
   }
 
   private async require(project: string, id: number | string): Promise<ChangeRequestDocument> {
@@ -280,7 +282,7 @@ export class ChangeRequestService {
       if (input.feature !== undefined) change.feature = input.feature;
       else {
         change.segment = input.segment!;
-        change.segmentName = (await this.segmentStore.get(input.segment!))?.name ?? '';
+        change.segmentName = (await this.segmentReads.get(input.segment!))?.name ?? '';
       }
       added.push(change);
     }
@@ -455,12 +457,12 @@ export class ChangeRequestService {
 
   private async executePlan(plan: ApplyPlan): Promise<string[]> {
     const errors: string[] = [];
-    const store = this.flags.store;
+    const store = this.flagDocuments;
     for (const write of plan.flagWrites) {
       const keys = new Set(write.events.map((e) => e.key));
       const doc = await store.get(write.name);
       if (pendingEvents(doc?._outbox).some((e) => keys.has(e.key))) continue;
-      if (await this.anyEventStored(keys)) continue;
+      if (await this.eventLog.has(keys)) continue;
       if (doc && keys.size === 0 && doc._rev !== write.rev) continue;
       const failed = `flag "${write.name}" changed before the change request's write (changes ${write.changeIds.join(', ')} not applied)`;
       if (!doc || doc._rev !== write.rev) {
@@ -519,19 +521,5 @@ export class ChangeRequestService {
     // Keyed by content: the same request previews differently once the flags under it change.
     const changesKey = `${cr._id}:${createHash('sha1').update(JSON.stringify(changes)).digest('hex')}`;
     return { cr, changes, changesKey };
-  }
-
-  /**
-   * A claim in the (small) event tail means the event was appended; only a key whose claim has
-   * left the tail is looked for in `events` (on FerretDB a scan of the log; resumes are rare).
-   */
-  private async anyEventStored(keys: Set<string>): Promise<boolean> {
-    for (const key of keys) {
-      if (await this.outbox.tail.findOne({ key }, { projection: { _id: 1 } })) return true;
-    }
-    for (const key of keys) {
-      if (await this.outbox.events.findOne({ _id: key }, { projection: { _id: 1 } })) return true;
-    }
-    return false;
   }
 }

@@ -6,7 +6,7 @@
  * result is the exact set of document writes (with their events) the apply then performs.
  * Nothing here writes.
  */
-import { buildEvents, jsonEqual, withoutBookkeeping, type AuditUser, type PendingEvent } from '../../db/outbox.js';
+import { buildEvents, jsonEqual, withoutBookkeeping, type AuditUser, type PendingEvent } from '../../db/outbox/index.js';
 import { conflict, invalidOperation, nameExists, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
 import {
@@ -15,10 +15,11 @@ import {
   type Applied, type ApplyContext, type SegmentInfo,
 } from '../flags/apply.js';
 import type { FlagService } from '../flags/service.js';
-import { toFlagConfig, type FlagData, type FlagDocument } from '../flags/store.js';
+import { toFlagConfig, type FlagData, type FlagDocument } from '../flags/read-model.js';
 import type { SegmentInput, SegmentService } from '../segments/service.js';
-import { toSegmentConfig, type Segment, type SegmentStore } from '../segments/store.js';
+import { toSegmentConfig, type Segment, type SegmentReadModel } from '../segments/read-model.js';
 import type { ValidChange } from './schemas.js';
+import type { FlagDocuments } from './sources.js';
 import type { ChangeAction } from './store.js';
 
 /** A change as the simulation takes it (payload already schema-validated). */
@@ -30,8 +31,10 @@ export type SimChange = ValidChange & {
 };
 
 export interface SimulationDeps {
+  /** The live rules' context of a flag (FlagService.context). */
   flags: FlagService;
-  segmentStore: SegmentStore;
+  flagDocuments: FlagDocuments;
+  segmentReads: SegmentReadModel;
   segments: SegmentService;
 }
 
@@ -79,7 +82,7 @@ export class Simulation {
 
   /** Reads every flag of the project (archived ones too: changes to them fail like live ones). */
   async load(): Promise<this> {
-    const store = this.deps.flags.store;
+    const store = this.deps.flagDocuments;
     const docs = [
       ...(await store.listByProject(this.project)),
       ...(await store.listByProject(this.project, { archived: true })),
@@ -104,7 +107,7 @@ export class Simulation {
   private async track(name: string, action: ChangeAction): Promise<FlagTrack> {
     const track = this.flags.get(name);
     if (track) return track;
-    if (action === 'archiveFeature' && !(await this.deps.flags.store.get(name))) {
+    if (action === 'archiveFeature' && !(await this.deps.flagDocuments.get(name))) {
       throw notFound(`Could not find feature flag "${name}"`);
     }
     // Not in the project: the live endpoints' 404 (naming the project that has it, if any).
@@ -138,7 +141,7 @@ export class Simulation {
         throw invalidOperation('You can not change the featureName for an activation strategy.');
       }
     }
-    const owner = await this.deps.flags.store.findByStrategyId(strategyId);
+    const owner = await this.deps.flagDocuments.findByStrategyId(strategyId);
     if (owner && owner.project !== this.project) throw invalidOperation('You can not change the projectId for an activation strategy.');
   }
 
@@ -185,7 +188,7 @@ export class Simulation {
           const inProject = this.flags.get(input.feature);
           if (inProject) parent = inProject.current;
           else {
-            const elsewhere = await this.deps.flags.store.get(input.feature);
+            const elsewhere = await this.deps.flagDocuments.get(input.feature);
             parent = elsewhere ? (withoutBookkeeping(elsewhere) as FlagData) : null;
           }
         }
@@ -212,7 +215,7 @@ export class Simulation {
   private async segmentTrack(id: number): Promise<SegmentTrack | null> {
     const known = this.segments.get(id);
     if (known) return known;
-    const segment = await this.deps.segmentStore.get(id);
+    const segment = await this.deps.segmentReads.get(id);
     if (!segment) return null;
     const track = { original: segment, current: segment, changeIds: [] };
     this.segments.set(id, track);
@@ -222,7 +225,7 @@ export class Simulation {
   /** Every flag (all projects, archived included) with this simulation's state for the project's. */
   private async everyFlag(): Promise<FlagData[]> {
     if (!this.otherFlags) {
-      this.otherFlags = (await this.deps.flags.store.all())
+      this.otherFlags = (await this.deps.flagDocuments.all())
         .filter((f) => f.project !== this.project)
         .map((f) => withoutBookkeeping(f) as FlagData);
     }
@@ -240,7 +243,7 @@ export class Simulation {
   }
 
   private async nameTaken(name: string, exceptId: number): Promise<boolean> {
-    this.allSegments ??= await this.deps.segmentStore.list();
+    this.allSegments ??= await this.deps.segmentReads.list();
     for (const stored of this.allSegments) {
       if (stored.id === exceptId) continue;
       const current = this.segments.has(stored.id) ? this.segments.get(stored.id)!.current : stored;

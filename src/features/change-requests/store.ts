@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { insertUnderNextId, isDuplicateKey } from '../../db/keys.js';
 

@@ -6,7 +6,7 @@
  * `segment-removed` events.
  */
 import type { SegmentConfig } from '../../evaluation/index.js';
-import type { FlagData } from '../flags/store.js';
+import type { FlagData } from '../flags/read-model.js';
 import { clientFeatureView, isAllProjects, type TokenScope } from './features.js';
 import type { SdkState } from './state.js';
 import type { DeltaBody, DeltaEventView, DeltaSegmentView } from './schemas.js';

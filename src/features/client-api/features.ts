@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ConstraintConfig, SegmentConfig, StrategyConfig, VariantConfig } from '../../evaluation/index.js';
-import type { FlagData } from '../flags/store.js';
+import type { FlagData } from '../flags/read-model.js';
 import { sortStrategies } from '../flags/views.js';
 import type { ClientFeature, ClientStrategyView, ClientVariantView } from './schemas.js';
 

@@ -1,7 +1,7 @@
-import type { Outbox } from '../../db/outbox.js';
+import type { Outbox } from '../../db/outbox/index.js';
 import { RevisionCache } from '../../db/revision-cache.js';
 import { compile, overlay, type CompiledSnapshot, type FlagConfig, type SegmentConfig } from '../../evaluation/index.js';
-import { toFlagConfig, type FlagData } from '../flags/store.js';
+import { toFlagConfig, type FlagData } from '../flags/read-model.js';
 
 /** What the SDK-facing routes read: the live flags and segments, loaded once per revision. */
 export interface SdkStateSource {

@@ -1,9 +1,6 @@
-import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, notFound } from '../../errors.js';
-import type { ApiTokenStore } from '../api-tokens/store.js';
-import type { FlagStore } from '../flags/store.js';
-import { emptyEnvironment } from '../flags/views.js';
-import type { ProjectStore } from '../projects/store.js';
+import type { ApiTokenSource, EnvironmentJoiner, FlagSource, ProjectSource } from './sources.js';
 import type { EnvironmentDocument, EnvironmentStore } from './store.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
@@ -29,9 +26,11 @@ export interface EnvironmentView {
 export class EnvironmentService {
   constructor(
     private readonly store: EnvironmentStore,
-    private readonly projects: ProjectStore,
-    private readonly flags: FlagStore,
-    private readonly apiTokens: ApiTokenStore,
+    private readonly projects: ProjectSource,
+    private readonly flags: FlagSource,
+    private readonly apiTokens: ApiTokenSource,
+    /** In order: projects first, then flags (a flag's environments are its project's). */
+    private readonly joiners: EnvironmentJoiner[],
     private readonly outbox: Outbox,
   ) {}
 
@@ -75,23 +74,7 @@ export class EnvironmentService {
       if (isDuplicateKey(err)) throw nameExists(`Environment with name ${input.name} already exists`);
       throw err;
     }
-    for (const project of await this.projects.list()) await this.connectProject(project.id, doc.name);
-    for (const flag of await this.flags.all()) {
-      if (flag.environments[doc.name]) continue;
-      await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
-        const current = await this.flags.get(flag.name);
-        if (!current || current.environments[doc.name]) return;
-        await this.flags.replace(current, { ...current, environments: { ...current.environments, [doc.name]: emptyEnvironment() } }, []);
-      }));
-    }
+    for (const joiner of this.joiners) await joiner.addEnvironment(doc.name);
     return await this.get(doc.name);
-  }
-
-  private async connectProject(projectId: string, environment: string): Promise<void> {
-    await this.outbox.exclusive(`project:${projectId}`, () => retrying(async () => {
-      const project = await this.projects.get(projectId);
-      if (!project || project.environments.includes(environment)) return;
-      await this.outbox.replace(this.projects.collection, project, { ...project, environments: [...project.environments, environment] }, []);
-    }));
   }
 }

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { Outbox, StoredDocument } from '../../db/outbox.js';
+import type { Outbox, StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 

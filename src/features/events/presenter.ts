@@ -2,7 +2,7 @@
  * The event object of the search response (docs/rules.md §4.4) with its `label` and `summary` (§4.6).
  * Pure functions of a stored event and the public base URL.
  */
-import type { EventDocument } from '../../db/outbox.js';
+import type { StoredEvent } from '../../db/event-log/index.js';
 
 export interface PresentedEvent {
   id: number;
@@ -22,8 +22,8 @@ export interface PresentedEvent {
   summary: string;
 }
 
-/** What `presentEvent` reads: an `events` document without `_id` and `searchText`. */
-export type StoredEvent = Omit<EventDocument, '_id' | 'searchText'>;
+/** What `presentEvent` reads: the stored event (the log's `StoredEvent`). */
+export type { StoredEvent };
 
 type Json = Record<string, unknown>;
 

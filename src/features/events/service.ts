@@ -1,12 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import type { Filter } from 'mongodb';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { searchTextOf, type EventDocument } from '../../db/outbox.js';
-import { ApiError, schemaValidationError, serviceUnavailable } from '../../errors.js';
-import type { SearchCriteria, SearchPage } from './log-index.js';
-import type { EventLogMirror } from './log-mirror.js';
-import { presentEvent, type PresentedEvent, type StoredEvent } from './presenter.js';
-import type { EventStore } from './store.js';
+import {
+  SearchBudgetExceeded, type EventDocument, type EventLog, type LogQuery, type SearchCriteria, type StoredEvent,
+} from '../../db/event-log/index.js';
+import { schemaValidationError, serviceUnavailable, type ApiError } from '../../errors.js';
+import { presentEvent, type PresentedEvent } from './presenter.js';
 
 export interface EventSearchQuery {
   query?: string;
@@ -114,21 +112,12 @@ function escapeRegex(ch: string): string {
   return /[.*+?^${}()|[\]\\/-]/.test(ch) ? `\\${ch}` : ch;
 }
 
-function isTimeout(err: unknown): boolean {
-  const e = err as { code?: number; codeName?: string; message?: string };
-  return e?.code === 50 || e?.codeName === 'MaxTimeMSExpired' || /exceeded time limit|operation exceeded/i.test(e?.message ?? '');
-}
-
 function timeBudgetExceeded(budgetMs: number): ApiError {
   return serviceUnavailable(
     `The event search took longer than ${budgetMs} ms and was stopped. Narrow it with type, feature, project, createdBy or from/to filters and try again.`,
     1,
   );
 }
-
-/** How often (candidates) a confirming scan looks at the clock, and how long it runs between yields. */
-const CLOCK_EVERY = 1024;
-const SLICE_MS = 10;
 
 /**
  * Presented events kept as JSON (events never change): a page read again — dashboards poll the
@@ -143,15 +132,24 @@ const READ_ONCE_SLOTS = 1 << 15;
 
 export class EventSearchService {
   constructor(
-    private readonly store: EventStore,
+    private readonly log: EventLog,
     private readonly baseUrl: string,
-    private readonly mirror: EventLogMirror | null = null,
-    private readonly timeBudgetMs = SEARCH_TIME_BUDGET_MS,
-    private readonly presentedCache = PRESENTED_CACHE,
+    options: {
+      timeBudgetMs?: number;
+      presentedCache?: number;
+      /** Searches the database even when the log's copy is ready (tests compare the two). */
+      fromDatabase?: boolean;
+    } = {},
   ) {
-    this.presented = new LRUCache<number, string>({ max: Math.max(1, presentedCache) });
+    this.timeBudgetMs = options.timeBudgetMs ?? SEARCH_TIME_BUDGET_MS;
+    this.presentedCache = options.presentedCache ?? PRESENTED_CACHE;
+    this.fromDatabase = options.fromDatabase ?? false;
+    this.presented = new LRUCache<number, string>({ max: Math.max(1, this.presentedCache) });
   }
 
+  private readonly timeBudgetMs: number;
+  private readonly presentedCache: number;
+  private readonly fromDatabase: boolean;
   private readonly presented: LRUCache<number, string>;
   /**
    * Ids read recently, direct-mapped by their low bits (a later id in the same slot replaces an
@@ -160,18 +158,16 @@ export class EventSearchService {
   private readonly readOnce = new Int32Array(READ_ONCE_SLOTS);
 
   /** The event as the response carries it (presentEvent's key order is the schema's). */
-  private presentedJson(id: number): string {
+  private presentedJson(id: number, newestId: number): string {
     const cached = this.presented.get(id);
     if (cached !== undefined) return cached;
-    const json = this.present(id);
+    const stored = this.log.json(id);
+    if (stored === undefined) throw new Error(`event ${id} is indexed but its body is missing`);
+    const json = JSON.stringify(presentEvent(JSON.parse(stored) as StoredEvent, this.baseUrl));
     const slot = id & (READ_ONCE_SLOTS - 1);
-    if (id > this.mirror!.index.newestId - this.presentedCache || this.readOnce[slot] === id) this.presented.set(id, json);
+    if (id > newestId - this.presentedCache || this.readOnce[slot] === id) this.presented.set(id, json);
     else this.readOnce[slot] = id;
     return json;
-  }
-
-  private present(id: number): string {
-    return JSON.stringify(presentEvent(this.storedEvent(id), this.baseUrl));
   }
 
   /** The search as index criteria and the free-text query: the one reading of the parameters. */
@@ -236,98 +232,21 @@ export class EventSearchService {
 
   /** The response body, `{"events":[…],"total":n}`, as the route sends it. */
   async searchBody(q: EventSearchQuery, options: { allProjects?: boolean } = {}): Promise<string> {
-    await this.store.caughtUp();
-    if (this.mirror?.isReady()) return await this.searchMirror(q, options.allProjects !== false);
-    return JSON.stringify(await this.searchDatabase(q, options));
-  }
-
-  /**
-   * From this instance's copy of the log (log-mirror.ts): the index answers the filters; a group
-   * id (matched by hash) or a free-text query is confirmed against each candidate event, with the
-   * time budget checked as it goes and the event loop yielded to every SLICE_MS.
-   */
-  private async searchMirror(q: EventSearchQuery, allProjects: boolean): Promise<string> {
-    const mirror = this.mirror!;
-    const { criteria, like } = this.buildCriteria(q, allProjects);
-    const offset = pageOffset(q.offset);
-    const limit = pageLimit(q.limit);
-    const page = like || criteria.groupIds
-      ? await this.confirmedPage(criteria, like, offset, limit)
-      : mirror.index.search(criteria, offset, limit);
-    return `{"events":[${page.ids.map((id) => this.presentedJson(id)).join(',')}],"total":${page.total}}`;
-  }
-
-  private storedEvent(id: number): StoredEvent {
-    const json = this.mirror!.json(id);
-    if (json === undefined) throw new Error(`event ${id} is indexed but its body is missing`);
-    return JSON.parse(json) as StoredEvent;
-  }
-
-  private async confirmedPage(criteria: SearchCriteria, like: RegExp | null, offset: number, limit: number): Promise<SearchPage> {
-    const mirror = this.mirror!;
-    const started = performance.now();
-    let sliceStarted = started;
-    const candidates: number[] = [];
-    mirror.index.scan(criteria, (id) => {
-      candidates.push(id);
-      return true;
-    });
-    const groups = criteria.groupIds ? new Set(criteria.groupIds) : null;
-    // Whether a sealed segment's text (a few events' JSON, lower-cased) matches the query anywhere:
-    // most segments do not, and one test rules out all their events.
-    const segmentMatches = new Map<number, boolean>();
-    const ids: number[] = [];
-    let total = 0;
-    for (let i = 0; i < candidates.length; i++) {
-      if (i % CLOCK_EVERY === CLOCK_EVERY - 1) {
-        const now = performance.now();
-        if (now - started > this.timeBudgetMs) throw timeBudgetExceeded(this.timeBudgetMs);
-        if (now - sliceStarted > SLICE_MS) {
-          await yieldToEventLoop();
-          sliceStarted = performance.now();
-        }
-      }
-      const id = candidates[i]!;
-      if (like) {
-        const segment = mirror.bodies.segmentText(id);
-        if (segment) {
-          let any = segmentMatches.get(segment.key);
-          if (any === undefined) {
-            any = like.test(segment.text.toString('utf8').toLowerCase());
-            segmentMatches.set(segment.key, any);
-          }
-          if (!any) continue;
-        }
-      }
-      const json = mirror.json(id);
-      if (json === undefined) continue;
-      // The whole event's text contains each of data, tags and preData verbatim: no match there,
-      // no match in any of them (and most events are ruled out without parsing).
-      if (like && !like.test(json.toLowerCase())) continue;
-      const event = JSON.parse(json) as StoredEvent;
-      if (groups && !groups.has(event.groupId as string)) continue;
-      if (like) {
-        const text = searchTextOf(event);
-        if (text === '' || !like.test(text)) continue;
-      }
-      if (total >= offset && ids.length < limit) ids.push(id);
-      total++;
-    }
-    return { ids, total };
-  }
-
-  /** Straight from the database: while the mirror is still reading a log it must backfill. */
-  private async searchDatabase(q: EventSearchQuery, options: { allProjects?: boolean }): Promise<EventSearchResult> {
-    const filter = this.buildFilter(q, options.allProjects !== false);
-    const offset = pageOffset(q.offset);
-    const limit = pageLimit(q.limit);
+    const allProjects = options.allProjects !== false;
+    const query: LogQuery = { ...this.buildCriteria(q, allProjects), filter: () => this.buildFilter(q, allProjects) };
+    let page;
     try {
-      const page = await this.store.page(filter, offset, limit, this.timeBudgetMs);
-      return { events: page.events.map((e) => presentEvent(e, this.baseUrl)), total: page.total };
+      page = await this.log.search(query, pageOffset(q.offset), pageLimit(q.limit), {
+        budgetMs: this.timeBudgetMs, fromDatabase: this.fromDatabase,
+      });
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      if (isTimeout(err)) throw timeBudgetExceeded(this.timeBudgetMs);
+      if (err instanceof SearchBudgetExceeded) throw timeBudgetExceeded(err.budgetMs);
       throw err;
     }
+    if (page.from === 'copy') {
+      return `{"events":[${page.ids.map((id) => this.presentedJson(id, page.newestId)).join(',')}],"total":${page.total}}`;
+    }
+    const result: EventSearchResult = { events: page.events.map((e) => presentEvent(e, this.baseUrl)), total: page.total };
+    return JSON.stringify(result);
   }
 }

@@ -6,14 +6,15 @@
  */
 import { archivedFeature, exceedsLimit, invalidOperation, notFound, validationError } from '../../errors.js';
 import { assertSegmentValuesLimit } from '../constraints/index.js';
-import type { EventInput } from '../../db/outbox.js';
+import type { EventInput } from '../../db/outbox/index.js';
 import type { ConstraintConfig, DependencyConfig, StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import { applyJsonPatch, JsonPatchError, type PatchOperation } from './json-patch.js';
 import {
   jsonbOrder, LIMITS, normaliseStrategyConstraints, normaliseEnvironmentVariants, normaliseStrategyVariants, ulid,
   type ConstraintInput, type StrategyVariantInput, type VariantInput,
 } from './rules.js';
-import { finalise, type FlagData, type FlagEnvironment } from './store.js';
+import type { FlagData, FlagEnvironment } from './read-model.js';
+import { finalise } from './store.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
 
 export interface SegmentInfo {

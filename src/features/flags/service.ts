@@ -1,13 +1,10 @@
 import {
   buildEvents, retrying, withoutBookkeeping, type AuditUser, type Outbox,
-} from '../../db/outbox.js';
+} from '../../db/outbox/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
 import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
-import type { EnvironmentStore } from '../environments/store.js';
-import type { ProjectDocument, ProjectStore } from '../projects/store.js';
-import type { StrategyTypeStore } from '../strategy-types/store.js';
 import type { TagService } from '../tags/service.js';
 import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME } from '../shared.js';
 import {
@@ -18,11 +15,14 @@ import {
 import type { PatchOperation } from './json-patch.js';
 import type { FeatureCreatedView, FeatureListItemView, FeatureView } from './schemas.js';
 import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
-import type { SegmentSource } from './segment-source.js';
-import { finalise, type FlagData, type FlagDocument, type FlagStore, type FlagTag } from './store.js';
+import type {
+  EnvironmentSource, FlagProject, ProjectSource, SegmentSource, StrategyTypeSource, UsageSource,
+} from './sources.js';
+import type { FlagData, FlagDocument, FlagTag } from './read-model.js';
+import { finalise, type FlagStore } from './store.js';
 import {
   emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies,
-  withUsage, type EnvironmentInfo, type UsageInfo,
+  withUsage, type EnvironmentInfo,
 } from './views.js';
 
 export interface CreateFlagInput {
@@ -42,11 +42,12 @@ export interface CreateFlagInput {
 export class FlagService {
   constructor(
     readonly store: FlagStore,
-    private readonly projects: ProjectStore,
-    private readonly environments: EnvironmentStore,
-    private readonly strategyTypes: StrategyTypeStore,
+    private readonly projects: ProjectSource,
+    private readonly environments: EnvironmentSource,
+    private readonly strategyTypes: StrategyTypeSource,
     private readonly tags: TagService,
-    private segments: SegmentSource,
+    private readonly segments: SegmentSource,
+    private readonly usage: UsageSource,
     private readonly outbox: Outbox,
   ) {
     this.views = new ReadCache(outbox);
@@ -54,16 +55,11 @@ export class FlagService {
 
   private readonly views: ReadCache;
 
-  /** Swaps how segments are looked up (the segments feature provides its store). */
-  useSegments(source: SegmentSource): void {
-    this.segments = source;
-  }
-
   // -------------------------------------------------------------------------------------------
   // reading
 
   /** Environments connected to a project, in sortOrder. */
-  async projectEnvironments(project: ProjectDocument | null): Promise<EnvironmentInfo[]> {
+  async projectEnvironments(project: FlagProject | null): Promise<EnvironmentInfo[]> {
     if (!project) return [];
     const connected = new Set(project.environments);
     return (await this.environments.list())
@@ -107,13 +103,8 @@ export class FlagService {
       const flag = await this.requireFlag(projectId, featureName, { archived: false });
       return flagView(flag, ...await this.viewParts(flag));
     });
-    return this.usage ? withUsage(view, await this.usage(featureName)) : view;
+    return withUsage(view, await this.usage.environmentUsage(featureName));
   }
-
-  /** Client metrics per environment of a flag; set by the SDK API (registerSdkApi) when it starts. */
-  usage: ((flag: string) => Promise<ReadonlyMap<string, UsageInfo>>) | undefined;
-  /** flag → environment → when metrics last saw it (the project flag list); set with `usage`. */
-  lastSeenAll: (() => Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>>) | undefined;
 
   /** The flag's environments and children, which both flag views show. */
   private async viewParts(flag: FlagData): Promise<[EnvironmentInfo[], string[]]> {
@@ -143,7 +134,7 @@ export class FlagService {
       }),
     })));
     // Metrics change without a configuration revision: laid over the cached list per read.
-    const seen = this.lastSeenAll ? await this.lastSeenAll() : new Map<string, ReadonlyMap<string, Date>>();
+    const seen = await this.usage.lastSeenAll();
     return views.map(({ flagName, ...view }) => {
       const envs = seen.get(flagName);
       if (!envs) return view;
@@ -240,6 +231,21 @@ export class FlagService {
 
   private nameTaken(flag: FlagData): Error {
     return nameExists(flag.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists');
+  }
+
+  /**
+   * A new environment reaches every flag (archived ones too) as a disabled feature-environment
+   * without strategies, without events (the `environment-created` event says it).
+   */
+  async addEnvironment(environment: string): Promise<void> {
+    for (const flag of await this.store.all()) {
+      if (flag.environments[environment]) continue;
+      await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
+        const current = await this.store.get(flag.name);
+        if (!current || current.environments[environment]) return;
+        await this.store.replace(current, { ...current, environments: { ...current.environments, [environment]: emptyEnvironment() } }, []);
+      }));
+    }
   }
 
   // -------------------------------------------------------------------------------------------

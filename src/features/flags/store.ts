@@ -1,56 +1,13 @@
 import { BSON, type Collection } from 'mongodb';
-import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
-import type { DependencyConfig, FlagConfig, FlagEnvironmentConfig, StrategyConfig, VariantConfig } from '../../evaluation/types.js';
+import type { FlagData, FlagDocument, FlagEnvironment } from './read-model.js';
 
 /** What the configuration state holds of the collection (src/db/state.ts). */
 declare module '../../db/state.js' {
   interface HeldDocuments {
     flags: StoredFlag;
   }
-}
-
-export interface FlagTag {
-  type: string;
-  value: string;
-}
-
-export interface FlagEnvironment extends FlagEnvironmentConfig {
-  enabled: boolean;
-  strategies: StrategyConfig[];
-  variants: VariantConfig[];
-}
-
-export type LifecycleStage = 'initial' | 'pre-live' | 'live' | 'completed' | 'archived';
-
-/**
- * One document per flag: metadata plus every environment's configuration. A flag change of any
- * kind is therefore one document write, carrying its events (see src/db/outbox.ts).
- */
-export interface FlagData {
-  /** The flag name: unique across projects, archived flags included. */
-  _id: string;
-  name: string;
-  project: string;
-  description: string | null;
-  type: string;
-  impressionData: boolean;
-  stale: boolean;
-  archived: boolean;
-  archivedAt: Date | null;
-  createdAt: Date;
-  createdBy: { id: number | null; name: string };
-  tags: FlagTag[];
-  lifecycle: { stage: LifecycleStage; enteredStageAt: Date };
-  /** 0 or 1 entries: a child has at most one parent (docs/rules.md §1.4 S7). */
-  dependencies: DependencyConfig[];
-  environments: Record<string, FlagEnvironment>;
-  /** Denormalised ids of every strategy in every environment (finds a strategy's flag). */
-  strategyIds: string[];
-}
-
-export interface FlagDocument extends FlagData, StoredDocument {
-  _id: string;
 }
 
 /**
@@ -103,22 +60,6 @@ export function unpackFlag(stored: StoredFlag): FlagDocument {
   return flag;
 }
 
-/** A flag document as the evaluation engine wants it (docs/rules.md §3.3). */
-export function toFlagConfig(doc: FlagData): FlagConfig {
-  const environments: FlagConfig['environments'] = {};
-  for (const [name, env] of Object.entries(doc.environments ?? {})) {
-    environments[name] = { enabled: env.enabled, strategies: env.strategies, variants: env.variants };
-  }
-  return {
-    name: doc.name,
-    project: doc.project,
-    createdAt: doc.createdAt.toISOString(),
-    archived: doc.archived,
-    environments,
-    dependencies: doc.dependencies ?? [],
-  };
-}
-
 /** Keeps the denormalised fields in step with the environments (call before every write). */
 export function finalise<T extends FlagData>(doc: T): T {
   const ids: string[] = [];
@@ -141,6 +82,24 @@ function decodeFlag<T extends FlagData>(doc: T): T {
   const environments: Record<string, FlagEnvironment> = {};
   for (const [k, v] of Object.entries(doc.environments)) environments[decodeKey(k)] = v;
   return { ...doc, environments };
+}
+
+/** The segments a flag's strategies use, in any environment (a stored flag may lack any part). */
+function segmentsUsedBy(flag: Pick<FlagData, 'environments'>): Set<number> {
+  const ids = new Set<number>();
+  for (const env of Object.values(flag.environments ?? {})) {
+    for (const strategy of env?.strategies ?? []) {
+      for (const id of Array.isArray(strategy?.segments) ? strategy.segments : []) if (typeof id === 'number') ids.add(id);
+    }
+  }
+  return ids;
+}
+
+/** The flags and projects that use one segment (FlagStore.segmentUsage). */
+export interface SegmentUse {
+  features: Set<string>;
+  projects: Set<string>;
+  allProjects: Set<string>;
 }
 
 const byCreation = (a: FlagData, b: FlagData) =>
@@ -244,6 +203,49 @@ export class FlagStore {
 
   async projectHasDependencies(project: string): Promise<boolean> {
     return (await this.listByProject(project)).some((f) => (f.dependencies ?? []).length > 0);
+  }
+
+  /**
+   * Which flags and projects use each segment in a strategy (the segments feature's usage counts
+   * and deletion check): `features`/`projects` count flags that are not archived (Unleash's
+   * usedInFeatures/usedInProjects), `allProjects` includes archived ones. Derived once per revision.
+   */
+  segmentUsage(): ReadonlyMap<number, SegmentUse> {
+    return this.state.derived('flags:segment-usage', () => {
+      const result = new Map<number, SegmentUse>();
+      // Straight from the held documents: a flag written by hand or by an older version may lack
+      // the fields the ordered list sorts by, and must still count.
+      for (const stored of this.mirror.values()) {
+        const flag = unpackFlag(stored);
+        const name = String(flag.name ?? flag._id);
+        const project = String(flag.project ?? '');
+        for (const segmentId of segmentsUsedBy(flag)) {
+          let entry = result.get(segmentId);
+          if (!entry) result.set(segmentId, (entry = { features: new Set(), projects: new Set(), allProjects: new Set() }));
+          entry.allProjects.add(project);
+          if (!flag.archived) {
+            entry.features.add(name);
+            entry.projects.add(project);
+          }
+        }
+      }
+      return result;
+    });
+  }
+
+  /**
+   * Whether a flag uses the segment, as the database has the flags now (not the state, which may
+   * not have heard of another instance's write yet). Reads every flag: for deletions only.
+   */
+  async usesSegmentInDatabase(id: number): Promise<boolean> {
+    const flags = this.collection.find({ [DELETED_FIELD]: { $ne: true } });
+    for await (const flag of flags) {
+      if (segmentsUsedBy(unpackFlag(flag)).has(id)) {
+        await flags.close();
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every non-archived flag, without bookkeeping: what the playground evaluates. */

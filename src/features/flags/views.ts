@@ -3,7 +3,7 @@
  * every place a strategy appears; each is reproduced here (docs/rules.md §1.4 S3/S4, §4.5).
  */
 import type { StrategyConfig } from '../../evaluation/types.js';
-import type { FlagData, FlagEnvironment } from './store.js';
+import type { FlagData, FlagEnvironment } from './read-model.js';
 import type {
   FeatureCreatedView, FeatureEnvironmentView, FeatureStrategyView, FeatureView, StrategyEventView, StrategyListView, StrategyView,
 } from './schemas.js';

@@ -11,7 +11,7 @@ import {
   type SdkDecision,
 } from '../../evaluation/index.js';
 import { isAllProjects, type TokenScope } from '../client-api/features.js';
-import type { FlagData } from '../flags/store.js';
+import type { FlagData } from '../flags/read-model.js';
 
 /** The fields Unleash's frontend API leaves at the top of the context (its `createContext`). */
 const ROOT_FIELDS = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress'] as const;

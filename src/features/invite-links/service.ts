@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { notFound, validationError } from '../../errors.js';
 import { parseDateTime } from '../../schemas/formats.js';
 import { SYSTEM_USER } from '../api-tokens/service.js';
 import { ROOT_ROLES, VIEWER_ROLE, type NewUserInput, type PublicUser, type RootRole, type UserService } from '../users/service.js';
-import type { UserDocument, UserStore } from '../users/store.js';
+import type { UserDocument, UserReadModel } from '../users/read-model.js';
 import type { InviteLinkDocument, InviteLinkStore } from './store.js';
 
 export interface InviteLinkUser {
@@ -77,7 +77,7 @@ function linkUser(user: UserDocument): InviteLinkUser {
 export class InviteLinkService {
   constructor(
     private readonly store: InviteLinkStore,
-    private readonly userStore: UserStore,
+    private readonly userStore: UserReadModel,
     private readonly users: UserService,
     private readonly outbox: Outbox,
     private readonly baseUrl: string,

@@ -1,6 +1,6 @@
 import type { Collection, Filter, WithoutId } from 'mongodb';
 import { DEFAULT_MAX_STATEMENTS, inBatches } from '../../db/guard.js';
-import type { Outbox } from '../../db/outbox.js';
+import type { Outbox } from '../../db/outbox/index.js';
 
 /**
  * One instance's counts for one flag in one environment in one hour. Each instance writes only its

@@ -1,4 +1,4 @@
-import type { Outbox } from '../../db/outbox.js';
+import type { Outbox } from '../../db/outbox/index.js';
 import { RevisionCache } from '../../db/revision-cache.js';
 import { compile, overlay, toSharedJson, type CompiledSnapshot, type Snapshot, type SnapshotChanges } from '../../evaluation/index.js';
 import type { SnapshotRef } from './protocol.js';

@@ -1,10 +1,10 @@
 import type { Snapshot } from '../../evaluation/index.js';
-import { toFlagConfig, type FlagStore } from '../flags/store.js';
-import { toSegmentConfig, type SegmentStore } from '../segments/store.js';
+import { toFlagConfig, type FlagReadModel } from '../flags/read-model.js';
+import { toSegmentConfig, type SegmentReadModel } from '../segments/read-model.js';
 import type { SnapshotSource } from './snapshot.js';
 
-/** The evaluation snapshot read from the flags and segments stores: all projects, all environments. */
-export function storeSnapshotSource(flags: FlagStore, segments: SegmentStore): SnapshotSource {
+/** The evaluation snapshot read from the flags' and segments' read models: all projects, all environments. */
+export function storeSnapshotSource(flags: FlagReadModel, segments: SegmentReadModel): SnapshotSource {
   return {
     async load(): Promise<Snapshot> {
       const [flagData, segmentList] = await Promise.all([flags.snapshotSource(), segments.list()]);

@@ -1,10 +1,10 @@
-import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, schemaValidationError } from '../../errors.js';
-import type { EnvironmentStore } from '../environments/store.js';
-import type { FlagStore } from '../flags/store.js';
+import type { FlagReadModel } from '../flags/read-model.js';
 import { isUrlFriendly } from '../shared.js';
 import type { ProjectDocument, ProjectStore } from './store.js';
 import type { ProjectView } from './schemas.js';
+import type { EnvironmentSource } from './sources.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface CreateProjectInput {
@@ -32,8 +32,8 @@ export function projectView(project: ProjectDocument, featureCount: number): Pro
 export class ProjectService {
   constructor(
     private readonly store: ProjectStore,
-    private readonly environments: EnvironmentStore,
-    private readonly flags: FlagStore,
+    private readonly environments: EnvironmentSource,
+    private readonly flags: FlagReadModel,
     private readonly outbox: Outbox,
   ) {}
 
@@ -64,5 +64,16 @@ export class ProjectService {
       throw err;
     }
     return projectView(doc, 0);
+  }
+
+  /** A new environment is connected to every project, without events (`environment-created` says it). */
+  async addEnvironment(environment: string): Promise<void> {
+    for (const { id } of await this.store.list()) {
+      await this.outbox.exclusive(`project:${id}`, () => retrying(async () => {
+        const project = await this.store.get(id);
+        if (!project || project.environments.includes(environment)) return;
+        await this.outbox.replace(this.store.collection, project, { ...project, environments: [...project.environments, environment] }, []);
+      }));
+    }
   }
 }

@@ -1,10 +1,11 @@
-import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { exceedsLimit, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
 import type { ConstraintConfig } from '../../evaluation/types.js';
 import { assertSegmentValuesLimit, normaliseConstraints } from '../constraints/index.js';
-import type { ProjectStore } from '../projects/store.js';
 import { isDuplicateKey } from '../../db/keys.js';
-import { toSegment, type Segment, type SegmentDocument, type SegmentStore } from './store.js';
+import type { Segment } from './read-model.js';
+import type { FlagUsage, ProjectLookup } from './sources.js';
+import { toSegment, type SegmentDocument, type SegmentStore } from './store.js';
 import type { SegmentView } from './schemas.js';
 
 /** Unleash's default resource limit for segments. */
@@ -42,7 +43,8 @@ export interface ValidInput {
 export class SegmentService {
   constructor(
     private readonly store: SegmentStore,
-    private readonly projects: ProjectStore,
+    private readonly flags: FlagUsage,
+    private readonly projects: ProjectLookup,
     private readonly outbox: Outbox,
   ) {}
 
@@ -54,7 +56,7 @@ export class SegmentService {
 
   async list(): Promise<Array<Segment & { usedInProjects: number; usedInFeatures: number }>> {
     const segments = await this.store.list();
-    const usage = await this.store.usage(segments.map((s) => s.id));
+    const usage = this.flags.segmentUsage();
     return segments.map((s) => ({
       ...s,
       usedInProjects: usage.get(s.id)?.projects.size ?? 0,
@@ -135,14 +137,14 @@ export class SegmentService {
    * segment (at worst both give up and are retried).
    */
   async delete(id: number, audit: AuditUser): Promise<DeleteOutcome> {
-    if (await this.store.isInUse(id)) return 'in-use';
+    if (this.flags.segmentUsage().has(id)) return 'in-use';
     return await this.outbox.exclusive(`segment:${id}`, () =>
       retrying(async () => {
         const current = await this.store.getDocument(id);
         if (!current || current.deleting) throw notFound(`No segment exists with ID "${id}"`);
         await this.store.replace(current, { ...current, deleting: true }, []);
         const marked = (await this.store.getDocument(id))!;
-        if (await this.store.isInUseInDatabase(id)) {
+        if (await this.flags.usesSegmentInDatabase(id)) {
           const { deleting: _d, ...unmarked } = marked;
           await this.store.replace(marked, unmarked, []);
           return 'in-use' as const;
@@ -175,7 +177,7 @@ export class SegmentService {
   /** A project-scoped segment may only be used by strategies of that project. */
   private async checkProjectChange(id: number, project: string | null): Promise<void> {
     if (!project) return;
-    const used = (await this.store.usage([id])).get(id)?.allProjects ?? new Set<string>();
+    const used = this.flags.segmentUsage().get(id)?.allProjects ?? new Set<string>();
     if (used.size > 1 || (used.size === 1 && !used.has(project))) {
       throw validationError(`Invalid project. Segment is being used by strategies in other projects: ${[...used].join(', ')}`);
     }

@@ -2,7 +2,7 @@ import { passwordMismatch } from '../../errors.js';
 import { SYSTEM_USER } from '../api-tokens/service.js';
 import { hashPassword, verifyPassword } from '../users/password.js';
 import { publicUser, type PublicUser, type UserService } from '../users/service.js';
-import type { UserDocument, UserStore } from '../users/store.js';
+import type { UserDocument, UserReadModel } from '../users/read-model.js';
 import { ADMIN_ROLE_ID } from './roles.js';
 import type { SessionDocument, SessionStore } from './store.js';
 
@@ -42,7 +42,7 @@ export class SessionService {
 
   constructor(
     private readonly sessions: SessionStore,
-    private readonly users: UserStore,
+    private readonly users: UserReadModel,
     private readonly ttlMs: number,
     private readonly cacheMs = 0,
   ) {}
@@ -103,7 +103,7 @@ export class SessionService {
  * on). A name with `@` is the admin's e-mail; otherwise it is the username and the e-mail is
  * `<name>@localhost`. The password must pass the same strength rules as every other.
  */
-export async function ensureInitialAdmin(users: UserService, userStore: UserStore, login: string, password: string): Promise<void> {
+export async function ensureInitialAdmin(users: UserService, userStore: UserReadModel, login: string, password: string): Promise<void> {
   if (!login || !password) return;
   if (await userStore.findByLogin(login)) return;
   const isEmail = login.includes('@');

@@ -1,4 +1,4 @@
-import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, notFound, schemaValidationError } from '../../errors.js';
 import { isUrlFriendly } from '../shared.js';
 import type { StrategyParameter, StrategyTypeDocument, StrategyTypeStore } from './store.js';

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { buildEvents, type Outbox, type StoredDocument } from '../../db/outbox.js';
+import { buildEvents, type Outbox, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
 

@@ -1,4 +1,4 @@
-import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox.js';
+import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, schemaValidationError, validationError } from '../../errors.js';
 import { isUrlFriendly } from '../shared.js';
 import { tagId, type TagDocument, type TagStore, type TagTypeDocument } from './store.js';

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { buildEvents, type AuditUser, type EventInput } from '../../db/outbox.js';
+import { buildEvents, type AuditUser, type EventInput } from '../../db/outbox/index.js';
 import { badRequest, validationError } from '../../errors.js';
 import { hashPassword, passwordProblems } from './password.js';
-import { UserExistsError, usernameKey, type UserDocument, type UserStore } from './store.js';
+import type { UserDocument } from './read-model.js';
+import { UserExistsError, usernameKey, type UserStore } from './store.js';
 
 /** The root roles of a fresh instance (docs/rules.md §7). */
 export const ROOT_ROLES = [

@@ -1,5 +1,6 @@
 import type { Collection } from 'mongodb';
-import type { Outbox, PendingEvent, StoredDocument } from '../../db/outbox.js';
+import type { Outbox, PendingEvent } from '../../db/outbox/index.js';
+import type { UserDocument, UserReadModel } from './read-model.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { insertUnderNextId } from '../../db/keys.js';
 
@@ -8,28 +9,6 @@ declare module '../../db/state.js' {
   interface HeldDocuments {
     users: UserDocument;
   }
-}
-
-export interface UserDocument extends StoredDocument {
-  /** The user id: sequential integers from 1, allocated through the unique `_id` and retried. */
-  _id: number;
-  name: string | null;
-  /** Trimmed and lower-cased; unique. */
-  email: string;
-  username: string | null;
-  /** Uniqueness key for usernames: `u:<lower-cased username>`, or `id:<id>` for users without one. */
-  usernameKey: string;
-  imageUrl: string | null;
-  rootRole: number;
-  seenAt: Date | null;
-  loginAttempts: number;
-  emailSent: boolean;
-  accountType: 'User';
-  createdAt: Date;
-  /** scrypt hash (see password.ts); absent when the user has no password. Never leaves the store. */
-  passwordHash?: string;
-  /** Secret of the invite link the user joined through. */
-  signupToken?: string;
 }
 
 export class UserExistsError extends Error {
@@ -56,7 +35,7 @@ interface UserIndex {
  * instance is seen so by the others with the next revision. The unique indexes on e-mail and
  * username stay the arbiter across instances (see insertNew).
  */
-export class UserStore {
+export class UserStore implements UserReadModel {
   readonly collection: Collection<UserDocument>;
   private readonly mirror: CollectionMirror<UserDocument>;
   private readonly state: ConfigState;

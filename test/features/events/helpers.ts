@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { searchTextOf, tailKey, type EventDocument, type TailEntry } from '../../../src/db/outbox.js';
+import { EVENT_TAIL, tailKey, type TailEntry } from '../../../src/db/event-log/append.js';
+import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
 
 export type EventSeed = Partial<EventDocument> & { id: number; type: string; createdAt: Date };
 
@@ -19,7 +20,7 @@ export async function seedLog(app: FastifyInstance, events: EventSeed[]): Promis
   const tail: TailEntry[] = docs.map(({ _id, searchText: _s, ...rest }) => ({
     _id: tailKey(rest.id), id: rest.id, key: _id, body: JSON.stringify(rest),
   }));
-  await app.database.db.collection<TailEntry>('event_tail').insertMany(tail);
+  await app.database.db.collection<TailEntry>(EVENT_TAIL).insertMany(tail);
   await app.database.db.collection<EventDocument>('events').insertMany(docs);
   const lastId = Math.max(...events.map((e) => e.id));
   await app.database.db.collection<{ _id: string; lastId: number }>('meta').updateOne({ _id: 'events' }, { $max: { lastId } });

@@ -19,7 +19,7 @@ const SCHEMA_MESSAGE =
 async function search(app: FastifyInstance, qs: string) {
   const res = await app.inject({ method: 'GET', url: `/api/admin/search/events${qs ? `?${qs}` : ''}`, headers: ADMIN });
   if (res.statusCode === 200) {
-    const fromDatabase = new EventSearchService(app.stores.events, app.config.baseUrl, null);
+    const fromDatabase = new EventSearchService(app.stores.eventLog, app.config.baseUrl, { fromDatabase: true });
     const expected = await fromDatabase.search(Object.fromEntries(new URLSearchParams(qs)), { allProjects: true });
     if (JSON.stringify(expected) !== JSON.stringify(res.json())) {
       throw new Error(`${qs}: the log mirror and the database disagree\n${res.body}\n${JSON.stringify(expected)}`);
@@ -237,7 +237,7 @@ t.test('event search', async (t) => {
     const limited = await app.services.events.search({ limit: '1000' }, { allProjects: false });
     t.same(limited.events.map((e) => e.id), [5, 12, 9, 8, 7, 6]);
     t.equal(limited.total, 6);
-    const fromDatabase = new EventSearchService(app.stores.events, app.config.baseUrl, null);
+    const fromDatabase = new EventSearchService(app.stores.eventLog, app.config.baseUrl, { fromDatabase: true });
     t.same(await fromDatabase.search({ limit: '1000' }, { allProjects: false }), limited, 'the database path agrees');
     const admin = await app.services.events.search({ limit: '1' }, { allProjects: true });
     t.equal(admin.total, 72);

@@ -24,14 +24,14 @@ t.test('a free-text search over its time budget is stopped and answered 503', as
   t.equal(normal.total, 5000, 'within the budget the scan completes');
 
   await t.test('from the log mirror: the confirming scan checks the clock as it goes', async (t) => {
-    const none = new EventSearchService(app.stores.events, app.config.baseUrl, app.stores.eventLog, 0);
+    const none = new EventSearchService(app.stores.eventLog, app.config.baseUrl, { timeBudgetMs: 0 });
     assertBudget503(t, await none.search({ query: 'd%r s_t' }).then(() => null, (e: unknown) => e), 0);
     const filtered = await none.search({ query: 'd%r s_t', id: 'IS:7' });
     t.equal(filtered.total, 1, 'a search with few candidates finishes before the first clock check');
   });
 
   await t.test('from the database: the server stops the scan (maxTimeMS)', async (t) => {
-    const tight = new EventSearchService(app.stores.events, app.config.baseUrl, null, 1);
+    const tight = new EventSearchService(app.stores.eventLog, app.config.baseUrl, { timeBudgetMs: 1, fromDatabase: true });
     assertBudget503(t, await tight.search({ query: 'd%r s_t' }).then(() => null, (e: unknown) => e), 1);
   });
 });

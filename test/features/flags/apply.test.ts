@@ -9,7 +9,7 @@ import {
 } from '../../../src/features/flags/apply.js';
 import { applyJsonPatch, JsonPatchError } from '../../../src/features/flags/json-patch.js';
 import { jsonbOrder, normaliseWeights, ulid } from '../../../src/features/flags/rules.js';
-import { toFlagConfig, type FlagData } from '../../../src/features/flags/store.js';
+import { toFlagConfig, type FlagData } from '../../../src/features/flags/read-model.js';
 
 function flag(name = 'f', overrides: Partial<FlagData> = {}): FlagData {
   const at = new Date('2026-01-01T00:00:00.000Z');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
-import { toSegmentConfig } from '../../../src/features/segments/store.js';
+import { toSegmentConfig } from '../../../src/features/segments/read-model.js';
 
 const fixtureDir = new URL('../../../../test/fixtures/segments/', import.meta.url);
 const sample = (file: string) => JSON.parse(readFileSync(new URL(file, fixtureDir), 'utf8'));

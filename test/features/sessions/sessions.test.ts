@@ -2,7 +2,7 @@ import t from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import type { UserDocument } from '../../../src/features/users/store.js';
+import type { UserDocument } from '../../../src/features/users/read-model.js';
 import { ADMIN, JSON_ADMIN, buildTestApp, dropDatabase, testConfig } from '../../helpers/app.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;

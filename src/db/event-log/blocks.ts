@@ -3,14 +3,14 @@
  * columns (binary, for loading the search index without parsing events) and the events themselves
  * (their JSON, deflated together). Pure encoding and decoding; the mirror reads and writes them.
  *
- * Why blocks: every instance keeps the whole log searchable (log-index.ts) and its events readable
+ * Why blocks: every instance keeps the whole log searchable (search-index.ts) and its events readable
  * (EventBodies). Loading that from a million event documents means decoding a million documents;
  * from blocks it is one read of ~4 000 documents, about a seventh of the bytes. And FerretDB reads
  * any single document by scanning its collection, so the blocks collection, not `events`, is what
  * an instance that fell behind reads.
  *
  * Sizes: a block holds 256 events (about 4 000 documents for a million events); its JSON is
- * deflated in segments of 8 events with a preset dictionary (log-dictionary.ts), so reading one
+ * deflated in segments of 8 events with a preset dictionary (dictionary.ts), so reading one
  * event inflates ~5 KB, not the block's ~170 KB: a page of a rare filter, whose 50 events sit in 50
  * different blocks, costs 50 small inflates. (Measured at 1 M events: whole-block deflate gave such
  * pages p97.5 22 ms at 50 000 events; 32-event segments without a dictionary 1.8 ms of inflating per
@@ -22,8 +22,8 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { Binary } from 'mongodb';
-import { CURRENT_DICTIONARY, presetDictionary } from './log-dictionary.js';
-import { groupHashOf, type IndexedEvent } from './log-index.js';
+import { CURRENT_DICTIONARY, presetDictionary } from './dictionary.js';
+import { groupHashOf, type IndexedEvent } from './search-index.js';
 
 export const BLOCK_SIZE = 256;
 /** How a block's JSON is deflated: slots per segment, and the preset dictionary's version. */
@@ -61,7 +61,7 @@ export interface BlockDocument {
   offsets: Binary;
   /** Slots per deflated segment; absent in the first format (32). */
   segmentSize?: number;
-  /** The preset dictionary's version (log-dictionary.ts); absent or 0: none. */
+  /** The preset dictionary's version (dictionary.ts); absent or 0: none. */
   dictionary?: number;
 }
 

@@ -1,12 +1,12 @@
 import type { Collection, Filter, IndexDescription } from 'mongodb';
-import type { EventDocument, Outbox } from '../../db/outbox.js';
-import { ReadCache } from '../../db/read-cache.js';
-import type { StoredEvent } from './presenter.js';
+import { ReadCache } from '../read-cache.js';
+import type { LogWriter } from './index.js';
+import type { EventDocument, StoredEvent } from './stored.js';
 
 /**
  * Indexes of the `events` collection for the search (docs/rules.md §4): newest first overall, and newest
  * first within each equality filter, so a filtered page is an index range walk, not a sort.
- * `id` already has its unique index (src/db/outbox.ts).
+ * `id` already has its unique index (append.ts).
  */
 export const EVENT_INDEXES: IndexDescription[] = [
   { key: { createdAt: -1, id: -1 }, name: 'created_desc' },
@@ -29,8 +29,8 @@ export interface EventPage {
 /** Results kept per revision: enough for dashboards paging through a few filters. */
 const CACHE_ENTRIES = 500;
 
-export class EventStore {
-  readonly collection: Collection<EventDocument>;
+/** The log as the database holds it, searched there while this instance's copy is not ready. */
+export class DatabaseSearch {
   /**
    * Reads are shared while running (single flight) and their results kept until the log changes.
    * Why: on FerretDB every filtered read is a scan of the whole log (it never uses secondary
@@ -41,17 +41,8 @@ export class EventStore {
    */
   private readonly results: ReadCache;
 
-  constructor(private readonly outbox: Outbox) {
-    this.collection = outbox.events;
-    this.results = new ReadCache(outbox, CACHE_ENTRIES);
-  }
-
-  /**
-   * Resolves once the events of every write this process acknowledged are in the log: a write's
-   * events are appended after its response (Outbox.queueFlush), and a search must see its own.
-   */
-  async caughtUp(): Promise<void> {
-    await this.outbox.flushed();
+  constructor(private readonly collection: Collection<EventDocument>, writer: LogWriter) {
+    this.results = new ReadCache(writer, CACHE_ENTRIES);
   }
 
   /**

@@ -2,11 +2,11 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import { buildApp } from '../../../src/app.js';
-import { searchTextOf, type EventDocument } from '../../../src/db/outbox.js';
+import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
-import { seedLog, type EventSeed } from './helpers.js';
-import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/features/events/log-blocks.js';
+import { seedLog, type EventSeed } from '../../features/events/helpers.js';
+import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/db/event-log/blocks.js';
 
 const DAY = 86_400_000;
 const START = Date.UTC(2025, 0, 1);
@@ -37,7 +37,7 @@ async function answers(app: FastifyInstance): Promise<string[]> {
 }
 
 async function fromDatabase(app: FastifyInstance): Promise<string[]> {
-  const service = new EventSearchService(app.stores.events, app.config.baseUrl, null);
+  const service = new EventSearchService(app.stores.eventLog, app.config.baseUrl, { fromDatabase: true });
   const out: string[] = [];
   for (const qs of QUERIES) out.push(JSON.stringify(await service.search(Object.fromEntries(new URLSearchParams(qs)))));
   return out;
@@ -55,7 +55,7 @@ t.test('complete blocks are sealed into event_blocks, the tail is pruned, a rest
 
   const expected = await fromDatabase(a);
   t.same(await answers(a), expected, 'the mirror answers as the database does');
-  const smallCache = new EventSearchService(a.stores.events, a.config.baseUrl, a.stores.eventLog, undefined, 10);
+  const smallCache = new EventSearchService(a.stores.eventLog, a.config.baseUrl, { presentedCache: 10 });
   const twice: string[] = [];
   for (const round of [1, 2]) {
     for (const qs of QUERIES) twice.push(JSON.stringify(await smallCache.search(Object.fromEntries(new URLSearchParams(qs)))));

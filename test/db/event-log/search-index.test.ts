@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { EventLogIndex, groupHash, type IndexedEvent, type SearchCriteria } from '../../../src/features/events/log-index.js';
+import { EventLogIndex, groupHash, type IndexedEvent, type SearchCriteria } from '../../../src/db/event-log/search-index.js';
 
 const DAY = 86_400_000;
 const BASE = Date.UTC(2026, 0, 1);

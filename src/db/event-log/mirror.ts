@@ -1,19 +1,21 @@
 import type { Collection, Db } from 'mongodb';
 import { Gauge, type Registry } from 'prom-client';
-import { isDuplicateKey } from '../../db/keys.js';
-import { storedEventJson, tailKey, type Outbox, type TailEntry } from '../../db/outbox.js';
+import { isDuplicateKey } from '../keys.js';
+import { tailKey, type EventAppender, type TailEntry } from './append.js';
+import type { LogWriter } from './index.js';
+import { storedEventJson } from './stored.js';
 import {
   BLOCK_SIZE, blockKey, blockOf, decodeBlockIndex, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf,
   type BlockDocument, type BlockEntry,
-} from './log-blocks.js';
-import { EventLogIndex, type IndexedEvent } from './log-index.js';
+} from './blocks.js';
+import { EventLogIndex, type IndexedEvent } from './search-index.js';
 
 /**
- * This instance's copy of the event log, kept for the search: the index (log-index.ts) and every
- * event's JSON (log-blocks.ts). The database stays the record; the copy is rebuilt from it at start
+ * This instance's copy of the event log, kept for the search: the index (search-index.ts) and every
+ * event's JSON (blocks.ts). The database stays the record; the copy is rebuilt from it at start
  * and follows it:
  *
- * - events this process appends arrive from the outbox as they are stored (`onAppended`), before
+ * - events this process appends arrive from the appender as they are stored (`onAppended`), before
  *   the write is acknowledged, so a search always sees its own writes;
  * - other instances' events are read from `event_tail` when their revision is noticed
  *   (`onCommitted` with remote = true; within REVISION_POLL_MS);
@@ -72,9 +74,11 @@ export class EventLogMirror {
   private syncQueued = false;
   private stopped = false;
 
-  constructor(private readonly outbox: Outbox, db: Db, private readonly log: MirrorLogger) {
+  constructor(
+    private readonly appender: EventAppender, private readonly writer: LogWriter, db: Db, private readonly log: MirrorLogger,
+  ) {
     this.blocks = db.collection<BlockDocument>('event_blocks');
-    this.tail = outbox.tail;
+    this.tail = appender.tail;
     this.meta = db.collection<LogMetaDocument>('meta');
   }
 
@@ -92,17 +96,17 @@ export class EventLogMirror {
    * the log. A log that needs a backfill from `events` is read in the background.
    */
   async start(): Promise<void> {
-    this.outbox.onAppended((entry) => {
+    this.appender.onAppended((entry) => {
       this.accept(entry);
       this.schedule(() => this.sealComplete());
     });
-    this.outbox.onCommitted((remote) => {
+    this.writer.onCommitted((remote) => {
       if (remote) this.requestSync();
     });
     for await (const doc of this.blocks.find({})) this.loadBlock(doc);
     for await (const entry of this.tail.find({})) this.accept(entry);
     const meta = await this.meta.findOne({ _id: META_ID });
-    if (meta?.complete || !(await this.outbox.events.findOne({}, { projection: { _id: 1 } }))) {
+    if (meta?.complete || !(await this.appender.events.findOne({}, { projection: { _id: 1 } }))) {
       if (!meta?.complete) await this.markComplete();
       this.becomeReady();
       this.schedule(() => this.sealComplete());
@@ -282,7 +286,7 @@ export class EventLogMirror {
     this.log.info({}, 'event log mirror: reading the event log once to build its blocks (searches use the database meanwhile)');
     let highest = 0;
     let read = 0;
-    const cursor = this.outbox.events.find({}, { projection: { searchText: 0 }, batchSize: 2000 });
+    const cursor = this.appender.events.find({}, { projection: { searchText: 0 }, batchSize: 2000 });
     for await (const doc of cursor) {
       if (this.stopped) {
         await cursor.close();

@@ -1,6 +1,6 @@
 /**
  * The event log's search index: every event's filterable fields in columns (typed arrays indexed
- * by event id), plus the ids in response order. Pure (no I/O); the mirror (log-mirror.ts) fills it.
+ * by event id), plus the ids in response order. Pure (no I/O); the mirror (mirror.ts) fills it.
  *
  * Why in memory: the search must answer any AND-combination of filters with an exact `total` in
  * milliseconds at a million events. A database index can serve one equality filter's page, but

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { isDuplicateKey } from '../keys.js';
-import { searchTextOf, storedEventJson, type EventDocument, type PendingEvent } from './events.js';
+import type { PendingEvent } from '../outbox/events.js';
+import { searchTextOf, storedEventJson, type EventDocument } from './stored.js';
 
 /**
  * Appending to the event log: each event claims the next id in `event_tail` (one document per id,
@@ -29,7 +30,7 @@ export class EventAppender {
   /**
    * The newest events, one document per id (see append): where ids are claimed and where
    * other instances find events they have not seen. Kept small: the event log's mirror moves
-   * complete blocks of it into `event_blocks` and prunes it (src/features/events/log-mirror.ts).
+   * complete blocks of it into `event_blocks` and prunes it (mirror.ts).
    */
   readonly tail: Collection<TailEntry>;
   private readonly appendedListeners = new Set<(entry: TailEntry) => void>();

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { presetDictionary } from '../../../src/features/events/log-dictionary.js';
+import { presetDictionary } from '../../../src/db/event-log/dictionary.js';
 import {
   BLOCK_SIZE, CURRENT_FORMAT, decodeBlockIndex, encodeBlock, EventBodies, LEGACY_FORMAT, sealedBodiesOf, type BlockEntry,
-} from '../../../src/features/events/log-blocks.js';
+} from '../../../src/db/event-log/blocks.js';
 
 const BASE = Date.UTC(2026, 0, 1);
 

@@ -1,5 +1,5 @@
 /**
- * Preset dictionaries for deflating sealed event JSON (log-blocks.ts).
+ * Preset dictionaries for deflating sealed event JSON (blocks.ts).
  *
  * Why: a page of a rare filter reads 50 events from 50 different segments, and inflating a segment
  * costs in proportion to its text, so segments should be small; but a small segment compresses

@@ -1,20 +1,19 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
-import type { BackgroundJob } from './background-failures.js';
-import { DatabaseTimeoutError, DatabaseUnavailableError, inBackground } from './guard.js';
-import { KeyedLock } from './keyed-lock.js';
-import { isDuplicateKey } from './keys.js';
-import { ConfigState } from './state.js';
+import type { BackgroundJob } from '../background-failures.js';
+import { DatabaseTimeoutError, DatabaseUnavailableError, inBackground } from '../guard.js';
+import { KeyedLock } from '../keyed-lock.js';
+import { isDuplicateKey } from '../keys.js';
+import { ConfigState } from '../state.js';
 import {
   ConcurrentModificationError, DELETED_FIELD, OUTBOX_FIELD, REV_FIELD, isDocumentId, packEvents, pendingEvents,
   type DocumentId, type StoredDocument, type StoredOutbox,
-} from './outbox/documents.js';
-import { EventAppender, type TailEntry } from './outbox/event-log.js';
-import type { EventDocument, PendingEvent } from './outbox/events.js';
-import { Revisions, type RemoteChanges } from './outbox/revisions.js';
+} from './documents.js';
+import { EventLog, type MirrorLogger } from '../event-log/index.js';
+import type { PendingEvent } from './events.js';
+import { Revisions, type RemoteChanges } from './revisions.js';
 
-export * from './outbox/documents.js';
-export * from './outbox/event-log.js';
-export * from './outbox/events.js';
+export * from './documents.js';
+export * from './events.js';
 
 /**
  * The change writer: how a change and its event are kept together (no change without its event,
@@ -24,7 +23,7 @@ export * from './outbox/events.js';
  * 1. The change is ONE document write (insert, replace, or a tombstone for a delete) that also
  *    carries the change's pending events in the document's `_outbox` array. A single-document
  *    write is atomic everywhere, so the change and its events are committed together or not at all.
- * 2. `flush` then appends the pending events to the log (src/db/outbox/event-log.ts: idempotent,
+ * 2. `flush` then appends the pending events to the log (src/db/event-log/: idempotent,
  *    each has a unique key; ids are claimed in the event tail) and clears `_outbox` (or removes
  *    the tombstone). For this process's own writes that runs after the response, in write order
  *    (queueFlush); readers of the log in this process wait for it first (`flushed`).
@@ -36,8 +35,9 @@ export * from './outbox/events.js';
  * change, and never loses one.
  *
  * The parts: documents.ts (bookkeeping fields, conflicts and retries), events.ts (what an event
- * is), event-log.ts (appending: id claims and the tail), revisions.ts (publishing this instance's
- * writes and noticing the others'). Importers use this module, which re-exports their surfaces.
+ * is before the log has it), revisions.ts (publishing this instance's writes and noticing the
+ * others'). Importers use this module, which re-exports the first two. The log the events go to
+ * is its own module (src/db/event-log/), created here and read by everyone as `eventLog`.
  */
 
 /**
@@ -56,8 +56,12 @@ interface Uncertain {
   events: PendingEvent[];
 }
 
+/** Drops the event log's notes (tests and tools that build an outbox without a logger). */
+const SILENT: MirrorLogger = { info: () => undefined, warn: () => undefined };
+
 export class Outbox {
-  private readonly log: EventAppender;
+  /** Where flushes append this process's events, and where everyone reads the log. */
+  readonly eventLog: EventLog;
   private readonly revisions: Revisions;
   private readonly flushLock = new KeyedLock();
   private readonly writeLock = new KeyedLock();
@@ -73,22 +77,14 @@ export class Outbox {
   /** The configuration state every write of this process is applied to (src/db/state.ts). */
   readonly state = new ConfigState((name) => this.handle(name));
 
-  constructor(private readonly db: Db) {
-    this.log = new EventAppender(db);
-    this.revisions = new Revisions(db, () => this.log.lastEventId, (changes) => this.remoteChanges(changes));
+  constructor(private readonly db: Db, log: MirrorLogger = SILENT) {
+    this.eventLog = new EventLog(db, this, log);
+    this.revisions = new Revisions(db, () => this.eventLog.lastEventId, (changes) => this.remoteChanges(changes));
   }
 
-  get events(): Collection<EventDocument> {
-    return this.log.events;
-  }
-
-  /** The event tail (src/db/outbox/event-log.ts); the log's mirror reads and prunes it. */
-  get tail(): Collection<TailEntry> {
-    return this.log.tail;
-  }
-
+  /** The newest event id this process appended. */
   get lastEventId(): number {
-    return this.log.lastEventId;
+    return this.eventLog.lastEventId;
   }
 
   /** This process's instance id (its revision document's). */
@@ -184,7 +180,7 @@ export class Outbox {
   }
 
   async createIndexes(): Promise<void> {
-    await this.log.createIndexes();
+    await this.eventLog.createIndexes();
     const info = await this.db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Record<string, unknown>);
     this.atomicFilters = !('ferretdbVersion' in info);
   }
@@ -530,16 +526,11 @@ export class Outbox {
 
   /** Moves the next event id past the other instances' newest before appending. */
   private async refreshIdHint(): Promise<void> {
-    this.log.startAfter(await this.revisions.othersNewestEventId());
+    this.eventLog.startAfter(await this.revisions.othersNewestEventId());
   }
 
   private async appendEvent(event: PendingEvent): Promise<void> {
-    await this.log.append(event);
-  }
-
-  /** Told of every event this process appends, as soon as it is stored (before `onCommitted`). */
-  onAppended(listener: (entry: TailEntry) => void): () => void {
-    return this.log.onAppended(listener);
+    await this.eventLog.append(event);
   }
 
   /** Resolves once every write of this process so far is published (tests, closing). */

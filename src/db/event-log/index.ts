@@ -1,0 +1,250 @@
+import type { Db, Filter } from 'mongodb';
+import type { Registry } from 'prom-client';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { PendingEvent } from '../outbox/events.js';
+import { EventAppender } from './append.js';
+import { DatabaseSearch } from './database.js';
+import { EventLogMirror, type MirrorLogger } from './mirror.js';
+import type { SearchCriteria, SearchPage } from './search-index.js';
+import { searchTextOf, type EventDocument, type StoredEvent } from './stored.js';
+
+export type { EventDocument, MirrorLogger, SearchCriteria, StoredEvent };
+
+/**
+ * The event log: every event, in id order, stored in the database and copied in memory for the
+ * search. One module with a small surface:
+ *
+ * - `append` (the change writer's flush, src/db/outbox/): claims the next id and stores the event,
+ *   idempotently (append.ts); the copy takes it in before the write is acknowledged;
+ * - `has`: whether an event is in the log (an apply that a crash interrupted asks before writing
+ *   again);
+ * - `caughtUp`: resolves once the events of every write this process acknowledged are in the log;
+ * - `search`: one page of the events matching a query, from the copy (mirror.ts, search-index.ts,
+ *   blocks.ts) once it is ready, from the database (database.ts) until then.
+ *
+ * The rest is lifecycle: `start` loads the copy, `stop`/`settled` end it; tests and the metrics
+ * look at its readiness.
+ */
+
+/** What the log needs of the change writer that appends to it (the Outbox). */
+export interface LogWriter {
+  /** Resolves once every write this process acknowledged so far has its events appended. */
+  flushed(): Promise<void>;
+  /** Told of every commit: `remote` when another instance's was noticed (its events are in the tail). */
+  onCommitted(listener: (remote: boolean) => void): () => void;
+}
+
+/** A search: the index's criteria, the free-text query, and the same as a MongoDB filter (built when the database is asked). */
+export interface LogQuery {
+  criteria: SearchCriteria;
+  like: RegExp | null;
+  filter(): Filter<EventDocument>;
+}
+
+/** One page of a search, newest first, and the number of matches. */
+export type LogPage =
+  /** From the copy: the events' ids (their JSON from `json`); `newestId` is the log's newest. */
+  | { from: 'copy'; ids: number[]; total: number; newestId: number }
+  | { from: 'database'; events: StoredEvent[]; total: number };
+
+/** A search ran past its time budget (the database stopped it, or the copy's scan did). */
+export class SearchBudgetExceeded extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`event search exceeded ${budgetMs} ms`);
+  }
+}
+
+/** How often (candidates) a confirming scan looks at the clock, and how long it runs between yields. */
+const CLOCK_EVERY = 1024;
+const SLICE_MS = 10;
+
+export class EventLog {
+  private readonly appender: EventAppender;
+  private readonly mirror: EventLogMirror;
+  private readonly database: DatabaseSearch;
+
+  constructor(db: Db, private readonly writer: LogWriter, log: MirrorLogger) {
+    this.appender = new EventAppender(db);
+    this.mirror = new EventLogMirror(this.appender, writer, db, log);
+    this.database = new DatabaseSearch(this.appender.events, writer);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // appending (the change writer)
+
+  /** Stores one event under the next id; idempotent (see EventAppender.append). */
+  async append(event: PendingEvent): Promise<void> {
+    await this.appender.append(event);
+  }
+
+  /** Moves the next id past the newest id other instances published (see EventAppender.startAfter). */
+  startAfter(othersLastId: number): void {
+    this.appender.startAfter(othersLastId);
+  }
+
+  /** The newest id this process claimed (published in its revision document). */
+  get lastEventId(): number {
+    return this.appender.lastEventId;
+  }
+
+  /** The unique indexes appending relies on (at connection, before anything is written). */
+  async createIndexes(): Promise<void> {
+    await this.appender.createIndexes();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // reading
+
+  /**
+   * Whether any event with one of these keys is in the log. Reads the database (the copy may not
+   * have heard of another instance's): a claim in the small tail first; only a key whose claim has
+   * left the tail is looked for in `events` (on FerretDB a scan of the log, so for rare paths).
+   */
+  async has(keys: Iterable<string>): Promise<boolean> {
+    const all = [...keys];
+    for (const key of all) if (await this.appender.tail.findOne({ key }, { projection: { _id: 1 } })) return true;
+    for (const key of all) if (await this.appender.events.findOne({ _id: key }, { projection: { _id: 1 } })) return true;
+    return false;
+  }
+
+  /**
+   * Resolves once the events of every write this process acknowledged are in the log: a write's
+   * events are appended after its response (Outbox.queueFlush), and a reader must see its own.
+   */
+  async caughtUp(): Promise<void> {
+    await this.writer.flushed();
+  }
+
+  /**
+   * One page of the events matching `query`, once caught up. From the copy when it is ready
+   * (`fromDatabase` asks the database anyway: tests compare the two): the index answers the
+   * filters; a group id (matched by hash) or a free-text query is confirmed event by event, with
+   * the budget checked as it goes and the event loop yielded to every SLICE_MS. The database's
+   * reads carry the budget as `maxTimeMS`. Past the budget: SearchBudgetExceeded.
+   */
+  async search(
+    query: LogQuery, offset: number, limit: number, options: { budgetMs: number; fromDatabase?: boolean },
+  ): Promise<LogPage> {
+    await this.caughtUp();
+    if (this.mirror.isReady() && !options.fromDatabase) {
+      const { criteria, like } = query;
+      const page = like || criteria.groupIds
+        ? await this.confirmedPage(criteria, like, offset, limit, options.budgetMs)
+        : this.mirror.index.search(criteria, offset, limit);
+      return { from: 'copy', ...page, newestId: this.mirror.index.newestId };
+    }
+    try {
+      return { from: 'database', ...await this.database.page(query.filter(), offset, limit, options.budgetMs) };
+    } catch (err) {
+      if (isTimeout(err)) throw new SearchBudgetExceeded(options.budgetMs);
+      throw err;
+    }
+  }
+
+  /** An event's stored JSON from the copy (undefined when it does not hold it). */
+  json(id: number): string | undefined {
+    return this.mirror.json(id);
+  }
+
+  private async confirmedPage(criteria: SearchCriteria, like: RegExp | null, offset: number, limit: number, budgetMs: number): Promise<SearchPage> {
+    const mirror = this.mirror;
+    const started = performance.now();
+    let sliceStarted = started;
+    const candidates: number[] = [];
+    mirror.index.scan(criteria, (id) => {
+      candidates.push(id);
+      return true;
+    });
+    const groups = criteria.groupIds ? new Set(criteria.groupIds) : null;
+    // Whether a sealed segment's text (a few events' JSON, lower-cased) matches the query anywhere:
+    // most segments do not, and one test rules out all their events.
+    const segmentMatches = new Map<number, boolean>();
+    const ids: number[] = [];
+    let total = 0;
+    for (let i = 0; i < candidates.length; i++) {
+      if (i % CLOCK_EVERY === CLOCK_EVERY - 1) {
+        const now = performance.now();
+        if (now - started > budgetMs) throw new SearchBudgetExceeded(budgetMs);
+        if (now - sliceStarted > SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStarted = performance.now();
+        }
+      }
+      const id = candidates[i]!;
+      if (like) {
+        const segment = mirror.bodies.segmentText(id);
+        if (segment) {
+          let any = segmentMatches.get(segment.key);
+          if (any === undefined) {
+            any = like.test(segment.text.toString('utf8').toLowerCase());
+            segmentMatches.set(segment.key, any);
+          }
+          if (!any) continue;
+        }
+      }
+      const json = mirror.json(id);
+      if (json === undefined) continue;
+      // The whole event's text contains each of data, tags and preData verbatim: no match there,
+      // no match in any of them (and most events are ruled out without parsing).
+      if (like && !like.test(json.toLowerCase())) continue;
+      const event = JSON.parse(json) as StoredEvent;
+      if (groups && !groups.has(event.groupId as string)) continue;
+      if (like) {
+        const text = searchTextOf(event);
+        if (text === '' || !like.test(text)) continue;
+      }
+      if (total >= offset && ids.length < limit) ids.push(id);
+      total++;
+    }
+    return { ids, total };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // lifecycle
+
+  /**
+   * Loads the copy (sealed blocks and the tail; a log that needs a backfill is read in the
+   * background) and follows the log from here on; then the database's search indexes.
+   */
+  async start(): Promise<void> {
+    await this.mirror.start();
+    await this.database.init();
+  }
+
+  stop(): void {
+    this.mirror.stop();
+  }
+
+  /** Resolves once the copy's background work (sealing, syncing, backfill) has finished. */
+  async settled(): Promise<void> {
+    await this.mirror.settled();
+  }
+
+  /** Whether searches are answered from the copy (false while it backfills). */
+  isReady(): boolean {
+    return this.mirror.isReady();
+  }
+
+  async whenReady(): Promise<void> {
+    await this.mirror.whenReady();
+  }
+
+  /** Reads the tail now for other instances' events (tests skip the revision poll with it). */
+  async sync(): Promise<void> {
+    await this.mirror.sync();
+  }
+
+  /** How much of the log this instance holds: events indexed, bytes of event JSON in memory. */
+  stats(): { events: number; bodyBytes: number } {
+    return { events: this.mirror.index.size, bodyBytes: this.mirror.bodies.bytes };
+  }
+
+  registerMetrics(registry: Registry): void {
+    this.mirror.registerMetrics(registry);
+  }
+}
+
+function isTimeout(err: unknown): boolean {
+  const e = err as { code?: number; codeName?: string; message?: string };
+  return e?.code === 50 || e?.codeName === 'MaxTimeMSExpired' || /exceeded time limit|operation exceeded/i.test(e?.message ?? '');
+}

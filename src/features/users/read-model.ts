@@ -1,0 +1,38 @@
+/**
+ * What other features may read of users (the users store is the write model and stays inside this
+ * folder): the user as stored, and the look-ups sign-in, the first admin and invite links ask.
+ */
+import type { StoredDocument } from '../../db/outbox/index.js';
+
+export interface UserDocument extends StoredDocument {
+  /** The user id: sequential integers from 1, allocated through the unique `_id` and retried. */
+  _id: number;
+  name: string | null;
+  /** Trimmed and lower-cased; unique. */
+  email: string;
+  username: string | null;
+  /** Uniqueness key for usernames: `u:<lower-cased username>`, or `id:<id>` for users without one. */
+  usernameKey: string;
+  imageUrl: string | null;
+  rootRole: number;
+  seenAt: Date | null;
+  loginAttempts: number;
+  emailSent: boolean;
+  accountType: 'User';
+  createdAt: Date;
+  /** scrypt hash (see password.ts); absent when the user has no password. Never leaves the store. */
+  passwordHash?: string;
+  /** Secret of the invite link the user joined through. */
+  signupToken?: string;
+}
+
+/** Users as they are now (from the configuration state); the users store answers. */
+export interface UserReadModel {
+  get(id: number): Promise<UserDocument | null>;
+  /** The user signing in with this name: an e-mail address or a username (any case). */
+  findByLogin(login: string): Promise<UserDocument | null>;
+  /** The same look-up in the database (a user another instance may have created a moment ago); not for requests. */
+  findByLoginInDatabase(login: string): Promise<UserDocument | null>;
+  /** Users who joined through any of these invite links, by id. */
+  joinedThrough(secrets: string[]): Promise<UserDocument[]>;
+}
