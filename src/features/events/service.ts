@@ -254,6 +254,7 @@ export class EventSearchService {
     const page = like || criteria.groupIds
       ? await this.confirmedPage(criteria, like, offset, limit)
       : mirror.index.search(criteria, offset, limit);
+    await mirror.bodiesFor(page.ids);
     return `{"events":[${page.ids.map((id) => this.presentedJson(id)).join(',')}],"total":${page.total}}`;
   }
 
@@ -272,6 +273,7 @@ export class EventSearchService {
       candidates.push(id);
       return true;
     });
+    await mirror.bodiesFor(candidates);
     const groups = criteria.groupIds ? new Set(criteria.groupIds) : null;
     // Whether a sealed segment's text (a few events' JSON, lower-cased) matches the query anywhere:
     // most segments do not, and one test rules out all their events.
