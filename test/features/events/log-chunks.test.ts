@@ -9,19 +9,13 @@ import { EventLogIndex, type IndexedEvent, type SearchCriteria } from '../../../
 import { EventLogMirror } from '../../../src/features/events/log-mirror.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN } from '../../helpers/app.js';
-import { seedLog, type EventSeed } from './helpers.js';
+import { fillerEvent, seedLog, type EventSeed } from './helpers.js';
 
-const DAY = 86_400_000;
 const START = Date.UTC(2025, 0, 1);
 const QUIET = { info: () => undefined, warn: () => undefined };
 
 function filler(id: number): EventSeed {
-  return {
-    id, type: ['feature-created', 'feature-strategy-add', 'segment-created'][id % 3]!, createdAt: new Date(START + id * DAY / 10),
-    featureName: `flag-${id % 300}`, project: id % 5 ? 'default' : null, environment: id % 2 ? 'production' : null,
-    createdByUserId: id % 4, data: { n: id, words: id % 7 === 0 ? 'seven' : 'other' },
-    ...(id % 3 === 1 ? { groupType: 'transaction', groupId: `g-${Math.floor(id / 2)}` } : {}),
-  };
+  return fillerEvent(id, 300);
 }
 
 const QUERIES = [
