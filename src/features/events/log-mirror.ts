@@ -119,9 +119,9 @@ export class EventLogMirror {
    * Loads the index (chunks, then the blocks after them, then the tail), then follows the log. The
    * chunks' JSON is read in the background; a log that needs a backfill from `events` too.
    *
-   * Measured at 10 M events on FerretDB (a shared 2-core machine): from blocks alone the start read
-   * 39 000 documents (~1.4 GB); from chunks it reads 153 documents of ~0.5 MB, the ≤ 255 blocks
-   * after them by key, 4 at a time, and the tail.
+   * At 10 M events, from blocks alone a start reads 39 062 documents (~2 GB as FerretDB stores
+   * them); from chunks it reads 152 documents of ~0.5 MB (72 MiB, ~2.2 s of CPU to index,
+   * bench/event-index.ts), the ≤ 255 blocks after them by key, 4 at a time, and the tail.
    */
   async start(): Promise<void> {
     this.outbox.onAppended((entry) => {
