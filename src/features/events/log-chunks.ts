@@ -7,9 +7,10 @@
  * Why: at start an instance must know every event's filterable fields before it answers a search
  * (`/ready`), but not their JSON. From blocks alone that meant reading every block, bodies and all:
  * at 10 M events 39 062 documents, 2 GB in FerretDB's files (a start from blocks took 8–13 s at
- * 1 M events: 1.5–2 minutes at 10 M). Chunks carry only the columns, 7.6 bytes per event deflated (72 MiB in 152 documents at
- * 10 M events; decoding and indexing them takes ~2.2 s of CPU, bench/event-index.ts); the bodies
- * follow in the background (and on demand for the pages asked meanwhile).
+ * 1 M events: 1.5–2 minutes at 10 M). Chunks carry only the columns, 7.6 bytes per event deflated
+ * (72 MiB in 152 documents at 10 M events; decoding and indexing them takes ~2.2 s of CPU,
+ * bench/event-index.ts); the bodies follow in the background (and on demand for the pages asked
+ * meanwhile).
  *
  * Layout of the inflated `columns`, slot by slot within each column (n = blockCount · 256 slots):
  * createdAt as Float64 differences from the previous event's (NaN where a slot holds no event; the
