@@ -28,15 +28,24 @@ import { MongoClient } from 'mongodb';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../src/db/embedded.js';
+import { tailKey, type TailEntry } from '../src/db/event-log/append.js';
+import { BLOCK_SIZE, encodeBlock, type BlockDocument, type BlockEntry } from '../src/db/event-log/blocks.js';
 import { searchTextOf, type EventDocument } from '../src/db/event-log/stored.js';
 import { seededRandom } from './random.js';
 
 const env = process.env;
-const EVENTS = Number(env.EVENTS ?? 1_000_000);
+/** `--events N` on the command line, else EVENTS. */
+function eventsArgument(): string | undefined {
+  const at = process.argv.indexOf('--events');
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+const EVENTS = Number(eventsArgument() ?? env.EVENTS ?? 1_000_000);
+const SEED = env.SEED ?? 'blocks';
 const SMALL_EVENTS = Number(env.SMALL_EVENTS ?? 10_000);
 const DURATION = Number(env.DURATION ?? 5);
 const CONNECTIONS = Number(env.CONNECTIONS ?? 4);
 const BATCH = Number(env.BATCH ?? 1000);
+const APPENDS = Number(env.APPENDS ?? 300);
 const ADMIN_TOKEN = '*:*.bench-admin-token';
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -150,6 +159,63 @@ async function seed(url: string, dbName: string, count: number): Promise<{ secon
   return { seconds: (Date.now() - started) / 1000, sample: sample! };
 }
 
+/**
+ * Seeds a log as Vane itself leaves it: sealed blocks of 256 events in `event_blocks` (written in
+ * bulk, encoded as the mirror seals them), the last incomplete block's events in `event_tail`, the
+ * log marked complete. `events` stays empty: the search never reads it once blocks exist (a real
+ * log has a document per event there too, which only appends touch). Encoding overlaps the writes
+ * (one batch in flight), so 10 M events take minutes, not the hours of inserting 10 M documents.
+ */
+async function seedBlocks(url: string, dbName: string, count: number): Promise<{ seconds: number; sample: EventDocument }> {
+  const client = new MongoClient(url);
+  await client.connect();
+  const db = client.db(dbName);
+  const blocks = db.collection<BlockDocument>('event_blocks');
+  const started = Date.now();
+  let sample: EventDocument | undefined;
+  const step = (NOW - START) / count;
+  const sealed = Math.floor(count / BLOCK_SIZE);
+  const BLOCKS_PER_BATCH = 8;
+  let inFlight: Promise<unknown> = Promise.resolve();
+  const entryOf = (id: number): { doc: EventDocument; entry: BlockEntry } => {
+    const doc = makeEvent(id, new Date(Math.floor(START + (id - 1) * step)));
+    const { _id, searchText: _text, ...stored } = doc;
+    const json = JSON.stringify(stored);
+    return { doc, entry: { json, event: { id, at: doc.createdAt.getTime(), type: doc.type, project: doc.project, featureName: doc.featureName, environment: doc.environment, createdByUserId: doc.createdByUserId, groupId: doc.groupId ?? null } } };
+  };
+  for (let first = 0; first < sealed; first += BLOCKS_PER_BATCH) {
+    const docs: BlockDocument[] = [];
+    for (let block = first; block < Math.min(first + BLOCKS_PER_BATCH, sealed); block++) {
+      const entries: BlockEntry[] = [];
+      for (let slot = 0; slot < BLOCK_SIZE; slot++) {
+        const { doc, entry } = entryOf(block * BLOCK_SIZE + slot + 1);
+        if (doc.groupId && doc.id % 97 === 0 && groupIds.length < 10_000) groupIds.push(doc.groupId);
+        if (!sample && doc.type === 'feature-strategy-update' && doc.groupId) sample = doc;
+        entries.push(entry);
+      }
+      docs.push(encodeBlock(block, entries));
+    }
+    await inFlight;
+    inFlight = blocks.insertMany(docs, { ordered: false });
+    if (first % (BLOCKS_PER_BATCH * 500) === 0) {
+      process.stderr.write(`  sealed ${(first * BLOCK_SIZE).toLocaleString('en')}/${count.toLocaleString('en')} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    }
+  }
+  await inFlight;
+  const tail: TailEntry[] = [];
+  for (let id = sealed * BLOCK_SIZE + 1; id <= count; id++) {
+    const { doc, entry } = entryOf(id);
+    tail.push({ _id: tailKey(id), id, key: doc._id, body: entry.json });
+  }
+  if (tail.length > 0) await db.collection<TailEntry>('event_tail').insertMany(tail);
+  await db.collection<{ _id: string; lastId?: number; complete?: boolean }>('meta').bulkWrite([
+    { updateOne: { filter: { _id: 'events' }, update: { $set: { lastId: count } }, upsert: true } },
+    { updateOne: { filter: { _id: 'event-log' }, update: { $set: { complete: true } }, upsert: true } },
+  ]);
+  await client.close();
+  return { seconds: (Date.now() - started) / 1000, sample: sample ?? entryOf(1).doc };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Measurement
 
@@ -197,17 +263,47 @@ async function measure(base: string, log: string, scenario: string, pathFor: (i:
   return row;
 }
 
+/**
+ * Starts Vane on the database as the server does (listening at once, loading in the background)
+ * and times it until `/ready` answers 200: the configuration and the event log's index loaded.
+ */
 async function startApp(url: string, dbName: string) {
   const config = loadConfig({
     MONGODB_URL: url, MONGODB_DB: dbName, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent',
     VANE_MONITOR_COMMANDS: process.env.VANE_MONITOR_COMMANDS,
   });
   const started = Date.now();
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { logger: false, loadInBackground: true });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return { app, base: `http://127.0.0.1:${port}`, startSeconds: (Date.now() - started) / 1000 };
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    const ready = await fetch(`${base}/ready`).then((r) => r.status, () => 0);
+    if (ready === 200) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { app, base, started, startSeconds: (Date.now() - started) / 1000 };
+}
+
+/** Appends through the API (strategy add and remove: two events each) and times each write. */
+async function measureAppends(base: string, count: number): Promise<{ p50: number; p99: number; count: number }> {
+  const headers = { authorization: ADMIN_TOKEN, 'content-type': 'application/json' };
+  const flag = `bench-append-${randomBytes(3).toString('hex')}`;
+  await fetch(`${base}/api/admin/projects/default/features`, { method: 'POST', headers, body: JSON.stringify({ name: flag }) });
+  const strategies = `${base}/api/admin/projects/default/features/${flag}/environments/development/strategies`;
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const response = await fetch(strategies, { method: 'POST', headers, body: JSON.stringify({ name: 'default', constraints: [], parameters: {} }) });
+    await response.arrayBuffer();
+    // The write is acknowledged before its event is flushed: a search waits for it, so this does too.
+    await fetch(`${base}/api/admin/search/events?limit=1`, { headers: { authorization: ADMIN_TOKEN } }).then((r) => r.arrayBuffer());
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 10) / 10;
+  return { p50: at(0.5), p99: at(0.99), count };
 }
 
 async function main(): Promise<void> {
@@ -230,30 +326,49 @@ async function main(): Promise<void> {
       if (env.REUSE) {
         const client = await new MongoClient(url).connect();
         const found = await client.db(bigDb).collection<EventDocument>('events')
-          .find({ groupId: { $type: 'string' } }, { projection: { groupId: 1 } }).limit(100).toArray();
+          .find({ groupId: { $type: 'string' } }, { projection: { groupId: 1 } }).limit(100).toArray().catch(() => []);
         await client.close();
-        if (found.length === 0) throw new Error(`REUSE=${bigDb}: no seeded events there`);
+        // A log seeded as blocks has no `events` documents: its group ids are read from the copy once loaded.
         groupIds.push(...found.map((d) => d.groupId!));
-        sample = found[0]!;
-        notes.push(`reused the log in ${bigDb} (seeded and backfilled by an earlier run)`);
-      } else {
+        sample = found[0] ?? {};
+        notes.push(`reused the log in ${bigDb} (seeded by an earlier run)`);
+      } else if (SEED === 'events') {
         process.stderr.write(`seeding ${EVENTS} events into ${bigDb}\n`);
         const big = await seed(url, bigDb, EVENTS);
         sample = big.sample;
-        notes.push(`seeded ${EVENTS.toLocaleString('en')} events in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
+        notes.push(`seeded ${EVENTS.toLocaleString('en')} events into \`events\` in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s, batches of ${BATCH})`);
         const first = await startApp(url, bigDb);
-        notes.push(`first app start on the seeded log: listening after ${first.startSeconds.toFixed(1)} s (searches use the database until the backfill is done)`);
+        notes.push(`first app start on the seeded log: ready after ${first.startSeconds.toFixed(1)} s (searches use the database until the backfill is done)`);
         const backfillStarted = Date.now();
         await first.app.stores.eventLog.whenReady();
         await first.app.stores.eventLog.settled();
         notes.push(`one-time backfill (read every event from \`events\`, seal blocks of 256 into \`event_blocks\`): ${((Date.now() - backfillStarted) / 1000).toFixed(1)} s more`);
         await first.app.close();
+      } else {
+        process.stderr.write(`sealing ${EVENTS} events into blocks in ${bigDb}\n`);
+        const big = await seedBlocks(url, bigDb, EVENTS);
+        sample = big.sample;
+        notes.push(`seeded ${EVENTS.toLocaleString('en')} events as sealed blocks in ${big.seconds.toFixed(0)} s (${Math.round(EVENTS / big.seconds).toLocaleString('en')}/s)`);
+        if (env.ONLY === 'seed') {
+          process.stderr.write(`${notes.at(-1)!}; kept in ${bigDb} (REUSE=${bigDb})\n`);
+          return;
+        }
+        const first = await startApp(url, bigDb);
+        await first.app.stores.eventLog.settled();
+        notes.push(`first app start on the seeded blocks: ready after ${first.startSeconds.toFixed(1)} s, index chunks written and bodies loaded after ${((Date.now() - first.started) / 1000).toFixed(1)} s`);
+        await first.app.close();
       }
-      const { app, base, startSeconds } = await startApp(url, bigDb);
+      const { app, base, startSeconds, started } = await startApp(url, bigDb);
       const mirror = app.stores.eventLog;
-      notes.push(`second app start (loads the sealed blocks and the tail; search ready): ${startSeconds.toFixed(1)} s, ${mirror.stats().events.toLocaleString('en')} events indexed`);
+      const readyMemory = process.memoryUsage();
+      notes.push(`app start (index loaded, \`/ready\` 200): ${startSeconds.toFixed(1)} s, ${mirror.stats().events.toLocaleString('en')} events indexed; RSS then ${(readyMemory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(readyMemory.heapUsed / 2 ** 20).toFixed(0)} MiB`);
+      await mirror.settled();
+      for (let id = 97; groupIds.length < 100 && id <= mirror.stats().newestId; id += 97 * 1009) {
+        const groupId = (JSON.parse(mirror.json(id) ?? '{}') as { groupId?: string }).groupId;
+        if (groupId) groupIds.push(groupId);
+      }
       const memory = process.memoryUsage();
-      notes.push(`memory after the second start: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB, deflated event JSON ${(mirror.stats().bodyBytes / 2 ** 20).toFixed(0)} MiB (both apps ran in this process)`);
+      notes.push(`every event body loaded ${((Date.now() - started) / 1000).toFixed(1)} s after the start: RSS ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB, deflated event JSON ${(mirror.stats().bodyBytes / 2 ** 20).toFixed(0)} MiB, index ≈ ${(mirror.stats().indexBytes / 2 ** 20).toFixed(0)} MiB (both apps ran in this process)`);
       const s = sample;
       const rotate = <T>(items: readonly T[], i: number): T => items[i % items.length]!;
       const months = Array.from({ length: 11 }, (_, i) => new Date(START + (i + 1) * 31 * DAY).toISOString().slice(0, 7));
@@ -280,6 +395,10 @@ async function main(): Promise<void> {
         if (withMonth && selected(`${name} + month`)) rows.push(await measure(base, 'big', `${name} + month`, (i) => `/api/admin/search/events?${qs(i)}&${range(i)}`, CONNECTIONS));
       }
       if (selected('month only')) rows.push(await measure(base, 'big', 'month only', (i) => `/api/admin/search/events?${range(i)}`, CONNECTIONS));
+      if (selected('append')) {
+        const appends = await measureAppends(base, APPENDS);
+        notes.push(`append (strategy add through the API, its event flushed and searchable), ${appends.count} sequential: p50 ${appends.p50} ms, p99 ${appends.p99} ms`);
+      }
       await app.close();
     }
 

@@ -63,9 +63,10 @@ export class EventLog {
   private readonly mirror: EventLogMirror;
   private readonly database: DatabaseSearch;
 
-  constructor(db: Db, private readonly writer: LogWriter, log: MirrorLogger) {
+  /** `chunkBlocks`: sealed blocks per index chunk written (tests write smaller ones; see chunks.ts). */
+  constructor(db: Db, private readonly writer: LogWriter, log: MirrorLogger, options: { chunkBlocks?: number } = {}) {
     this.appender = new EventAppender(db);
-    this.mirror = new EventLogMirror(this.appender, writer, db, log);
+    this.mirror = new EventLogMirror(this.appender, writer, db, log, options.chunkBlocks);
     this.database = new DatabaseSearch(this.appender.events, writer);
   }
 
@@ -131,6 +132,8 @@ export class EventLog {
       const page = like || criteria.groupIds
         ? await this.confirmedPage(criteria, like, offset, limit, options.budgetMs)
         : this.mirror.index.search(criteria, offset, limit);
+      // The page's bodies, should the copy still be loading them (mirror.ts: the index is ready first).
+      await this.mirror.bodiesFor(page.ids);
       return { from: 'copy', ...page, newestId: this.mirror.index.newestId };
     }
     try {
@@ -155,6 +158,7 @@ export class EventLog {
       candidates.push(id);
       return true;
     });
+    await mirror.bodiesFor(candidates);
     const groups = criteria.groupIds ? new Set(criteria.groupIds) : null;
     // Whether a sealed segment's text (a few events' JSON, lower-cased) matches the query anywhere:
     // most segments do not, and one test rules out all their events.
@@ -234,9 +238,10 @@ export class EventLog {
     await this.mirror.sync();
   }
 
-  /** How much of the log this instance holds: events indexed, bytes of event JSON in memory. */
-  stats(): { events: number; bodyBytes: number } {
-    return { events: this.mirror.index.size, bodyBytes: this.mirror.bodies.bytes };
+  /** How much of the log this instance holds: events indexed, the newest id, bytes of event JSON and of the index in memory. */
+  stats(): { events: number; newestId: number; bodyBytes: number; indexBytes: number } {
+    const { index, bodies } = this.mirror;
+    return { events: index.size, newestId: index.newestId, bodyBytes: bodies.bytes, indexBytes: index.bytes };
   }
 
   registerMetrics(registry: Registry): void {

@@ -8,6 +8,7 @@ import {
   BLOCK_SIZE, blockKey, blockOf, decodeBlockIndex, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf,
   type BlockDocument, type BlockEntry,
 } from './blocks.js';
+import { CHUNK_BLOCKS, chunkKey, decodeChunk, encodeChunk, type ChunkDocument } from './chunks.js';
 import { EventLogIndex, type IndexedEvent } from './search-index.js';
 
 /**
@@ -24,6 +25,12 @@ import { EventLogIndex, type IndexedEvent } from './search-index.js';
  *   tail documents are pruned, so the tail stays a few hundred documents: cheap to read even on
  *   FerretDB, where every read scans its collection.
  *
+ * At start it reads the index chunks (log-chunks.ts: the columns of 65 536 ids per document, no
+ * JSON), the blocks after the last chunk and the tail, and is ready: the search answers from the
+ * index at once. The sealed JSON of the chunks' blocks is read in the background; a page asked for
+ * meanwhile reads its events' blocks by key first (`bodiesFor`). A log without chunks (written
+ * before they existed) is read from its blocks, and its chunks are written after the start.
+ *
  * A log written before the tail existed (or seeded straight into `events`) is read once from
  * `events` in the background and sealed into blocks; until then the search uses the database.
  */
@@ -32,6 +39,14 @@ import { EventLogIndex, type IndexedEvent } from './search-index.js';
 const TAIL_KEPT_BLOCKS = 4;
 const META_ID = 'event-log';
 const SYNC_RETRY_MS = 1000;
+/**
+ * A page whose events lie in more blocks without their JSON than this waits for the background
+ * load instead of reading them by key (a free-text search over the whole log, right after start).
+ * 64 reads by key take ~100–200 ms on FerretDB through its 4 read slots.
+ */
+const ON_DEMAND_BLOCKS = 64;
+/** Blocks read by key at once while looking for those after the last chunk (the guard's read slots on FerretDB). */
+const PARALLEL_READS = 4;
 
 interface LogMetaDocument {
   _id: string;
@@ -62,6 +77,14 @@ export class EventLogMirror {
   readonly index = new EventLogIndex();
   readonly bodies = new EventBodies();
   private readonly blocks: Collection<BlockDocument>;
+  private readonly chunks: Collection<ChunkDocument>;
+  /** The first blocks of the chunks known to be stored. */
+  private readonly chunked = new Set<number>();
+  /** Where the next chunk to write starts (every chunk below is stored). */
+  private nextChunk = 0;
+  /** Sealed blocks indexed from a chunk whose JSON is not loaded yet. */
+  private readonly bodiless = new Set<number>();
+  private bodyLoad: Promise<void> = Promise.resolve();
   private readonly tail: Collection<TailEntry>;
   private readonly meta: Collection<LogMetaDocument>;
   /** Slots of blocks not sealed yet: the event, or null for a void slot. */
@@ -76,8 +99,11 @@ export class EventLogMirror {
 
   constructor(
     private readonly appender: EventAppender, private readonly writer: LogWriter, db: Db, private readonly log: MirrorLogger,
+    /** Blocks per index chunk written (tests write smaller ones); chunks of any size are read. */
+    private readonly chunkBlocks = CHUNK_BLOCKS,
   ) {
     this.blocks = db.collection<BlockDocument>('event_blocks');
+    this.chunks = db.collection<ChunkDocument>('event_chunks');
     this.tail = appender.tail;
     this.meta = db.collection<LogMetaDocument>('meta');
   }
@@ -92,8 +118,12 @@ export class EventLogMirror {
   }
 
   /**
-   * Loads the sealed blocks and the tail (awaited: two reads of small collections), then follows
-   * the log. A log that needs a backfill from `events` is read in the background.
+   * Loads the index (chunks, then the blocks after them, then the tail), then follows the log. The
+   * chunks' JSON is read in the background; a log that needs a backfill from `events` too.
+   *
+   * At 10 M events, from blocks alone a start reads 39 062 documents (~2 GB as FerretDB stores
+   * them); from chunks it reads 152 documents of ~0.5 MB (72 MiB, ~2.2 s of CPU to index,
+   * bench/event-index.ts), the ≤ 255 blocks after them by key, 4 at a time, and the tail.
    */
   async start(): Promise<void> {
     this.appender.onAppended((entry) => {
@@ -103,16 +133,117 @@ export class EventLogMirror {
     this.writer.onCommitted((remote) => {
       if (remote) this.requestSync();
     });
-    for await (const doc of this.blocks.find({})) this.loadBlock(doc);
-    for await (const entry of this.tail.find({})) this.accept(entry);
+    this.index.beginBulk();
+    try {
+      for await (const doc of this.chunks.find({})) this.loadChunk(doc);
+      if (this.chunked.size === 0) {
+        for await (const doc of this.blocks.find({})) this.loadBlock(doc);
+      } else {
+        await this.loadBlocksAfterChunks();
+      }
+      for await (const entry of this.tail.find({})) this.accept(entry);
+    } finally {
+      this.index.endBulk();
+    }
+    this.bodyLoad = this.loadBodies().catch((err: unknown) => {
+      this.log.warn({ err }, 'event log mirror: loading the sealed events\' JSON failed (pages read their blocks by key)');
+    });
     const meta = await this.meta.findOne({ _id: META_ID });
     if (meta?.complete || !(await this.appender.events.findOne({}, { projection: { _id: 1 } }))) {
       if (!meta?.complete) await this.markComplete();
       this.becomeReady();
       this.schedule(() => this.sealComplete());
+      this.schedule(() => this.writeChunks());
       return;
     }
     this.schedule(() => this.backfill());
+  }
+
+  private loadChunk(doc: ChunkDocument): void {
+    if (this.chunked.has(doc.firstBlock)) return;
+    this.index.addColumns(decodeChunk(doc));
+    for (let block = doc.firstBlock; block < doc.firstBlock + doc.blockCount; block++) {
+      if (this.sealedBlocks.has(block)) continue;
+      this.bodiless.add(block);
+      this.markSealed(block);
+    }
+    this.chunked.add(doc.firstBlock);
+  }
+
+  /**
+   * The sealed blocks no chunk covers, read by key from the first (a range read or `$in` would
+   * scan every block on FerretDB): up to the first block not sealed, whose events are in the tail.
+   */
+  private async loadBlocksAfterChunks(): Promise<void> {
+    let block = this.sealedThrough + 1;
+    for (;;) {
+      const keys: number[] = [];
+      for (; keys.length < PARALLEL_READS; block++) if (!this.sealedBlocks.has(block)) keys.push(block);
+      const docs = await Promise.all(keys.map((b) => this.blocks.findOne({ _id: blockKey(b) })));
+      for (const doc of docs) if (doc) this.loadBlock(doc);
+      if (docs.some((doc) => doc === null)) return;
+    }
+  }
+
+  /**
+   * Reads the JSON of the blocks indexed from chunks: one pass over `event_blocks`, beside the
+   * serial work (at 10 M events it takes a minute or more; sealing and other instances' events do
+   * not wait for it).
+   */
+  private async loadBodies(): Promise<void> {
+    if (this.bodiless.size === 0) return;
+    const started = Date.now();
+    const cursor = this.blocks.find({}, { projection: { columns: 0, strings: 0 } });
+    for await (const doc of cursor) {
+      if (this.stopped) {
+        await cursor.close();
+        return;
+      }
+      this.sealBodies(doc);
+      if (this.bodiless.size === 0) break;
+    }
+    await cursor.close();
+    if (this.bodiless.size > 0) this.log.warn({ blocks: this.bodiless.size }, 'event log mirror: blocks listed by chunks are missing from event_blocks');
+    else this.log.info({ seconds: (Date.now() - started) / 1000 }, 'event log mirror: sealed events\' JSON loaded');
+  }
+
+  private sealBodies(doc: BlockDocument): void {
+    if (!this.bodiless.delete(doc.block)) return;
+    this.bodies.seal(doc.block, sealedBodiesOf(doc));
+  }
+
+  /**
+   * Makes the JSON of these events readable (`json`): the blocks still without it are read by key,
+   * or, when there are many, the background load is awaited.
+   */
+  async bodiesFor(ids: Iterable<number>): Promise<void> {
+    if (this.bodiless.size === 0) return;
+    const missing = new Set<number>();
+    for (const id of ids) if (this.bodiless.has(blockOf(id))) missing.add(blockOf(id));
+    if (missing.size === 0) return;
+    if (missing.size > ON_DEMAND_BLOCKS) {
+      await this.bodyLoad;
+      if (this.bodiless.size === 0) return;
+    }
+    const docs = await Promise.all([...missing].map((block) => this.blocks.findOne({ _id: blockKey(block) })));
+    for (const doc of docs) if (doc) this.sealBodies(doc);
+  }
+
+  /** Writes the index chunks of sealed blocks not written yet (after a start on an older log, and as blocks are sealed). */
+  private async writeChunks(): Promise<void> {
+    while (this.nextChunk + this.chunkBlocks - 1 <= this.sealedThrough) {
+      const first = this.nextChunk;
+      if (!this.chunked.has(first)) {
+        const doc = encodeChunk(first, this.chunkBlocks, this.index.columnsOf(firstIdOf(first), this.chunkBlocks * BLOCK_SIZE));
+        try {
+          await this.chunks.insertOne(doc);
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err; // written by another instance: the same columns
+        }
+        this.chunked.add(first);
+      }
+      this.nextChunk = first + this.chunkBlocks;
+    }
   }
 
   stop(): void {
@@ -166,6 +297,7 @@ export class EventLogMirror {
       current = this.work;
       await current;
     } while (current !== this.work);
+    await this.bodyLoad;
   }
 
   /** Reads other instances' events now (instead of at the next noticed revision). */
@@ -267,7 +399,10 @@ export class EventLogMirror {
       this.bodies.seal(block, sealedBodiesOf(doc));
       this.markSealed(block);
     }
-    if (complete.length > 0) await this.pruneTail();
+    if (complete.length > 0) {
+      await this.pruneTail();
+      if (this.ready) await this.writeChunks();
+    }
   }
 
   private async pruneTail(): Promise<void> {
@@ -327,6 +462,7 @@ export class EventLogMirror {
     await this.markComplete();
     this.log.info({ events: read, seconds: (Date.now() - started) / 1000 }, 'event log mirror: backfill done');
     this.becomeReady();
+    await this.writeChunks();
   }
 
   /** The stored JSON of an event this instance knows. */

@@ -5,19 +5,12 @@ import { buildApp } from '../../../src/app.js';
 import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
-import { seedLog, type EventSeed } from '../../features/events/helpers.js';
+import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
 import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/db/event-log/blocks.js';
 
-const DAY = 86_400_000;
-const START = Date.UTC(2025, 0, 1);
 
 function filler(id: number): EventSeed {
-  return {
-    id, type: ['feature-created', 'feature-strategy-add', 'segment-created'][id % 3]!, createdAt: new Date(START + id * DAY / 10),
-    featureName: `flag-${id % 17}`, project: id % 5 ? 'default' : null, environment: id % 2 ? 'production' : null,
-    createdByUserId: id % 4, data: { n: id, words: id % 7 === 0 ? 'seven' : 'other' },
-    ...(id % 3 === 1 ? { groupType: 'transaction', groupId: `g-${Math.floor(id / 2)}` } : {}),
-  };
+  return fillerEvent(id);
 }
 
 const QUERIES = [

@@ -162,3 +162,45 @@ t.test('a million events: columns, not objects', async (t) => {
   const ranged = index.search({ types: ['t7'], from: BASE + 500_000_000, before: BASE + 600_000_000 }, 0, 50);
   t.equal(ranged.total, 100_000 / 30 | 0);
 });
+
+t.test('a bulk load (order and lists built at the end) agrees with the definition, and so do adds after it', async (t) => {
+  fc.assert(fc.property(logArb, logArb, criteriaArb, fc.nat(70), fc.integer({ min: 1, max: 70 }), (loaded, later, criteria, offset, limit) => {
+    const index = new EventLogIndex();
+    index.beginBulk();
+    for (const e of loaded) index.add(e);
+    index.endBulk();
+    agrees(index, loaded, criteria, offset, limit);
+    // Later events take ids after the loaded ones (any order), one removed.
+    const shifted = later.map((e) => ({ ...e, id: e.id + 100 }));
+    for (const e of shifted) index.add(e);
+    if (loaded.length > 0) index.remove(loaded[0]!.id);
+    agrees(index, [...loaded.slice(1), ...shifted], criteria, offset, limit);
+  }), { numRuns: 300 });
+  t.pass('300 bulk-loaded logs and searches agree with the definition');
+});
+
+t.test('codes widen past 255 and 65 535 values; a column exported and added back answers the same', async (t) => {
+  const events: IndexedEvent[] = Array.from({ length: 70_000 }, (_, i) => ({
+    id: i + 1 + Math.floor(i / 1000), at: BASE + Math.floor(i / 3) * 1000 - (i % 5 === 0 ? 2500 : 0), type: `t${i % 3}`,
+    project: i % 4 ? `p${i % 300}` : null, featureName: `f${i % 1500}`, environment: i % 2 ? 'prod' : null,
+    createdByUserId: i % 60 === 0 ? null : i - 35_000, groupId: i % 3 ? `g${i}` : null,
+  }));
+  const index = new EventLogIndex();
+  for (const e of events) index.add(e);
+  const copy = new EventLogIndex();
+  copy.beginBulk();
+  const newest = events.at(-1)!.id;
+  for (let first = 1; first <= newest; first += 4096) copy.addColumns(index.columnsOf(first, 4096));
+  copy.endBulk();
+  t.equal(copy.size, index.size);
+  const searches: SearchCriteria[] = [
+    {}, { userIds: [-35_000, 34_000, 1] }, { projects: ['p299', 'p1'] }, { features: ['f1499'] }, { types: ['t1'], environments: ['prod'] },
+    { projectRequired: true, from: BASE + 5000 * 1000, before: BASE + 9000 * 1000 }, { ids: [1, 1001, 1002, 70_069] },
+  ];
+  for (const criteria of searches) {
+    for (const [offset, limit] of [[0, 50], [20_000, 1000]] as const) {
+      t.same(copy.search(criteria, offset, limit), index.search(criteria, offset, limit), JSON.stringify(criteria));
+    }
+  }
+  agrees(copy, events, { userIds: [-35_000, 34_000, 1], projects: ['p0', 'p1'] }, 0, 10);
+});

@@ -26,3 +26,19 @@ export async function seedLog(app: FastifyInstance, events: EventSeed[]): Promis
   await app.database.db.collection<{ _id: string; lastId: number }>('meta').updateOne({ _id: 'events' }, { $max: { lastId } });
   await app.stores.eventLog.sync();
 }
+
+const FILLER_START = Date.UTC(2025, 0, 1);
+
+/**
+ * A varied event for a seeded log: three types, `flags` flags, a project on four in five, an
+ * environment on every other, four users, the word "seven" in every seventh's data, a group on
+ * every third; ten a day from 2025-01-01.
+ */
+export function fillerEvent(id: number, flags = 17): EventSeed {
+  return {
+    id, type: ['feature-created', 'feature-strategy-add', 'segment-created'][id % 3]!, createdAt: new Date(FILLER_START + id * 8_640_000),
+    featureName: `flag-${id % flags}`, project: id % 5 ? 'default' : null, environment: id % 2 ? 'production' : null,
+    createdByUserId: id % 4, data: { n: id, words: id % 7 === 0 ? 'seven' : 'other' },
+    ...(id % 3 === 1 ? { groupType: 'transaction', groupId: `g-${Math.floor(id / 2)}` } : {}),
+  };
+}
