@@ -28,6 +28,7 @@ export {
   type CombinationSpace,
 } from './context.js';
 export {
+  constantDecision,
   decide,
   type SdkDecision,
   evaluateRange,
