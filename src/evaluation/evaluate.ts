@@ -163,6 +163,23 @@ export function decide(
   return variant === null ? SDK_DECISION_ON : { enabled: true, variant, strategyVariant: false };
 }
 
+/**
+ * `decide`'s answer when no context can change it, else undefined: off in the environment (or
+ * every strategy disabled or unimplemented), or on for everyone — no dependency, the first usable
+ * strategy a `default` one without constraints or segments (or no strategies at all), and no
+ * variant to pick. An answer that lists every flag (OFREP's bulk evaluation) renders such flags
+ * once per state instead of deciding them per request; flags off in an environment are the
+ * common case.
+ */
+export function constantDecision(flag: CompiledFlag, env: CompiledFlagEnvironment): SdkDecision | undefined {
+  if (!env.enabled) return SDK_DECISION_OFF;
+  const winner = env.strategies.find((strategy) => !strategy.disabled && strategy.kind !== StrategyKind.Unimplemented);
+  if (winner === undefined && env.strategies.length > 0) return SDK_DECISION_OFF;
+  if (winner !== undefined && !(winner.kind === StrategyKind.Default && winner.constraints.length === 0 && winner.segmentIds.length === 0)) return undefined;
+  if (flag.dependencies.length > 0 || env.variants.totalWeight > 0 || (winner?.variants?.totalWeight ?? 0) > 0) return undefined;
+  return SDK_DECISION_ON;
+}
+
 function decideEnabled(
   compiled: CompiledSnapshot,
   flag: CompiledFlag,

@@ -25,6 +25,7 @@ export {
   type CombinationSpace,
 } from './context.js';
 export {
+  constantDecision,
   decide,
   type SdkDecision,
   evaluateRange,

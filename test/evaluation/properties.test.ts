@@ -6,6 +6,9 @@ import {
   advancedEntryJson,
   advancedEntryObject,
   compile,
+  constantDecision,
+  ContextReader,
+  decide,
   evaluate,
   evaluateSelection,
   getVariant,
@@ -144,4 +147,30 @@ t.test('a positive total weight always picks a variant', async (t) => {
     { numRuns: 1000 },
   );
   t.pass();
+});
+
+t.test('a constant decision is the decision for every context, in both context modes', async (t) => {
+  let constants = 0;
+  let on = 0;
+  fc.assert(
+    fc.property(snapshotArb(), fc.array(contextArb(), { minLength: 1, maxLength: 4 }), fc.constantFrom(...ENVIRONMENTS), (config, contexts, environment) => {
+      const compiled = compile(config);
+      for (const flag of compiled.flags.values()) {
+        const env = flag.environment(environment);
+        const constant = constantDecision(flag, env);
+        if (constant === undefined) continue;
+        constants++;
+        if (constant.enabled) on++;
+        for (const context of contexts) {
+          for (const reader of [new ContextReader(context), new ContextReader(context, 'frontend')]) {
+            const decided = decide(compiled, environment, flag, reader, env);
+            if (decided.enabled !== constant.enabled || decided.variant !== constant.variant || decided.strategyVariant !== constant.strategyVariant) return false;
+          }
+        }
+      }
+      return true;
+    }),
+    { numRuns: 400 },
+  );
+  t.ok(constants > 100 && on > 0, `${constants} constant decisions checked, ${on} of them on for everyone`);
 });

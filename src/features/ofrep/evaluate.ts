@@ -4,29 +4,32 @@
  * rendered by mapping.ts. Pure, like the frontend API's answer: the bulk evaluation runs on the
  * main thread or in a pool thread (workers/ofrep.ts) and gives the same bytes and ETag in both.
  *
- * Performance (issue 27: the bulk answer at least as cheap as `/api/frontend`'s), built as the
- * frontend answer is: each flag's evaluation JSON is rendered once per state, scope and outcome
- * (`OfrepFlag`), so a request only decides and concatenates; the ETag combines the pieces'
- * fingerprints (no hash of the body); the route sends the string as it is (`preSerialized`, no
- * schema serializer); the same dispatcher shares the work with the pool. Measured 25 Nov on the
- * shared 2-core machine (load 8–14), 100 flags of bench/seed.ts, 400 rotating contexts:
- * - the server under 5 s of autocannon at 16 connections, `--cpu-prof`, evaluation on the main
- *   thread: the same frames per request for both APIs; per routed request the answer function
- *   took 1.11× the frontend's samples and the whole handler 1.01×; the socket write is the
- *   largest single cost in both (17–18 % of samples);
- * - the answer function alone (min of interleaved rounds): `/api/frontend` 23–25 µs, this 26–28
- *   µs, the decisions of the 100 flags ≈ 22 µs of it. The rest is inherent: OFREP lists every flag
- *   (100 pieces) where `/api/frontend` lists the enabled ones (≈ 44 on these contexts);
- *   pre-rendering the separator into each piece and numbering the reasons made no measurable
- *   difference (30.3 against 31.5 µs, min of 40 interleaved rounds), so it was not kept;
- * - `npm run bench:ofrep -- --seconds=5 --rounds=3`, three runs: OFREP / frontend 0.80×, 0.94×,
- *   1.00× on the median runs with server CPU per request 181/139, 141/153 and 189/208 µs;
- *   OFREP p99 12–13 ms (README, OpenFeature section).
+ * Performance (the bulk answer at least as cheap as `/api/frontend`'s), built as the frontend
+ * answer is: each flag's evaluation JSON is rendered once per state, scope and outcome
+ * (`OfrepFlag`), so a request only decides and concatenates; flags no context changes (off in the
+ * environment, on for everyone) are not decided per request but spliced in as runs rendered once
+ * per state (`ofrepScope`); the ETag combines the pieces' fingerprints (no hash of the body); the
+ * route sends the string as it is (`preSerialized`, no schema serializer); the same dispatcher
+ * shares the work with the pool. Measured 25 Nov on the shared 2-core machine:
+ * - `--cpu-prof` of the server under 16 connections, evaluation on the main thread: the same
+ *   frames per request for both APIs, the socket write the largest single cost (32–34 % of
+ *   samples), the answer function 26–27 %; main-thread CPU per request the same within noise;
+ * - callgrind (instructions, stable under load) of the answer function alone, the body flattened
+ *   as the route's Content-Length and the pool's message do: `/api/frontend` 289 k per answer,
+ *   this 289 k (304 k with mapping.ts's outcomes looked up in a Set and a Map); without
+ *   flattening 232 k and 253 k (270 k).
+ *   Deciding the 100 flags is 215 k of it, so the rest is the listing: OFREP lists every flag (100
+ *   entries) where `/api/frontend` lists the enabled ones (≈ 44 on these contexts). Joining an
+ *   array instead of concatenating cost as much as flattening the concatenation saves (305 k);
+ * - bench:ofrep (`--seconds=5 --rounds=3`, load 17–21), both versions in turn: O1 / F1 1.00×
+ *   (1.03× with the hashed look-ups), single rounds 0.8–1.4×: here the ratio is 1 within noise.
+ * In bench/seed.ts every flag's strategies depend on the context, so the splicing does not show
+ * there; it removes the decision of each flag that is off in the token's environment.
  */
-import { ContextReader, mixBlock } from '../../evaluation/index.js';
+import { constantDecision, ContextReader, mixBlock } from '../../evaluation/index.js';
 import type { TokenScope } from '../client-api/features.js';
 import {
-  combinedEtag, decideScoped, scopeFlags, type FrontendAnswer, type FrontendSource, type Piece, type ScopeFlags,
+  combinedEtag, decideScoped, piece, scopeFlags, type FrontendAnswer, type FrontendSource, type Piece, type ScopeFlags,
 } from '../frontend-api/evaluate.js';
 import { OfrepFlag } from './mapping.js';
 
@@ -39,32 +42,55 @@ export interface OfrepQuestion {
   streams: Piece;
 }
 
-/** The scope's flags as OFREP renders them, made once per state and scope, aligned with `scoped.flags`. */
-function ofrepFlags(scoped: ScopeFlags): OfrepFlag[] {
-  const memo = scoped.rendered.get('ofrep') as OfrepFlag[] | undefined;
+/**
+ * The scope's flags as OFREP renders them, made once per state and scope: `flags` aligned with
+ * `scoped.flags`; `parts`, the bulk answer's list in order — a run of flags no context changes
+ * (`constantDecision`: off in the environment, or on for everyone) as one JSON fragment with its
+ * own fingerprint, spliced as it is, else the index of a flag decided per request.
+ */
+interface OfrepScope {
+  readonly flags: readonly OfrepFlag[];
+  readonly parts: ReadonlyArray<Piece | number>;
+}
+
+function ofrepScope(scoped: ScopeFlags): OfrepScope {
+  const memo = scoped.rendered.get('ofrep') as OfrepScope | undefined;
   if (memo) return memo;
-  const flags = scoped.flags.map(({ data, env }) => new OfrepFlag(data.name, env));
-  scoped.rendered.set('ofrep', flags);
-  return flags;
+  const flags = scoped.flags.map(({ data, flag, env }) => new OfrepFlag(data.name, env, constantDecision(flag, env)));
+  const parts: Array<Piece | number> = [];
+  let run: string[] = [];
+  const endRun = () => {
+    if (run.length > 0) parts.push(piece(run.join(',')));
+    run = [];
+  };
+  flags.forEach((flag, i) => {
+    if (flag.constant !== undefined) return void run.push(flag.constant.json);
+    endRun();
+    parts.push(i);
+  });
+  endRun();
+  const scope: OfrepScope = { flags, parts };
+  scoped.rendered.set('ofrep', scope);
+  return scope;
 }
 
 /** `{"flags":[…],"eventStreams":[…]}` for one context, with a strong ETag of its content (frontend-api/evaluate.ts `combinedEtag`). */
 export function answerOfrep(source: FrontendSource, { scope, context, streams }: OfrepQuestion): FrontendAnswer {
   const scoped = scopeFlags(source, scope);
-  const flags = ofrepFlags(scoped);
+  const { flags, parts } = ofrepScope(scoped);
   const reader = new ContextReader(context, 'frontend');
   let out = '{"flags":[';
   let high = 0;
   let low = 0;
-  for (let i = 0; i < flags.length; i++) {
-    const decision = decideScoped(source, scope.environment, scoped.flags[i]!, reader);
-    const part = flags[i]!.evaluation(decision, reader);
-    out += i === 0 ? part.json : `,${part.json}`;
+  for (let p = 0; p < parts.length; p++) {
+    const entry = parts[p]!;
+    const part = typeof entry === 'number' ? flags[entry]!.evaluation(decideScoped(source, scope.environment, scoped.flags[entry]!, reader), reader) : entry;
+    out += p === 0 ? part.json : `,${part.json}`;
     high = mixBlock(high, part.high);
     low = mixBlock(low, part.low);
   }
   const body = `${out}],"eventStreams":${streams.json}}`;
-  return { body, etag: combinedEtag(body, mixBlock(high, streams.high), mixBlock(low, streams.low), flags.length + 1) };
+  return { body, etag: combinedEtag(body, mixBlock(high, streams.high), mixBlock(low, streams.low), parts.length + 1) };
 }
 
 /** One flag's evaluation JSON, or undefined when the token does not see a flag of that name. */
@@ -74,5 +100,5 @@ export function evaluateOne(source: FrontendSource, scope: TokenScope, key: stri
   if (index === undefined) return undefined;
   const reader = new ContextReader(context, 'frontend');
   const decision = decideScoped(source, scope.environment, scoped.flags[index]!, reader);
-  return ofrepFlags(scoped)[index]!.evaluation(decision, reader).json;
+  return ofrepScope(scoped).flags[index]!.evaluation(decision, reader).json;
 }
