@@ -44,9 +44,7 @@ export async function cannon(options: autocannon.Options, pid?: number): Promise
   const before = pid === undefined ? NaN : cpuMs(pid);
   const ownBefore = process.cpuUsage();
   const ticksBefore = ticks();
-  const result = await new Promise<autocannon.Result>((done, fail) => {
-    autocannon(options, (err, res) => (err ? fail(err) : done(res)));
-  });
+  const result = await autocannon(options);
   const after = pid === undefined ? NaN : cpuMs(pid);
   const own = process.cpuUsage(ownBefore);
   const ticksAfter = ticks();

@@ -101,9 +101,7 @@ function rotating(bodies: readonly unknown[]): autocannon.Request[] {
 }
 
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
-  return await new Promise((done, fail) => {
-    autocannon(options, (err, result) => (err ? fail(err) : done(result)));
-  });
+  return await autocannon(options);
 }
 
 /** S3's client runs in its own process (see bench/sequential.ts). */

@@ -85,7 +85,7 @@ export function combinationAt(space: CombinationSpace, index: number): Record<st
 /** Every combination, in order (docs/rules.md §3.5 step 2). */
 export function expandCombinations(cleanedContext: Record<string, unknown>): Record<string, unknown>[] {
   const space = combinationSpace(cleanedContext);
-  const combinations: Record<string, unknown>[] = new Array(space.count);
+  const combinations = new Array<Record<string, unknown>>(space.count);
   for (let i = 0; i < space.count; i++) combinations[i] = combinationAt(space, i);
   return combinations;
 }

@@ -317,7 +317,7 @@ export class FlagEvaluation implements ParentOutcome {
     private readonly env: CompiledFlagEnvironment,
   ) {
     this.environmentEnabled = env.enabled;
-    const strategies: StrategyEvaluation[] = new Array(env.strategies.length);
+    const strategies = new Array<StrategyEvaluation>(env.strategies.length);
     let winner: StrategyEvaluation | null = null;
     let anyUnknown = false;
     for (let i = 0; i < strategies.length; i++) {
@@ -374,7 +374,7 @@ export class FlagEvaluation implements ParentOutcome {
     this.finalized = true;
     const dependencies = this.flag.dependencies;
     if (dependencies.length > 0) {
-      const byName = (this.run.byName ??= new Map());
+      const byName = (this.run.byName ??= new Map<string, FlagEvaluation>());
       for (const dependency of dependencies) {
         if (!dependencySatisfied(dependency, byName.get(dependency.feature), 'specification')) {
           this.unsatisfiedDependency = true;
@@ -418,7 +418,7 @@ function evaluateConstraints(constraints: readonly CompiledConstraint[], reader:
 
 function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): StrategyEvaluation {
   const reader = run.reader;
-  const constraintResults: boolean[] = new Array(strategy.constraints.length);
+  const constraintResults = new Array<boolean>(strategy.constraints.length);
   const constraintsPass = evaluateConstraints(strategy.constraints, reader, constraintResults);
   const segments: SegmentEvaluation[] = [];
   let segmentsPass = true;
@@ -448,7 +448,7 @@ function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): Strat
 }
 
 function evaluateSegment(segment: CompiledSegment, reader: ContextReader): SegmentEvaluation {
-  const constraintResults: boolean[] = new Array(segment.constraints.length);
+  const constraintResults = new Array<boolean>(segment.constraints.length);
   const result = evaluateConstraints(segment.constraints, reader, constraintResults);
   return { segment, result, constraintResults };
 }

@@ -92,7 +92,7 @@ export class CompiledVariantSet {
  * Environment (flag) variants: group = flag name, stickiness = the first variant's (docs/rules.md §3.9).
  */
 export function compileEnvironmentVariants(definitions: unknown, flagName: string): CompiledVariantSet {
-  const list = Array.isArray(definitions) ? definitions : [];
+  const list: unknown[] = Array.isArray(definitions) ? definitions : [];
   const first = list[0];
   const stickiness = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : 'default';
   return new CompiledVariantSet(list, 'environment', flagName, stickiness);
@@ -109,7 +109,7 @@ export function compileStrategyVariants(
   definitions: unknown,
   parameters: Readonly<Record<string, string>>,
 ): CompiledVariantSet {
-  const list = Array.isArray(definitions) ? definitions : [];
+  const list: unknown[] = Array.isArray(definitions) ? definitions : [];
   const groupId = Object.hasOwn(parameters, 'groupId') ? parameters.groupId : 'undefined';
   const first = list[0];
   const own = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : '';

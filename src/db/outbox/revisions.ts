@@ -186,11 +186,11 @@ export class Revisions {
       } catch (err) {
         this.pollError(err);
       } finally {
-        this.watchTimer = setTimeout(poll, pollMs);
+        this.watchTimer = setTimeout(() => void poll(), pollMs);
         this.watchTimer.unref();
       }
     };
-    this.watchTimer = setTimeout(poll, 0);
+    this.watchTimer = setTimeout(() => void poll(), 0);
     this.watchTimer.unref();
   }
 

@@ -72,9 +72,10 @@ function isSegmentAction(action: ChangeAction): boolean {
 }
 
 function toSim(change: StoredChange): SimChange {
+  // The payload was validated against its action's schema when the change was added.
   return {
-    id: change.id, action: change.action, feature: change.feature, segment: change.segment, payload: JSON.parse(change.payloadJson),
-  };
+    id: change.id, action: change.action, feature: change.feature, segment: change.segment, payload: JSON.parse(change.payloadJson) as unknown,
+  } as SimChange;
 }
 
 function describe(change: StoredChange): string {

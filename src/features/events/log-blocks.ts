@@ -253,7 +253,7 @@ export class EventBodies {
     let text = this.inflated.get(key);
     if (text === undefined) {
       text = inflateRawSync(
-        bodies.deflated.subarray(bodies.segments[segment]!, bodies.segments[segment + 1]!),
+        bodies.deflated.subarray(bodies.segments[segment], bodies.segments[segment + 1]),
         { chunkSize: this.outputSize(bodies, segment), ...(bodies.dictionary ? { dictionary: bodies.dictionary } : {}) },
       );
       this.inflated.set(key, text);

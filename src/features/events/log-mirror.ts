@@ -117,6 +117,7 @@ export class EventLogMirror {
 
   /** Gauges read at scrape time: how much of the log this instance holds, and in how many bytes. */
   registerMetrics(registry: Registry): void {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with the metric as `this`
     const mirror = this;
     new Gauge({
       name: 'vane_event_log_events', help: 'Events in this instance\'s search index', registers: [registry],

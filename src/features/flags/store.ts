@@ -82,7 +82,7 @@ function isPacked(doc: StoredFlag): doc is PackedFlag {
 /** The stored form of a flag (bookkeeping fields are left to the outbox). */
 export function packFlag(doc: FlagData): PackedFlag {
   const { _id, ...data } = withoutBookkeeping(doc as FlagDocument);
-  return { _id, project: doc.project, strategyIds: doc.strategyIds ?? [], body: BSON.EJSON.stringify(data) };
+  return { _id: _id as string, project: doc.project, strategyIds: doc.strategyIds ?? [], body: BSON.EJSON.stringify(data) };
 }
 
 /** Stored documents are shared and never changed, so each is parsed once. */

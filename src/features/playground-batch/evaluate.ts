@@ -141,7 +141,7 @@ export function impactOfRange(
   onChange?: (flag: number, example: ImpactExample) => void,
 ): ImpactChunk {
   const cursor = new ContextCursor(source, offset);
-  const counts: number[] = new Array(flags.length * COUNTERS).fill(0);
+  const counts = new Array<number>(flags.length * COUNTERS).fill(0);
   const examples: ImpactExample[][] = flags.map(() => []);
   for (let i = start; i < end; i++) {
     const context = cursor.at(i);

@@ -25,7 +25,7 @@ class CorkedPieces extends Readable {
   override pipe<T extends NodeJS.WritableStream>(destination: T): T {
     // Fastify pipes into the response (a Writable, which corks); the interface pipe() is declared
     // with does not promise cork(), so it is looked for rather than assumed.
-    if ('cork' in destination && typeof destination.cork === 'function') destination.cork();
+    if ('cork' in destination && typeof destination.cork === 'function') (destination as { cork(): void }).cork();
     for (const part of this.parts) destination.write(part);
     destination.end();
     this.push(null);

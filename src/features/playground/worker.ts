@@ -57,8 +57,8 @@ function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array | number {
   const selection = selectFlags(compiled, task.projects);
   const space = combinationSpace(task.context);
   const count = task.comboEnd - task.comboStart;
-  const readers: ContextReader[] = new Array(count);
-  const contexts: Buffer[] = new Array(count);
+  const readers = new Array<ContextReader>(count);
+  const contexts = new Array<Buffer>(count);
   for (let i = 0; i < count; i++) {
     const context = combinationAt(space, task.comboStart + i);
     readers[i] = new ContextReader(context);

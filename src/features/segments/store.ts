@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
+import { DELETED_FIELD, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import type { ConstraintConfig, SegmentConfig } from '../../evaluation/types.js';
 import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
@@ -31,12 +31,12 @@ export interface SegmentDocument extends StoredDocument, Omit<Segment, 'id'> {
 
 /** What the playground snapshot needs of a segment (src/evaluation/types.ts). */
 export function toSegmentConfig(segment: Pick<Segment, 'id' | 'name' | 'constraints'> | SegmentDocument): SegmentConfig {
-  const id = 'id' in segment ? segment.id : (segment as SegmentDocument)._id;
+  const id = 'id' in segment ? (segment.id as number) : segment._id;
   return { id, name: segment.name, constraints: segment.constraints };
 }
 
 export function toSegment(doc: SegmentDocument): Segment {
-  const { _id, name, description, project, constraints, createdBy, createdAt } = withoutBookkeeping(doc);
+  const { _id, name, description, project, constraints, createdBy, createdAt } = doc;
   return { id: _id, name, description, project, constraints, createdBy, createdAt };
 }
 
