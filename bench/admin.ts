@@ -1,5 +1,5 @@
 /**
- * Admin API benchmark (issue 14), Vane and optionally the Unleash reference server in one run, on
+ * Admin API benchmark, Vane and optionally the Unleash reference server in one run, on
  * the same configuration:
  *
  *   npm run bench:admin                      # Vane only

@@ -1,5 +1,5 @@
 /**
- * Playground at scale (issue 17), `npm run bench:impact`:
+ * Playground at scale, `npm run bench:impact`:
  *
  *   impact  the impact of a change request touching 10 flags (and, through a dependency, an 11th)
  *           over a 100 000-user population, on the 100-flag configuration of bench/seed.ts

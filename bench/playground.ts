@@ -1,5 +1,5 @@
 /**
- * Playground benchmarks S1–S4 (issue 5), Vane and optionally the Unleash reference server on the
+ * Playground benchmarks S1–S4 (docs/glossary.md lists them), Vane and optionally the Unleash reference server on the
  * same seeded configuration, in one run:
  *
  *   npm run bench:playground                      # Vane only

@@ -1,5 +1,5 @@
 /**
- * SDK-facing API benchmarks (issue 15), Vane and optionally the Unleash reference server on the
+ * SDK-facing API benchmarks, Vane and optionally the Unleash reference server on the
  * same seeded 100-flag configuration (bench/seed.ts), in one run:
  *
  *   npm run bench:sdk                       # Vane only, one run per scenario

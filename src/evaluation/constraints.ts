@@ -55,7 +55,7 @@ const OPERATOR_CODES = new Map<unknown, Op>([
   ['SEMVER_GTE', Op.SemverGte],
   ['SEMVER_LTE', Op.SemverLte],
   ['REGEX', Op.Regex],
-  // Not creatable through Unleash's API, but SDKs implement it (client specification 22, D2).
+  // Not creatable through Unleash's API, but SDKs implement it (client specification 22, D2; docs/glossary.md).
   ['IN_CIDR', Op.InCidr],
 ]);
 

@@ -16,7 +16,7 @@ type JsonObject = Record<string, unknown>;
 
 /**
  * Whose reading of a configuration an SDK-path evaluation follows: the client specification's
- * (every SDK; the playground's, by D2), or Unleash's frontend API's, which evaluates with its Node
+ * (every SDK; the playground's, by D2 of docs/glossary.md), or Unleash's frontend API's, which evaluates with its Node
  * SDK (`unleash-client` 6) over the flags enabled in the token's environment (docs/rules.md §9).
  */
 export type SdkRules = 'specification' | 'frontend';

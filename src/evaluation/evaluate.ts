@@ -8,7 +8,7 @@
  *   and keeps each outcome, for the result objects (result-objects.ts) and the fast JSON
  *   serializer (serialize.ts).
  *
- * Both apply the same rules, so a playground answer predicts an SDK's (D2).
+ * Both apply the same rules, so a playground answer predicts an SDK's (D2, docs/glossary.md).
  */
 import type { CompiledFlag, CompiledFlagEnvironment, CompiledSegment, CompiledSnapshot, CompiledDependency } from './compile.js';
 import { allConstraintsHold, constraintHolds, type CompiledConstraint } from './constraints.js';
@@ -470,7 +470,7 @@ let lastEnvironmentJson = '';
 /**
  * JSON of the environment name, remembered for the last name: the advanced playground worker calls
  * evaluateRange once per flag and combination, and stringifying the name each time was 7 % of its
- * CPU profile (S2, tester seed 3: 5 000 calls per request, always the same one or two names).
+ * CPU profile (bench:playground S2, tester seed 3: 5 000 calls per request, always the same one or two names).
  */
 function environmentJsonOf(environment: string): string {
   if (environment !== lastEnvironment) {

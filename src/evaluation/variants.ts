@@ -102,7 +102,7 @@ export function compileEnvironmentVariants(definitions: unknown, flagName: strin
  * Strategy variants: group = the `groupId` parameter as is (the literal "undefined" when absent,
  * as SDKs concatenate it); stickiness = the first variant's `stickiness` when set, else the
  * strategy's `stickiness` parameter (Node SDK 6.x: `variants[0].stickiness || parameters.stickiness`;
- * Unleash's playground also takes the first variant's; only the fallback to the parameter is D2,
+ * Unleash's playground also takes the first variant's; only the fallback to the parameter is D2 (docs/glossary.md),
  * client specification 16), else `default`.
  */
 export function compileStrategyVariants(

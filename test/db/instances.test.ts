@@ -1,5 +1,5 @@
 /**
- * Several instances on one database (issue 14): each holds the configuration state in memory
+ * Several instances on one database: each holds the configuration state in memory
  * (src/db/state.ts) and learns of the others' writes through their revision documents.
  */
 import t from 'tap';

@@ -1,5 +1,5 @@
 /**
- * Feature folders must not import each other in a cycle (issue 14): a cycle makes module load
+ * Feature folders must not import each other in a cycle: a cycle makes module load
  * order matter (an import is `undefined` while its module is still evaluating) and means neither
  * folder can be understood or moved alone. Wiring that needs several features lives beside the
  * folders (src/features/sdk-api.ts, src/composition.ts, src/app.ts).

@@ -581,7 +581,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       serverErrors: vane.errors,
       failures,
     };
-    // The bar (issue 24's "done when").
+    // The bar the soak must clear.
     if (report.hangs > 0) failures.push(`${report.hangs} requests hung (no answer after ${HANG_MS / 1000} s)`);
     if (report.unexpected5xx > 0) failures.push(`${report.unexpected5xx} answers 5xx other than 503`);
     if (report.configureFailures > 0) failures.push(`${report.configureFailures} configuration requests failed`);

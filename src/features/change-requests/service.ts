@@ -120,7 +120,7 @@ export function changeRequestView(cr: ChangeRequestDocument): ChangeRequestView 
 /**
  * Change requests (docs/rules.md §3.13, [Vane design]): a Draft collects changes, each validated when
  * added exactly as its live endpoint would validate it; review states; apply performs the changes
- * with the live rules and events, all or nothing. The preview (E3) runs the same simulation.
+ * with the live rules and events, all or nothing. The preview (E3, docs/glossary.md) runs the same simulation.
  */
 export class ChangeRequestService {
   constructor(

@@ -19,7 +19,7 @@ const BASE = '/api/admin/projects/:projectId/features';
 const ENV = `${BASE}/:featureName/environments/:environment`;
 
 const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (app, { service }) => {
-  // ---- flags (E4, S3, S8)
+  // ---- flags (E4, S3, S8; the codes: docs/glossary.md)
   app.post(BASE, {
     config: { permission: 'CREATE_FEATURE' },
     schema: {

@@ -4,7 +4,7 @@
  * rendered by mapping.ts. Pure, like the frontend API's answer: the bulk evaluation runs on the
  * main thread or in a worker (worker.ts) and gives the same bytes and ETag in both.
  *
- * Performance (issue 27: the bulk answer at least as cheap as `/api/frontend`'s), built as the
+ * Performance (the goal: the bulk answer at least as cheap as `/api/frontend`'s), built as the
  * frontend answer is: each flag's evaluation JSON is rendered once per state, scope and outcome
  * (`OfrepFlag`), so a request only decides and concatenates; the ETag combines the pieces'
  * fingerprints (no hash of the body); the route sends the string as it is (`preSerialized`, no

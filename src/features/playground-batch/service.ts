@@ -1,5 +1,5 @@
 /**
- * Playground at scale (issue 17): explicit context lists (batch) and the impact of a change
+ * Playground at scale: explicit context lists (batch) and the impact of a change
  * request on a population, evaluated on the playground's worker pool.
  *
  * Both produce their answer as an ordered sequence of byte pieces (an async generator): tasks are

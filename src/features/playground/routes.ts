@@ -10,7 +10,7 @@ import { BufferedAnswer, type PlaygroundService } from './service.js';
 
 /**
  * A buffered answer's pieces as the stream Fastify pipes into the response: written in one corked
- * burst, so the ~1 500 pieces of an S2 answer leave in a few writev calls instead of one write
+ * burst, so the ~1 500 pieces of a bench:playground S2 answer leave in a few writev calls instead of one write
  * system call each (Readable.from fed them to the socket one by one). The pieces are all in memory
  * already, so there is no backpressure to honour. The stream then ends normally, which is what
  * Fastify waits for before it considers the reply done.

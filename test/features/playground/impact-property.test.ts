@@ -1,5 +1,5 @@
 /**
- * The property of issue 17: on random configurations and change requests, the impact endpoint's
+ * The impact endpoint's defining property: on random configurations and change requests, the impact endpoint's
  * counts and examples equal what one gets by asking, for each context, the advanced playground
  * (before) and the change-request preview (after), and comparing. Seeded, so a failure replays.
  */
