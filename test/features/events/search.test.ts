@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+import { fixture } from '../../helpers/samples.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { seedLog as seed } from './helpers.js';
 import { FILTER_PATTERN, NUMERIC_FILTER_PATTERN } from '../../../src/features/events/schemas.js';
 
-const fixtureDir = new URL('../../../../test/fixtures/events/', import.meta.url);
-const sample = (file: string) => JSON.parse(readFileSync(new URL(file, fixtureDir), 'utf8'));
+const sample = (file: string) => fixture(`events/${file}`);
 
 const SCHEMA_MESSAGE =
   'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
