@@ -1,5 +1,5 @@
 /**
- * Admin API benchmark (issue 14), Vane and optionally the Unleash reference server in one run, on
+ * Admin API benchmark, Vane and optionally the Unleash reference server in one run, on
  * the same configuration:
  *
  *   npm run bench:admin                      # Vane only
@@ -98,9 +98,7 @@ interface Figures {
 }
 
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
-  return await new Promise((done, fail) => {
-    autocannon(options, (err, result) => (err ? fail(err) : done(result)));
-  });
+  return await autocannon(options);
 }
 
 /** Counts the requests the replay sends, by wrapping fetch for its duration. */
@@ -110,7 +108,7 @@ async function replay(target: Target): Promise<{ seconds: number; requests: numb
   globalThis.fetch = (async (...args: Parameters<typeof fetch>) => {
     requests++;
     return await original(...args);
-  }) as typeof fetch;
+  });
   const started = performance.now();
   try {
     await seed(target);

@@ -44,9 +44,7 @@ export async function cannon(options: autocannon.Options, pid?: number): Promise
   const before = pid === undefined ? NaN : cpuMs(pid);
   const ownBefore = process.cpuUsage();
   const ticksBefore = ticks();
-  const result = await new Promise<autocannon.Result>((done, fail) => {
-    autocannon(options, (err, res) => (err ? fail(err) : done(res)));
-  });
+  const result = await autocannon(options);
   const after = pid === undefined ? NaN : cpuMs(pid);
   const own = process.cpuUsage(ownBefore);
   const ticksAfter = ticks();
@@ -71,7 +69,7 @@ export function figure({ result, cpuPerRequest, clientCpuPerRequest, steal }: Ru
  * starting point (so the 16 connections do not send the same context at the same moment).
  * Performance: rebuilding each request in autocannon's setupRequest cost the load generator, on
  * the same two cores as the server, ≈ 14 % of its CPU (bench profile, 24 Nov); prebuilt, the
- * inputs still rotate exactly as before.
+ * inputs rotate just the same.
  */
 export function rotating(requests: autocannon.Request[]): Pick<autocannon.Options, 'requests' | 'setupClient'> {
   let clients = 0;

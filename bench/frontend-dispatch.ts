@@ -1,6 +1,6 @@
 /**
- * Where the frontend API should evaluate (issue 15: "on the worker pool or the main thread,
- * whichever the benchmark shows is faster"): `npm run build && node dist/bench/frontend-dispatch.js`.
+ * Where the frontend API should evaluate (on the worker pool or the main thread, whichever
+ * the benchmark shows is faster): `npm run build && node dist/bench/frontend-dispatch.js`.
  *
  * The frontend API's server is bound by its main thread (bench/sdk.ts F1/F2), so what counts is
  * the main thread's busy time per answer (performance.eventLoopUtilization), measured both ways on

@@ -1,5 +1,5 @@
 /**
- * Playground at scale (issue 17), `npm run bench:impact`:
+ * Playground at scale, `npm run bench:impact`:
  *
  *   impact  the impact of a change request touching 10 flags (and, through a dependency, an 11th)
  *           over a 100 000-user population, on the 100-flag configuration of bench/seed.ts
@@ -44,7 +44,7 @@ async function measured<T>(pid: number, run: () => Promise<T>): Promise<{ result
   }
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
+async function call(method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await fetch(URL_BASE + path, { method, headers: HEADERS, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
@@ -66,7 +66,7 @@ async function changeRequest(): Promise<number> {
         : { feature: flag(i), action: 'patchVariant', payload: { variants: [
           { name: 'x', weight: 500, weightType: 'variable', stickiness: 'userId' }, { name: 'y', weight: 500, weightType: 'variable', stickiness: 'userId' },
         ] } };
-    id = (await call('POST', '/api/admin/projects/default/environments/development/change-requests', change)).id as number;
+    id = (await call('POST', '/api/admin/projects/default/environments/development/change-requests', change) as { id: number }).id;
   }
   return id;
 }

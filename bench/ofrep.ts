@@ -1,5 +1,5 @@
 /**
- * OFREP's bulk evaluation beside the frontend API (issue 27): the same seeded 100-flag
+ * OFREP's bulk evaluation beside the frontend API: the same seeded 100-flag
  * configuration (bench/seed.ts), the same 400 rotating contexts (bench/sdk.ts's F1), the same
  * frontend token, 16 connections, the scenarios alternating round by round in one run:
  *

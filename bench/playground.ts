@@ -1,5 +1,5 @@
 /**
- * Playground benchmarks S1–S4 (issue 5), Vane and optionally the Unleash reference server on the
+ * Playground benchmarks S1–S4 (docs/glossary.md lists them), Vane and optionally the Unleash reference server on the
  * same seeded configuration, in one run:
  *
  *   npm run bench:playground                      # Vane only
@@ -101,9 +101,7 @@ function rotating(bodies: readonly unknown[]): autocannon.Request[] {
 }
 
 async function cannon(options: autocannon.Options): Promise<autocannon.Result> {
-  return await new Promise((done, fail) => {
-    autocannon(options, (err, result) => (err ? fail(err) : done(result)));
-  });
+  return await autocannon(options);
 }
 
 /** S3's client runs in its own process (see bench/sequential.ts). */

@@ -1,5 +1,5 @@
 /**
- * SDK-facing API benchmarks (issue 15), Vane and optionally the Unleash reference server on the
+ * SDK-facing API benchmarks, Vane and optionally the Unleash reference server on the
  * same seeded 100-flag configuration (bench/seed.ts), in one run:
  *
  *   npm run bench:sdk                       # Vane only, one run per scenario
@@ -18,7 +18,6 @@
 import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, Agent } from 'node:http';
 import { resolve } from 'node:path';
 import { startReference, startVane, stopReference } from './servers.js';
 import { cannon, cpuMs, figure, median, rotating, type Figure } from './cannon.js';
@@ -143,7 +142,7 @@ async function quiet(pid: number): Promise<void> {
  * median run of each side and the ratio of the medians, with every round's ratio beside it.
  */
 async function measureAll(sides: Prepared[]): Promise<Array<Partial<Record<Scenario, Figure[]>>>> {
-  const results = sides.map(() => ({} as Partial<Record<Scenario, Figure[]>>));
+  const results = sides.map((): Partial<Record<Scenario, Figure[]>> => ({}));
   for (const scenario of SCENARIOS.filter(runs)) {
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? sides.map((_, i) => i) : sides.map((_, i) => sides.length - 1 - i);

@@ -114,7 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       );
     }
   }
-  const typed = raw as Static<typeof EnvSchema>;
+  const typed = raw;
   if ((typed.INIT_ADMIN_USER === '') !== (typed.INIT_ADMIN_PASSWORD === '')) {
     throw new ConfigError('Invalid configuration: INIT_ADMIN_USER and INIT_ADMIN_PASSWORD must be set together');
   }

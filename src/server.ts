@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (err) {
     // e.g. EADDRINUSE: without closing, the embedded FerretDB child started by buildApp outlives
-    // this process (seen with a busy port during the difftest runs of issue 13).
+    // this process (seen with a busy port during differential tester runs).
     await app.close().catch(() => undefined);
     throw err;
   }

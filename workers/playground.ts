@@ -50,7 +50,7 @@ function runDeprecated(task: DeprecatedTask): Uint8Array {
  * Output bytes per advanced entry in this worker's last chunk: the next chunk's writer is sized
  * from it, so the text usually lands in one buffer, which is transferred as it is, header in
  * front. Performance: copying each ~2 MB chunk into a buffer of its own (`collect`) was ~5 % of a
- * worker's CPU profile in S2 (tester seed 3); it remains the fallback when the estimate is short.
+ * worker's CPU profile in bench:playground S2 (tester seed 3); it remains the fallback when the estimate is short.
  */
 let bytesPerEntry = 2048;
 
@@ -59,8 +59,8 @@ function runAdvancedChunk(task: AdvancedChunkTask): Uint8Array | number {
   const selection = selectFlags(compiled, task.projects);
   const space = combinationSpace(task.context);
   const count = task.comboEnd - task.comboStart;
-  const readers: ContextReader[] = new Array(count);
-  const contexts: Buffer[] = new Array(count);
+  const readers = new Array<ContextReader>(count);
+  const contexts = new Array<Buffer>(count);
   for (let i = 0; i < count; i++) {
     const context = combinationAt(space, task.comboStart + i);
     readers[i] = new ContextReader(context);

@@ -75,6 +75,7 @@ export class DatabaseHealth {
   /** The guard's slots and queues, missed deadlines, refusals, health and restarts, for Prometheus. */
   registerMetrics(registry: Registry): void {
     const guard = this.guard;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with the metric as `this`
     const health = this;
     const byKind: Array<[string, string, (stats: GuardStats) => [write: number, read: number]]> = [
       ['vane_db_operations_in_flight', 'Database operations holding a slot, by kind (src/db/guard.ts)', (s) => [s.writesInUse, s.readsInUse]],

@@ -118,6 +118,7 @@ const newValues = () => new Map<string, unknown>();
  * { flags: StoredFlag } }`), so every reader of a collection's mirror gets it with that one type,
  * whichever of them created it.
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the stores' module augmentation
 export interface HeldDocuments {}
 
 type HeldMirrors = { [K in keyof HeldDocuments]?: CollectionMirror<HeldDocuments[K]> };

@@ -55,7 +55,7 @@ const OPERATOR_CODES = new Map<unknown, Op>([
   ['SEMVER_GTE', Op.SemverGte],
   ['SEMVER_LTE', Op.SemverLte],
   ['REGEX', Op.Regex],
-  // Not creatable through Unleash's API, but SDKs implement it (client specification 22, D2).
+  // Not creatable through Unleash's API, but SDKs implement it (client specification 22, D2; docs/glossary.md).
   ['IN_CIDR', Op.InCidr],
 ]);
 
@@ -123,7 +123,7 @@ export function compileConstraints(constraints: unknown, owner: ConstraintOwner)
   if (!Array.isArray(constraints)) return [];
   const compiled: CompiledConstraint[] = [];
   for (const constraint of constraints) {
-    if (typeof constraint === 'object' && constraint !== null) compiled.push(new CompiledConstraint(constraint, owner));
+    if (typeof constraint === 'object' && constraint !== null) compiled.push(new CompiledConstraint(constraint as ConstraintConfig, owner));
   }
   return compiled;
 }
@@ -307,8 +307,7 @@ function localeLowerCase(value: string): string {
 function constraintEcho(config: ConstraintConfig, owner: ConstraintOwner): Record<string, unknown> {
   const echo: Record<string, unknown> = owner === 'strategy' ? { inverted: false, values: [] } : {};
   // Every stored key, those outside ConstraintConfig included (the client specification has some).
-  for (const entry of Object.entries(config)) {
-    const [key, value]: [string, unknown] = entry;
+  for (const [key, value] of Object.entries(config) as [string, unknown][]) {
     if (key === 'result' || value === undefined) continue;
     if (key === 'value') {
       if (value !== null) setOwn(echo, key, String(value));

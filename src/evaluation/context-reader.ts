@@ -16,7 +16,7 @@ type JsonObject = Record<string, unknown>;
 
 /**
  * Whose reading of a configuration an SDK-path evaluation follows: the client specification's
- * (every SDK; the playground's, by D2), or Unleash's frontend API's, which evaluates with its Node
+ * (every SDK; the playground's, by D2 of docs/glossary.md), or Unleash's frontend API's, which evaluates with its Node
  * SDK (`unleash-client` 6) over the flags enabled in the token's environment (docs/rules.md §9).
  */
 export type SdkRules = 'specification' | 'frontend';
@@ -76,21 +76,21 @@ export class ContextReader {
   }
 
   semverOf(name: string): SemVer | null {
-    return this.derive((this.versions ??= new Map()), name, parseSemver);
+    return this.derive((this.versions ??= new Map<string, SemVer | null>()), name, parseSemver);
   }
 
   ipOf(name: string): IpAddress | null {
-    return this.derive((this.addresses ??= new Map()), name, parseIpAddress);
+    return this.derive((this.addresses ??= new Map<string, IpAddress | null>()), name, parseIpAddress);
   }
 
   /** Lower-cased with `toLowerCase` (IN / NOT_IN with caseInsensitive). */
   lowerOf(name: string): string | null {
-    return this.derive((this.lowerCased ??= new Map()), name, lowerCase);
+    return this.derive((this.lowerCased ??= new Map<string, string | null>()), name, lowerCase);
   }
 
   /** Lower-cased locale-aware (STR_* with caseInsensitive, as Unleash does). */
   localeLowerOf(name: string): string | null {
-    return this.derive((this.localeLowerCased ??= new Map()), name, localeLowerCase);
+    return this.derive((this.localeLowerCased ??= new Map<string, string | null>()), name, localeLowerCase);
   }
 
   /** Derives a value from a field once per context; a missing field derives to null. */

@@ -8,7 +8,7 @@
  *   and keeps each outcome, for the result objects (result-objects.ts) and the fast JSON
  *   serializer (serialize.ts).
  *
- * Both apply the same rules, so a playground answer predicts an SDK's (D2).
+ * Both apply the same rules, so a playground answer predicts an SDK's (D2, docs/glossary.md).
  */
 import type { CompiledFlag, CompiledFlagEnvironment, CompiledSegment, CompiledSnapshot, CompiledDependency } from './compile.js';
 import { allConstraintsHold, constraintHolds, type CompiledConstraint } from './constraints.js';
@@ -334,7 +334,7 @@ export class FlagEvaluation implements ParentOutcome {
     private readonly env: CompiledFlagEnvironment,
   ) {
     this.environmentEnabled = env.enabled;
-    const strategies: StrategyEvaluation[] = new Array(env.strategies.length);
+    const strategies = new Array<StrategyEvaluation>(env.strategies.length);
     let winner: StrategyEvaluation | null = null;
     let anyUnknown = false;
     for (let i = 0; i < strategies.length; i++) {
@@ -391,7 +391,7 @@ export class FlagEvaluation implements ParentOutcome {
     this.finalized = true;
     const dependencies = this.flag.dependencies;
     if (dependencies.length > 0) {
-      const byName = (this.run.byName ??= new Map());
+      const byName = (this.run.byName ??= new Map<string, FlagEvaluation>());
       for (const dependency of dependencies) {
         if (!dependencySatisfied(dependency, byName.get(dependency.feature), 'specification')) {
           this.unsatisfiedDependency = true;
@@ -435,7 +435,7 @@ function evaluateConstraints(constraints: readonly CompiledConstraint[], reader:
 
 function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): StrategyEvaluation {
   const reader = run.reader;
-  const constraintResults: boolean[] = new Array(strategy.constraints.length);
+  const constraintResults = new Array<boolean>(strategy.constraints.length);
   const constraintsPass = evaluateConstraints(strategy.constraints, reader, constraintResults);
   const segments: SegmentEvaluation[] = [];
   let segmentsPass = true;
@@ -465,7 +465,7 @@ function evaluateStrategy(strategy: CompiledStrategy, run: PlaygroundRun): Strat
 }
 
 function evaluateSegment(segment: CompiledSegment, reader: ContextReader): SegmentEvaluation {
-  const constraintResults: boolean[] = new Array(segment.constraints.length);
+  const constraintResults = new Array<boolean>(segment.constraints.length);
   const result = evaluateConstraints(segment.constraints, reader, constraintResults);
   return { segment, result, constraintResults };
 }
@@ -487,7 +487,7 @@ let lastEnvironmentJson = '';
 /**
  * JSON of the environment name, remembered for the last name: the advanced playground worker calls
  * evaluateRange once per flag and combination, and stringifying the name each time was 7 % of its
- * CPU profile (S2, tester seed 3: 5 000 calls per request, always the same one or two names).
+ * CPU profile (bench:playground S2, tester seed 3: 5 000 calls per request, always the same one or two names).
  */
 function environmentJsonOf(environment: string): string {
   if (environment !== lastEnvironment) {

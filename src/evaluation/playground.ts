@@ -1,5 +1,5 @@
 /**
- * One-call entry points for the deprecated playground (E5): objects for callers that want data,
+ * One-call entry points for the deprecated playground (E5, docs/glossary.md): objects for callers that want data,
  * JSON for callers that stream it.
  */
 import type { CompiledSnapshot } from './compile.js';

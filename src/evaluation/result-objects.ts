@@ -30,7 +30,7 @@ export const DISABLED_VARIANT_FLAG_ON: Readonly<PlaygroundVariant> = Object.free
   enabled: false,
 });
 
-/** Deprecated playground (E5) flag result. */
+/** Deprecated playground (E5; codes in docs/glossary.md) flag result. */
 export function playgroundFlagObject(evaluation: FlagEvaluation): PlaygroundFlagResult {
   return {
     isEnabled: evaluation.isEnabled,

@@ -31,7 +31,7 @@ const UNEVALUATED_JSON = '{"enabled":"unknown","evaluationStatus":"unevaluated"}
 const INCOMPLETE_UNKNOWN_JSON = '{"enabled":"unknown","evaluationStatus":"incomplete"}';
 const INCOMPLETE_FALSE_JSON = '{"enabled":false,"evaluationStatus":"incomplete"}';
 
-/** Deprecated playground (E5) flag result, as JSON. */
+/** Deprecated playground (E5; codes in docs/glossary.md) flag result, as JSON. */
 export function playgroundFlagJson(evaluation: FlagEvaluation): string {
   const flag = evaluation.flag;
   return (
@@ -94,18 +94,18 @@ const entryMemos = new WeakMap<CompiledFlag, EntryMemo>();
  * Writes advanced entries (the advanced playground worker): the same bytes as `advancedEntryJson`
  * (tests hold them equal).
  *
- * Performance: in S2 (tester seed 3, 5 000 entries of ~1.6 KB per request) encoding each entry's
+ * Performance: in bench:playground S2 (tester seed 3, 5 000 entries of ~1.6 KB per request) encoding each entry's
  * text was half of a worker's CPU — `Buffer.write` flattening the rope, then GC of the flat copy.
  * Yet across contexts a flag's entry differs mostly in its context: the part before it depends
  * on four values, and the part after it is a sequence of strings that are each remembered already
  * (compile-time fragments, the per-outcome memos below). So both parts are recognised by their
  * pieces — mostly the same string objects, so `===` is a pointer test, and equal text otherwise,
  * so a match is always right — and their UTF-8 bytes are reused; the caller encodes each
- * context once per combination. Measured on the worker's own work for S2 (the tester's seed-3
- * snapshot, one thread, 250 requests, alternating builds on the loaded machine): 11.2–12.8 ms of
- * CPU per request before, 10.2–11.2 ms after; in the server, with the corked send and the
- * single-buffer transfer (the playground's routes.ts and workers/playground.ts), 30.6–36.4 ms of process CPU per S2
- * request before, 24.7–25.5 ms after.
+ * context once per combination. Measured on the worker's own work for bench:playground S2 (the tester's
+ * seed-3 snapshot, one thread, 250 requests, alternating builds on the loaded machine): 11.2–12.8 ms of
+ * CPU per request encoding every entry, 10.2–11.2 ms reusing the parts; in the server, with the
+ * corked send and the single-buffer transfer (the playground's routes.ts and workers/playground.ts),
+ * 30.6–36.4 ms of process CPU per bench:playground S2 request without them, 24.7–25.5 ms with them.
  */
 export class AdvancedEntryWriter {
   private flag: CompiledFlag | undefined;

@@ -25,7 +25,7 @@ export const enum StrategyKind {
 const STRATEGY_KINDS = new Map<unknown, StrategyKind>([
   ['default', StrategyKind.Default],
   ['flexibleRollout', StrategyKind.FlexibleRollout],
-  // Unleash's playground lacks userWithId; SDKs implement it (client specification 02, D2).
+  // Unleash's playground lacks userWithId; SDKs implement it (client specification 02, D2; docs/glossary.md).
   ['userWithId', StrategyKind.UserWithId],
   ['gradualRolloutUserId', StrategyKind.GradualRolloutUserId],
   ['gradualRolloutSessionId', StrategyKind.GradualRolloutSessionId],

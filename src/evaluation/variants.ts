@@ -92,7 +92,7 @@ export class CompiledVariantSet {
  * Environment (flag) variants: group = flag name, stickiness = the first variant's (docs/rules.md §3.9).
  */
 export function compileEnvironmentVariants(definitions: unknown, flagName: string): CompiledVariantSet {
-  const list = Array.isArray(definitions) ? definitions : [];
+  const list: unknown[] = Array.isArray(definitions) ? definitions : [];
   const first = list[0];
   const stickiness = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : 'default';
   return new CompiledVariantSet(list, 'environment', flagName, stickiness);
@@ -102,14 +102,14 @@ export function compileEnvironmentVariants(definitions: unknown, flagName: strin
  * Strategy variants: group = the `groupId` parameter as is (the literal "undefined" when absent,
  * as SDKs concatenate it); stickiness = the first variant's `stickiness` when set, else the
  * strategy's `stickiness` parameter (Node SDK 6.x: `variants[0].stickiness || parameters.stickiness`;
- * Unleash's playground also takes the first variant's; only the fallback to the parameter is D2,
+ * Unleash's playground also takes the first variant's; only the fallback to the parameter is D2 (docs/glossary.md),
  * client specification 16), else `default`.
  */
 export function compileStrategyVariants(
   definitions: unknown,
   parameters: Readonly<Record<string, string>>,
 ): CompiledVariantSet {
-  const list = Array.isArray(definitions) ? definitions : [];
+  const list: unknown[] = Array.isArray(definitions) ? definitions : [];
   const groupId = Object.hasOwn(parameters, 'groupId') ? parameters.groupId : 'undefined';
   const first = list[0];
   const own = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : '';

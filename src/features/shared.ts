@@ -2,8 +2,8 @@
  * Names several features share that belong to none of them: the URL-friendly rule, the audit
  * identity of the caller and of admin tokens, and avatar URLs. Kept here (one file next to the
  * features, importing nothing from them or from the plugins) so the features and the auth plugin
- * depend on it instead of on each other: before, projects/tags/strategy-types imported flags'
- * rules, every route imported the auth plugin, and the plugin imported api-tokens, a folder cycle.
+ * depend on it instead of on each other: otherwise projects/tags/strategy-types would import
+ * flags' rules, every route the auth plugin, and the plugin api-tokens, a folder cycle.
  */
 import { createHash } from 'node:crypto';
 import type { AuditUser } from '../db/outbox/index.js';

@@ -9,7 +9,6 @@ import { startEmbeddedDatabase, type EmbeddedServer } from '../db/embedded.js';
 import { DEFAULT_MAX_STATEMENTS, DatabaseGuard, DatabaseTimeoutError, DatabaseUnavailableError, type GuardLimits } from '../db/guard.js';
 import { DatabaseHealth } from '../db/health.js';
 import { Outbox } from '../db/outbox/index.js';
-import { serviceUnavailable } from '../errors.js';
 
 /** Errors that mean "the database is not reachable right now" (answered 503, never 500). */
 export function isDatabaseUnavailable(err: unknown): boolean {
@@ -140,7 +139,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
   health = new DatabaseHealth(unguarded, guard, outbox.instance, {
     intervalMs: config.DB_HEALTH_INTERVAL_MS,
     restartAfterMs: config.DB_RESTART_AFTER_MS,
-    ...(embedded ? { restart: () => embedded!.restart() } : {}),
+    ...(embedded ? { restart: () => embedded.restart() } : {}),
   }, app.log);
   health.driverReachable(driverAvailable);
   guard.onTimeout(() => health?.probeSoon());
@@ -151,8 +150,8 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     embedded,
     guard,
     health,
-    isAvailable: () => health!.isHealthy,
-    onRecovered: (fn) => health!.onRecovered(fn),
+    isAvailable: () => health.isHealthy,
+    onRecovered: (fn) => health.onRecovered(fn),
   };
   app.decorate('database', database);
   database.onRecovered(async () => {

@@ -42,7 +42,7 @@ async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promis
     idleTimeout: 60_000,
     maxQueue: app.config.PLAYGROUND_MAX_QUEUE,
     concurrentTasksPerWorker: 1,
-    // Measured: 'sync' (threads wait in Atomics.wait) 4 700 req/s on S1; 'disabled' 4 100.
+    // Measured: 'sync' (threads wait in Atomics.wait) 4 700 req/s on bench:playground S1; 'disabled' 4 100.
     atomics: 'sync',
   });
   pool.on('error', (err: unknown) => app.log.error({ err }, 'playground worker failed'));

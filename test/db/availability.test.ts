@@ -6,17 +6,9 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { startEmbeddedDatabase } from '../../src/db/embedded.js';
 import { ADMIN, ADMIN_TOKEN } from '../helpers/app.js';
+import { eventually } from '../helpers/wait.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
-
-async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
 
 t.test('database down: /ready 503, API 503 fast; back: recovers by itself', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'vane-outage-'));

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { ADMIN, ADMIN_TOKEN, JSON_ADMIN } from '../helpers/app.js';
+import { timeUntil } from '../helpers/wait.js';
 import { createToken, seedReferenceConfiguration } from '../features/client-api/helpers.js';
 
 /**
@@ -38,16 +39,6 @@ function captureLogs(): { stream: Writable; lines: LogLine[] } {
   return { stream, lines };
 }
 
-/** How long until `check` held (0 when it held at once: compare with undefined), or undefined. */
-async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number | undefined> {
-  const started = Date.now();
-  while (Date.now() - started < timeoutMs) {
-    if (await check()) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return undefined;
-}
-
 async function ownApp(t: { teardown(fn: () => unknown): void }, env: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'vane-frozen-'));
   const logs = captureLogs();
@@ -77,7 +68,7 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200);
 
   process.kill(pid(), 'SIGSTOP');
-  t.ok(await eventually(async () => processState(pid()) === 'T', 2000) !== undefined, `the database process is stopped (${processState(pid())})`);
+  t.ok(await timeUntil(async () => processState(pid()) === 'T', 2000) !== undefined, `the database process is stopped (${processState(pid())})`);
   const frozenAt = Date.now();
   const first = await createFlag(app, 'during-freeze');
   const firstMs = Date.now() - frozenAt;
@@ -85,7 +76,7 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
   t.equal(first.json().name, 'ServiceUnavailable');
   t.ok(first.headers['retry-after'], 'with Retry-After');
   t.ok(firstMs <= 2000 + 1000, `answered within DB_TIMEOUT_MS + 1 s (${firstMs} ms)`);
-  const readyMs = await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 503, 5000);
+  const readyMs = await timeUntil(async () => (await app.inject({ url: '/ready' })).statusCode === 503, 5000);
   t.ok(readyMs !== undefined, `/ready 503 within 5 s (${readyMs} ms after the first write's answer)`);
   const fast = Date.now();
   t.equal((await createFlag(app, 'during-freeze-2')).statusCode, 503);
@@ -105,15 +96,15 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
     }],
   ];
   for (const [method, url, headers, payload] of reads) {
-    const res = await app.inject({ method: method as 'GET', url, headers, ...(payload ? { payload: payload as object } : {}) });
+    const res = await app.inject({ method: method as 'GET', url, headers, ...(payload ? { payload } : {}) });
     t.ok(res.statusCode < 300, `${method} ${url} answers from memory (${res.statusCode})`);
   }
 
   process.kill(pid(), 'SIGCONT');
   const resumedAt = Date.now();
-  const writeMs = await eventually(async () => (await createFlag(app, 'after-freeze')).statusCode === 201, 10_000);
+  const writeMs = await timeUntil(async () => (await createFlag(app, 'after-freeze')).statusCode === 201, 10_000);
   t.ok(writeMs !== undefined, `writes succeed within 10 s of resuming (${writeMs} ms)`);
-  t.ok(await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 10_000) !== undefined, '/ready 200 again');
+  t.ok(await timeUntil(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 10_000) !== undefined, '/ready 200 again');
   t.ok(logs.lines.some((l) => l.msg === 'database answering again'), 'the recovery is logged');
   void resumedAt;
 
@@ -134,8 +125,8 @@ t.test('a database that stays frozen is restarted, and says so', async (t) => {
   t.equal((await createFlag(app, 'before')).statusCode, 201);
   const frozenPid = pid();
   process.kill(frozenPid, 'SIGSTOP');
-  const readyAgain = await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 503, 5000) !== undefined &&
-    await eventually(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 20_000) !== undefined;
+  const readyAgain = await timeUntil(async () => (await app.inject({ url: '/ready' })).statusCode === 503, 5000) !== undefined &&
+    await timeUntil(async () => (await app.inject({ url: '/ready' })).statusCode === 200, 20_000) !== undefined;
   t.ok(readyAgain, '/ready 503, then 200 once restarted');
   t.not(pid(), frozenPid, 'a new database process');
   t.ok(logs.lines.some((l) => l.level >= 50 && /restarting it/.test(l.msg)), 'the restart is logged at error level');

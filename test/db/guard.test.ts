@@ -96,9 +96,10 @@ t.test('a bulkWrite of more statements than a command may carry is refused befor
 });
 
 /**
- * The wedge of issue 24, on a database of its own (it would take the shared one down): the
- * metrics flush of 150 buckets over existing documents. One unordered bulkWrite of them, as
- * MetricsStore sent it, never finished on FerretDB and every later write waited for ever.
+ * A wedge (a write that never finishes and holds up every later one), on a database of its own
+ * (it would take the shared one down): the metrics flush of 150 buckets over existing documents.
+ * Sent as one unordered bulkWrite, it never finishes on FerretDB and every later write waits for
+ * ever; MetricsStore does not send it that way.
  */
 t.test('a metrics flush of many buckets does not wedge the embedded database', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'vane-wedge-'));

@@ -1,5 +1,5 @@
 /**
- * Several instances on one database (issue 14): each holds the configuration state in memory
+ * Several instances on one database: each holds the configuration state in memory
  * (src/db/state.ts) and learns of the others' writes through their revision documents.
  */
 import t from 'tap';
@@ -10,6 +10,7 @@ import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument }
 import { unpackFlag, type StoredFlag } from '../../src/features/flags/store.js';
 import { ensureInitialAdmin } from '../../src/features/sessions/service.js';
 import { ADMIN, ADMIN_TOKEN, dropDatabase, testConfig } from '../helpers/app.js';
+import { eventually } from '../helpers/wait.js';
 
 const JSON_HEADERS = { ...ADMIN, 'content-type': 'application/json' };
 
@@ -35,15 +36,6 @@ async function twoInstances(
 async function propagate(from: FastifyInstance, to: FastifyInstance): Promise<void> {
   await from.database.outbox.published();
   await to.database.outbox.pollRevisions();
-}
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
 }
 
 t.test('a write on one instance is read from the other after its revision is noticed', async (t) => {

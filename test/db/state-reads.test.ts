@@ -1,5 +1,5 @@
 /**
- * Admin reads of what the configuration state holds make no database round trip (issue 14):
+ * Admin reads of what the configuration state holds make no database round trip:
  * the driver's command monitoring (VANE_MONITOR_COMMANDS, config.monitorCommands) records every
  * command the app sends while the reads run.
  */

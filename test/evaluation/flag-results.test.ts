@@ -102,7 +102,7 @@ t.test('strategy variants', async (t) => {
   t.equal(offFlag.strategies.result, true, 'an off flag can show strategies.result true');
   t.equal(offFlag.isEnabled, false);
   t.strictSame(offFlag.variant, DISABLED_OFF);
-  t.equal((offFlag.variants as unknown[]).length, 2, 'winner variants reported although the flag is off');
+  t.equal(offFlag.variants.length, 2, 'winner variants reported although the flag is off');
   const defaultStrategy = resultOf(
     [flag({ name: 'f', strategies: [strategy('default', { variants: [{ ...variantsAB[0], weightType: 'variable', stickiness: 'default' }] })] })],
     'f',
@@ -140,7 +140,7 @@ t.test('dependencies (docs/rules.md §3.11)', async (t) => {
   const parentFailing = flag({ name: 'parent', strategies: [strategy('default', { constraints: [constraint('userId', 'IN', { values: ['x'] })] })] });
   const parentUnknown = flag({ name: 'parent', strategies: [strategy('custom')] });
   const child = (dependency: FlagConfig['dependencies'][number], fields: Partial<FlagConfig> = {}) =>
-    ({ ...flag({ name: 'child' }), dependencies: [dependency], ...fields }) as FlagConfig;
+    ({ ...flag({ name: 'child' }), dependencies: [dependency], ...fields });
   const check = (parent: FlagConfig, dependency: FlagConfig['dependencies'][number], expected: boolean, label: string, projects?: string[]) => {
     const flags = [parent, child(dependency)];
     const result = resultOf(flags, 'child', {}, projects)!;

@@ -5,7 +5,6 @@
  * of these samples touches a D2 difference (no userWithId, missing segment, IN_CIDR, `v` semver)
  * and every context carries a userId, so nothing here depends on random stickiness.
  */
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import {
   advancedEntryJson,
@@ -19,9 +18,9 @@ import {
 } from '../../src/evaluation/index.js';
 import { expandCombinations } from './combinations.js';
 import { PEER_SNAPSHOT } from './fixtures/peer-config.js';
+import { fixture } from '../helpers/samples.js';
 
-const fixtureDir = new URL('../../../test/fixtures/playground/', import.meta.url);
-const sample = (file: string): any => JSON.parse(readFileSync(new URL(file, fixtureDir), 'utf8'));
+const sample = (file: string) => fixture(`playground/${file}`);
 
 const compiled = compile(PEER_SNAPSHOT);
 const projectsOf = (projects: unknown): string[] | undefined => (Array.isArray(projects) ? projects : undefined);

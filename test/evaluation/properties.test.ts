@@ -133,16 +133,23 @@ t.test('deterministic for sticky contexts, and the SDK path agrees with the play
   t.pass();
 });
 
-t.test('a positive total weight always picks a variant', async (t) => {
+t.test('a positive total weight always picks a variant of positive weight; zero weights take no share', async (t) => {
+  // Unique names, so the name of the pick says which definition it came from.
   const variantsArb = fc
-    .array(fc.record({ name: fc.string({ minLength: 1 }), weight: fc.nat({ max: 1000 }) }), { minLength: 1, maxLength: 6 })
+    .uniqueArray(fc.record({ name: fc.string({ minLength: 1 }), weight: fc.nat({ max: 1000 }) }), { minLength: 1, maxLength: 6, selector: (variant) => variant.name })
     .filter((variants) => variants.some((variant) => variant.weight > 0));
+  const pick = (variants: Array<{ name: string; weight: number }>, stickiness: string, context: Record<string, unknown>) => {
+    const definitions = variants.map((variant) => ({ ...variant, weightType: 'variable' as const, stickiness }));
+    return getVariant(compile(snapshot([flag({ name: 'f', variants: definitions })])), ENV, 'f', context);
+  };
   fc.assert(
-    fc.property(variantsArb, contextArb(), fc.constantFrom('default', 'userId', 'tenant'), (variants, context, stickiness) => {
-      const definitions = variants.map((variant) => ({ ...variant, weightType: 'variable' as const, stickiness }));
-      const compiled = compile(snapshot([flag({ name: 'f', variants: definitions })]));
-      const picked = getVariant(compiled, ENV, 'f', context);
-      return picked.enabled && variants.some((variant) => variant.name === picked.name && variant.weight > 0 || variant.name === picked.name);
+    fc.property(variantsArb, contextArb(), contextArb(true), fc.constantFrom('default', 'userId', 'tenant'), (variants, context, sticky, stickiness) => {
+      const picked = pick(variants, stickiness, context);
+      if (!picked.enabled || !variants.some((variant) => variant.name === picked.name && variant.weight > 0)) return false;
+      // A sticky context gets the same pick with the zero-weight variants left out: they neither
+      // win nor move the others' ranges.
+      const positive = variants.filter((variant) => variant.weight > 0);
+      return pick(positive, stickiness, sticky).name === pick(variants, stickiness, sticky).name;
     }),
     { numRuns: 1000 },
   );

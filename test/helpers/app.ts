@@ -83,3 +83,23 @@ export async function dropDatabase(config: Config): Promise<void> {
     await client.close();
   }
 }
+
+/** An admin request; JSON when it has a body. */
+export async function send(app: FastifyInstance, method: string, url: string, payload?: unknown) {
+  return await app.inject({
+    method: method as never, url, headers: payload === undefined ? ADMIN : JSON_ADMIN,
+    ...(payload === undefined ? {} : { payload: payload as never }),
+  });
+}
+
+/** The events after `id`, in id order, once this instance's appends are done. */
+export async function eventsAfter(app: FastifyInstance, id: number) {
+  await app.database.outbox.flushed(); // events are appended after the response
+  return await app.database.db.collection('events').find({ id: { $gt: id } }).sort({ id: 1 }).toArray();
+}
+
+export async function lastEventId(app: FastifyInstance): Promise<number> {
+  await app.database.outbox.flushed(); // events are appended after the response
+  const last = await app.database.db.collection('events').find({}).sort({ id: -1 }).limit(1).next();
+  return (last?.id as number | undefined) ?? 0;
+}

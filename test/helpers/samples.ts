@@ -12,6 +12,11 @@ export interface Sample {
 
 const dir = fileURLToPath(new URL('../../../test/fixtures/unleash-samples/', import.meta.url));
 
+/** A JSON file of test/fixtures, e.g. `fixture('segments/19-segment-create.json')`. */
+export function fixture(path: string): any {
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`../../../test/fixtures/${path}`, import.meta.url)), 'utf8'));
+}
+
 export function loadSamples(): Sample[] {
   return readdirSync(dir)
     .filter((file) => /^\d\d-.*\.json$/.test(file))

@@ -3,7 +3,7 @@
  * build it, from a seed. The same sequence goes to Vane and to the Unleash reference; every status
  * must match, then the playground answers are compared (run.ts).
  *
- * What is covered (issue 13): every strategy type Unleash ships (`default`, `flexibleRollout`,
+ * What is covered: every strategy type Unleash ships (`default`, `flexibleRollout`,
  * `remoteAddress`, `applicationHostname`) and custom ones created through `POST /api/admin/strategies`
  * (including the legacy names `gradualRollout*`, which the playground implements), disabled
  * strategies, titles, every constraint operator but REGEX with `inverted`/`caseInsensitive`, global

@@ -129,7 +129,7 @@ class Recorder {
   async call(label: string, url: string, init: RequestInit & { write?: boolean } = {}): Promise<{ status: number; text: string; ms: number }> {
     const entry = { started: performance.now(), hung: false, label };
     this.inFlight.add(entry);
-    let status = 0;
+    let status: number;
     let text = '';
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(ABORT_MS) });
@@ -142,7 +142,7 @@ class Recorder {
     }
     const ms = performance.now() - entry.started;
     let byStatus = this.routes.get(label);
-    if (!byStatus) this.routes.set(label, (byStatus = new Map()));
+    if (!byStatus) this.routes.set(label, (byStatus = new Map<number, number>()));
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     if (status >= 500 && status !== 503) {
       this.unexpected5xx++;
@@ -189,7 +189,7 @@ class VaneProcess {
     });
     const out = createWriteStream(this.logFile, { flags: 'a' });
     let partial = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out.write(chunk);
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
@@ -199,7 +199,7 @@ class VaneProcess {
         else if (level && Number(level) >= 50) this.errors++;
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => out.write(chunk));
+    child.stderr.on('data', (chunk: Buffer) => out.write(chunk));
     this.child = child;
   }
 
@@ -373,6 +373,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (let i = 0; i < options.browserSdks; i++) {
       const client = new UnleashClient({
         url: `${base()}/api/frontend`, clientKey: frontendToken, appName: `soak-web-${i}`, refreshInterval: 1, metricsInterval: 1,
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- unleash-proxy-client's declarations import './storage-provider-inmemory' without the extension NodeNext needs
         storageProvider: new InMemoryStorageProvider(), context: { userId: `web-${i}` },
       });
       client.on('error', () => { sdkErrors++; });
@@ -592,7 +593,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       serverErrors: vane.errors,
       failures,
     };
-    // The bar (issue 24's "done when").
+    // The bar the soak must clear.
     if (report.hangs > 0) failures.push(`${report.hangs} requests hung (no answer after ${HANG_MS / 1000} s)`);
     if (report.unexpected5xx > 0) failures.push(`${report.unexpected5xx} answers 5xx other than 503`);
     if (report.configureFailures > 0) failures.push(`${report.configureFailures} configuration requests failed`);

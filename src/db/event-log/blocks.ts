@@ -16,8 +16,8 @@
  * pages p97.5 22 ms at 50 000 events; 32-event segments without a dictionary 1.8 ms of inflating per
  * page at 89 bytes per event; 8-event segments with the dictionary 0.8 ms at 87 bytes.)
  *
- * Blocks written by earlier versions (32-event segments, no dictionary) carry neither
- * `segmentSize` nor `dictionary` and are read as they are.
+ * A block without `segmentSize` and `dictionary` holds 32-event segments without a dictionary,
+ * the older layout, and is read as it is.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
@@ -253,7 +253,7 @@ export class EventBodies {
     let text = this.inflated.get(key);
     if (text === undefined) {
       text = inflateRawSync(
-        bodies.deflated.subarray(bodies.segments[segment]!, bodies.segments[segment + 1]!),
+        bodies.deflated.subarray(bodies.segments[segment], bodies.segments[segment + 1]),
         { chunkSize: this.outputSize(bodies, segment), ...(bodies.dictionary ? { dictionary: bodies.dictionary } : {}) },
       );
       this.inflated.set(key, text);

@@ -8,7 +8,7 @@ import {
   BLOCK_SIZE, blockKey, blockOf, decodeBlockIndex, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf,
   type BlockDocument, type BlockEntry,
 } from './blocks.js';
-import { CHUNK_BLOCKS, chunkKey, decodeChunk, encodeChunk, type ChunkDocument } from './chunks.js';
+import { CHUNK_BLOCKS, decodeChunk, encodeChunk, type ChunkDocument } from './chunks.js';
 import { EventLogIndex, type IndexedEvent } from './search-index.js';
 
 /**
@@ -252,6 +252,7 @@ export class EventLogMirror {
 
   /** Gauges read at scrape time: how much of the log this instance holds, and in how many bytes. */
   registerMetrics(registry: Registry): void {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with the metric as `this`
     const mirror = this;
     new Gauge({
       name: 'vane_event_log_events', help: 'Events in this instance\'s search index', registers: [registry],

@@ -181,7 +181,7 @@ export class Outbox {
 
   async createIndexes(): Promise<void> {
     await this.eventLog.createIndexes();
-    const info = await this.db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Record<string, unknown>);
+    const info = await this.db.admin().command({ buildInfo: 1 }).catch(() => ({}));
     this.atomicFilters = !('ferretdbVersion' in info);
   }
 
@@ -270,7 +270,7 @@ export class Outbox {
   /** Queues the flush of a document insertPending wrote (its events appended after the earlier ones). */
   flushInserted<T extends StoredDocument>(coll: Collection<T>, id: DocumentId, events: PendingEvent[]): void {
     this.notify(false);
-    if (events.length) this.queueFlush(this.handle(coll.collectionName), id, { _rev: 1, _outbox: events });
+    if (events.length) void this.queueFlush(this.handle(coll.collectionName), id, { _rev: 1, _outbox: events });
   }
 
   /**

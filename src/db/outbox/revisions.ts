@@ -19,7 +19,7 @@ interface MetaDocument {
   /** Revision documents (`rev:<instance>`): this instance's write count and its latest changes. */
   seq?: number;
   at?: Date;
-  /** The latest changes as Extended JSON (see publish); `recent` is the array earlier versions wrote. */
+  /** The latest changes as Extended JSON (see publish); `recent` is the array older releases write. */
   changes?: string;
   recent?: ChangedDocument[];
 }
@@ -186,11 +186,11 @@ export class Revisions {
       } catch (err) {
         this.pollError(err);
       } finally {
-        this.watchTimer = setTimeout(poll, pollMs);
+        this.watchTimer = setTimeout(() => void poll(), pollMs);
         this.watchTimer.unref();
       }
     };
-    this.watchTimer = setTimeout(poll, 0);
+    this.watchTimer = setTimeout(() => void poll(), 0);
     this.watchTimer.unref();
   }
 

@@ -125,7 +125,7 @@ const changeRequestRoutes: FastifyPluginAsyncTypebox<{ service: ChangeRequestSer
     return await service.discardChange(projectId, id, changeId, auditOf(request));
   });
 
-  // E3: the advanced playground over the current state with the request's changes applied in memory.
+  // E3 (docs/glossary.md): the advanced playground over the current state with the request's changes applied in memory.
   app.post('/api/admin/playground/change-request/:id', {
     schema: {
       tags: ['Playground'],

@@ -72,9 +72,10 @@ function isSegmentAction(action: ChangeAction): boolean {
 }
 
 function toSim(change: StoredChange): SimChange {
+  // The payload was validated against its action's schema when the change was added.
   return {
-    id: change.id, action: change.action, feature: change.feature, segment: change.segment, payload: JSON.parse(change.payloadJson),
-  };
+    id: change.id, action: change.action, feature: change.feature, segment: change.segment, payload: JSON.parse(change.payloadJson) as unknown,
+  } as SimChange;
 }
 
 function describe(change: StoredChange): string {
@@ -154,7 +155,7 @@ function changeAddedEvents(id: number, added: StoredChange[], project: string, e
 /**
  * Change requests (docs/rules.md §3.13, [Vane design]): a Draft collects changes, each validated when
  * added exactly as its live endpoint would validate it; review states; apply performs the changes
- * with the live rules and events, all or nothing. The preview (E3) runs the same simulation.
+ * with the live rules and events, all or nothing. The preview (E3, docs/glossary.md) runs the same simulation.
  */
 export class ChangeRequestService {
   constructor(

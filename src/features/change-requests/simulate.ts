@@ -2,7 +2,7 @@
  * A change request's changes applied in memory, in order, with the live endpoints' own rules
  * (the pure functions of src/features/flags/apply.ts and the segment body rules). Used three
  * ways: to validate a change when it is added (against the current state with the request's
- * earlier changes applied), to preview a request (E3), and as the dry run of an apply, whose
+ * earlier changes applied), to preview a request (E3, docs/glossary.md), and as the dry run of an apply, whose
  * result is the exact set of document writes (with their events) the apply then performs.
  * Nothing here writes.
  */

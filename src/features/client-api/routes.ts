@@ -50,7 +50,7 @@ export function notModified(request: FastifyRequest, reply: FastifyReply, etag: 
 
 /**
  * 304 with no body at all: `send(null)` would serialise "null" and declare content-length 4, which
- * a client waits for in vain on a keep-alive connection (found by the benchmark's C2).
+ * a client waits for in vain on a keep-alive connection (found by bench/sdk.ts C2).
  */
 export function sendNotModified(reply: FastifyReply): FastifyReply {
   return reply.code(304).send();

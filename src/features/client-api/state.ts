@@ -117,7 +117,7 @@ export interface CompiledFrom {
  * one with only the flags and segments whose JSON changed compiled again, or a full compile when
  * there is no previous one. A full compile of the 100-flag bench configuration took 38–93 ms on
  * the loaded 2-core machine, and it sits between a write's acknowledgement and the stream
- * fan-out; one toggled flag now costs one flag's compile (compiled flags look segments up at
+ * fan-out; one toggled flag costs one flag's compile (compiled flags look segments up at
  * evaluation time, so a segment change recompiles no flag). The frontend API's worker threads
  * (workers/sdk-state.ts) keep their copies current the same way.
  */

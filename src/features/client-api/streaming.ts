@@ -189,6 +189,7 @@ export class DeltaService {
 
   /** Gauges of the stream count and of the last fan-out (bench:sdk reads them for the server-side time). */
   registerMetrics(registry: Registry): void {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with the metric as `this`
     const service = this;
     new Gauge({
       name: 'vane_sdk_streams', help: 'Open /api/client/streaming connections', registers: [registry],

@@ -163,10 +163,10 @@ export function normaliseConstraint(input: unknown, options: NormaliseOptions & 
   const out: ConstraintConfig = {} as ConstraintConfig;
   if (value !== undefined) out.value = typeof value === 'string' ? value : String(value);
   out.values = [...list];
-  if (inverted !== undefined) out.inverted = inverted as boolean;
+  if (inverted !== undefined) out.inverted = inverted;
   out.operator = operator;
   out.contextName = contextName;
-  if (caseInsensitive !== undefined) out.caseInsensitive = caseInsensitive as boolean;
+  if (caseInsensitive !== undefined) out.caseInsensitive = caseInsensitive;
   return out;
 }
 

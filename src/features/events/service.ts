@@ -219,7 +219,7 @@ export class EventSearchService {
     if (range.$gte || range.$lt) filter.createdAt = range;
     // `$ne: ''`: an event without data, preData and tags has no text to match, even for `%`.
     if (q.query) filter.searchText = { $regex: likePattern(q.query), $ne: '' };
-    return filter as Filter<EventDocument>;
+    return filter;
   }
 
   /**

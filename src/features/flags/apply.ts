@@ -154,7 +154,7 @@ export function buildStrategy(
 }
 
 // ---------------------------------------------------------------------------------------------
-// strategies (S4)
+// strategies (S4; the codes: docs/glossary.md)
 
 export function applyAddStrategy(flag: FlagData, environment: string, input: StrategyInput, ctx: ApplyContext): Applied<StrategyConfig> {
   assertNotArchived(flag);

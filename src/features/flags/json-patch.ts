@@ -1,7 +1,9 @@
 /**
- * A small RFC 6902 JSON-Patch applier (add, remove, replace, move, copy, test) working on a deep
- * copy. Failures throw JsonPatchError with a human-readable reason.
+ * RFC 6902 JSON Patch through fast-json-patch (as Unleash applies variant patches), on a copy of
+ * the document, every operation validated first. Failures throw JsonPatchError with a one-line
+ * human-readable reason.
  */
+import jsonPatch, { type Operation } from 'fast-json-patch';
 
 export interface PatchOperation {
   op: string;
@@ -14,112 +16,36 @@ export class JsonPatchError extends Error {
   override name = 'JsonPatchError';
 }
 
-type Container = Record<string, unknown> | unknown[];
-
-function parsePointer(pointer: string): string[] {
-  if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw new JsonPatchError(`Invalid JSON pointer "${pointer}"`);
-  return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+/** Pointer tokens the library refuses to write through (it throws a TypeError for them). */
+function reachesPrototype(pointer: string | undefined): boolean {
+  if (pointer === undefined) return false;
+  const tokens = pointer.split('/');
+  return tokens.some((token, i) => token === '__proto__' || (token === 'prototype' && tokens[i - 1] === 'constructor'));
 }
 
-function isContainer(value: unknown): value is Container {
-  return value !== null && typeof value === 'object';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return isContainer(value) && !Array.isArray(value);
-}
-
-function arrayIndex(token: string, length: number, allowEnd: boolean): number {
-  if (allowEnd && token === '-') return length;
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) throw new JsonPatchError(`Invalid array index "${token}"`);
-  const index = Number(token);
-  if (index > length || (!allowEnd && index === length)) throw new JsonPatchError(`Array index ${index} is out of bounds`);
-  return index;
-}
-
-function parentOf(doc: unknown, tokens: string[], pointer: string): Container {
-  let node = doc;
-  for (const token of tokens.slice(0, -1)) {
-    if (Array.isArray(node)) node = node[arrayIndex(token, node.length, false)];
-    else if (isRecord(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
-    else throw new JsonPatchError(`Path "${pointer}" does not exist`);
+/**
+ * The library's own checks (known op, path syntax, value present, path and `from` resolvable,
+ * index in bounds), plus the two it leaves to a later TypeError: moving a value into one of its
+ * own children (RFC 6902 §4.4) and paths through `__proto__`.
+ */
+function validate(operation: Operation, index: number, document: unknown, existingPath: string): void {
+  // Before the library's checks: resolving `from` already walks the path.
+  const from = 'from' in operation && typeof operation.from === 'string' ? operation.from : undefined;
+  const banned = [operation.path, from].find(reachesPrototype);
+  if (banned !== undefined) throw new JsonPatchError(`Path "${banned}" does not exist`);
+  if (operation.op === 'move' && from !== undefined && operation.path.startsWith(`${from}/`)) {
+    throw new JsonPatchError('Cannot move a value into one of its children');
   }
-  if (!isContainer(node)) throw new JsonPatchError(`Path "${pointer}" does not exist`);
-  return node;
-}
-
-function get(doc: unknown, pointer: string): unknown {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 0) return doc;
-  const parent = parentOf(doc, tokens, pointer);
-  const last = tokens[tokens.length - 1]!;
-  if (Array.isArray(parent)) return parent[arrayIndex(last, parent.length, false)];
-  if (!Object.prototype.hasOwnProperty.call(parent, last)) throw new JsonPatchError(`Path "${pointer}" does not exist`);
-  return parent[last];
-}
-
-function add(doc: unknown, pointer: string, value: unknown): unknown {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 0) return value;
-  const parent = parentOf(doc, tokens, pointer);
-  const last = tokens[tokens.length - 1]!;
-  if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, true), 0, value);
-  else parent[last] = value;
-  return doc;
-}
-
-function remove(doc: unknown, pointer: string): unknown {
-  const tokens = parsePointer(pointer);
-  if (tokens.length === 0) return undefined;
-  const parent = parentOf(doc, tokens, pointer);
-  const last = tokens[tokens.length - 1]!;
-  if (Array.isArray(parent)) parent.splice(arrayIndex(last, parent.length, false), 1);
-  else {
-    if (!Object.prototype.hasOwnProperty.call(parent, last)) throw new JsonPatchError(`Path "${pointer}" does not exist`);
-    delete parent[last];
-  }
-  return doc;
+  jsonPatch.validator(operation, index, document, existingPath);
 }
 
 export function applyJsonPatch<T>(document: T, operations: PatchOperation[]): T {
   if (!Array.isArray(operations)) throw new JsonPatchError('Patch must be an array of operations');
-  let doc: unknown = structuredClone(document);
-  for (const operation of operations) {
-    if (!isContainer(operation) || typeof operation.path !== 'string') throw new JsonPatchError('Operation has no "path"');
-    switch (operation.op) {
-      case 'add':
-        if (!('value' in operation)) throw new JsonPatchError('Operation "add" needs a "value"');
-        doc = add(doc, operation.path, structuredClone(operation.value));
-        break;
-      case 'remove':
-        doc = remove(doc, operation.path);
-        break;
-      case 'replace':
-        if (!('value' in operation)) throw new JsonPatchError('Operation "replace" needs a "value"');
-        get(doc, operation.path);
-        doc = add(remove(doc, operation.path), operation.path, structuredClone(operation.value));
-        break;
-      case 'move': {
-        if (typeof operation.from !== 'string') throw new JsonPatchError('Operation "move" needs a "from"');
-        if (operation.path.startsWith(`${operation.from}/`)) throw new JsonPatchError('Cannot move a value into one of its children');
-        const value = get(doc, operation.from);
-        doc = add(remove(doc, operation.from), operation.path, value);
-        break;
-      }
-      case 'copy': {
-        if (typeof operation.from !== 'string') throw new JsonPatchError('Operation "copy" needs a "from"');
-        doc = add(doc, operation.path, structuredClone(get(doc, operation.from)));
-        break;
-      }
-      case 'test':
-        if (JSON.stringify(get(doc, operation.path)) !== JSON.stringify(operation.value)) {
-          throw new JsonPatchError(`Test operation failed at "${operation.path}"`);
-        }
-        break;
-      default:
-        throw new JsonPatchError(`Unknown operation "${String(operation.op)}"`);
-    }
+  try {
+    return jsonPatch.applyPatch(document, operations as Operation[], validate, false).newDocument;
+  } catch (err) {
+    // The library's message goes on with the operation and the whole document: its first line is the reason.
+    if (err instanceof jsonPatch.JsonPatchError) throw new JsonPatchError(err.message.split('\n')[0]);
+    throw err;
   }
-  return doc as T;
 }

@@ -34,9 +34,9 @@ export function checkFlagName(name: string): void {
  * stores strategy parameters, constraints and variants as JSONB, so that is the order they come back in.
  */
 export function jsonbOrder<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => jsonbOrder(v)) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => jsonbOrder(v)) as T;
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  const keys = Object.keys(value as object).sort((a, b) => {
+  const keys = Object.keys(value).sort((a, b) => {
     const la = Buffer.byteLength(a);
     const lb = Buffer.byteLength(b);
     if (la !== lb) return la - lb;

@@ -189,7 +189,7 @@ export const FeatureResponse = inOrder(Type.Object({
 }, { description: 'The feature resource (docs/rules.md §1.4 S3)' }));
 export type FeatureView = Static<typeof FeatureResponse>;
 
-/** Flag creation (D6): the full resource, Unleash's eight keys first. */
+/** Flag creation (D6, docs/glossary.md): the full resource, Unleash's eight keys first. */
 export const FeatureCreatedResponse = inOrder(Type.Object({
   ...createdFields,
   environments: Type.Array(FeatureEnvironment),

@@ -17,9 +17,9 @@ declare module '../../db/state.js' {
  * strategies, constraints, variants). Measured on FerretDB 1.24 (SQLite), a 4.8 KB bench flag
  * among 100: reading it by `_id` cost FerretDB 10.5 ms of CPU and replacing it 28 ms; the same
  * flag as one string 1.1 ms and 3.8 ms. The write replay's flag writes are one read and one
- * replace each, so this was most of the database's work. Reads never parse it on the hot path:
+ * replace each, so this is most of the database's work. Reads never parse it on the hot path:
  * the configuration state holds stored documents and unpackFlag parses each revision once.
- * A document without `body` is the nested form earlier versions wrote; it is read as it is and
+ * A document without `body` is in the nested form of older releases; it is read as it is and
  * rewritten packed by its next write.
  */
 export interface PackedFlag extends StoredDocument {
@@ -39,7 +39,7 @@ function isPacked(doc: StoredFlag): doc is PackedFlag {
 /** The stored form of a flag (bookkeeping fields are left to the outbox). */
 export function packFlag(doc: FlagData): PackedFlag {
   const { _id, ...data } = withoutBookkeeping(doc as FlagDocument);
-  return { _id, project: doc.project, strategyIds: doc.strategyIds ?? [], body: BSON.EJSON.stringify(data) };
+  return { _id: _id as string, project: doc.project, strategyIds: doc.strategyIds ?? [], body: BSON.EJSON.stringify(data) };
 }
 
 /** Stored documents are shared and never changed, so each is parsed once. */
@@ -69,8 +69,7 @@ export function finalise<T extends FlagData>(doc: T): T {
 
 /**
  * Environment names may contain `.` (docs/rules.md §1.4 pattern), which MongoDB-compatible servers
- * refuse in keys: the nested form earlier versions stored escaped it as `%2E` (`%` cannot occur in
- * a name). The packed form keeps real names inside its string.
+ * refuse in keys: the nested form escapes it as `%2E` (`%` cannot occur in a name). The packed form keeps real names inside its string.
  */
 function decodeKey(key: string): string {
   return key.replace(/%2E/g, '.');

@@ -141,7 +141,7 @@ export function flagView(flag: FlagData, environments: EnvironmentInfo[], childr
   };
 }
 
-/** Flag creation (D6): the full resource, Unleash's eight keys first. */
+/** Flag creation (D6, docs/glossary.md): the full resource, Unleash's eight keys first. */
 export function flagCreatedFullView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): FeatureCreatedView {
   const { type: _t, archived: _a, ...rest } = tail(flag, children);
   return { ...flagCreatedView(flag), environments: environmentsView(flag, environments), ...rest };

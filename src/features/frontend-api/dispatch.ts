@@ -1,6 +1,6 @@
 /**
- * Where a frontend answer is evaluated (issue 15: "on the worker pool or the main thread,
- * whichever the benchmark shows is faster"): both, shared per loop turn.
+ * Where a frontend answer is evaluated (on the worker pool or the main thread, whichever the
+ * benchmark shows is faster): both, shared per loop turn.
  *
  * The frontend API's server is bound by its main thread: HTTP parsing, the socket write and the
  * evaluation all run there (bench/sdk.ts F1, in place: main thread ≈ 1 core, Vane and the load

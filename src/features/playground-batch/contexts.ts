@@ -41,7 +41,7 @@ export function populationCount(spec: PopulationSpec): number {
 /** The `index`-th context of a population: a mixed-radix decoding, last key fastest. */
 export function populationAt(spec: PopulationSpec, index: number): Record<string, unknown> {
   const keys = Object.keys(spec);
-  const picks: string[] = new Array(keys.length);
+  const picks = new Array<string>(keys.length);
   let rest = index;
   for (let k = keys.length - 1; k >= 0; k--) {
     const axis = spec[keys[k]!]!;

@@ -4,7 +4,7 @@
  *
  * Only a flag's `isEnabled` and variant name are wanted here, so each flag is decided the SDK way
  * (`getVariant`: first passing strategy, short-circuited) instead of the playground's full
- * report of every strategy, constraint and segment. By D2 both paths apply the same rules;
+ * report of every strategy, constraint and segment. By D2 (docs/glossary.md) both paths apply the same rules;
  * the property test (test/features/playground/impact-property.test.ts) holds this path to the
  * advanced playground's and the change-request preview's answers. Measured on the 100-flag bench
  * configuration: ~0.35 µs per flag decision against ~0.7 µs for the playground evaluation alone.
@@ -141,7 +141,7 @@ export function impactOfRange(
   onChange?: (flag: number, example: ImpactExample) => void,
 ): ImpactChunk {
   const cursor = new ContextCursor(source, offset);
-  const counts: number[] = new Array(flags.length * COUNTERS).fill(0);
+  const counts = new Array<number>(flags.length * COUNTERS).fill(0);
   const examples: ImpactExample[][] = flags.map(() => []);
   for (let i = start; i < end; i++) {
     const context = cursor.at(i);

@@ -1,5 +1,5 @@
 /**
- * Playground at scale (issue 17): explicit context lists (batch) and the impact of a change
+ * Playground at scale: explicit context lists (batch) and the impact of a change
  * request on a population, evaluated on the playground's worker pool.
  *
  * Both produce their answer as an ordered sequence of byte pieces (an async generator): tasks are
@@ -104,7 +104,6 @@ export class PlaygroundBatchService {
     const separator = format === 'ndjson' ? '\n' : ',';
     const head = format === 'json' ? `{"flags":${JSON.stringify(flags.map((f) => f.name))},"results":[` : '';
     const ref = sharedRef(snapshot);
-    const self = this;
     async function* tasks(): AsyncGenerator<BatchTask> {
       let next = 0;
       for await (const chunk of chunksOf(request.contexts, contextsPerTask)) {
@@ -123,7 +122,7 @@ export class PlaygroundBatchService {
     }
     let pending = head;
     let any = false;
-    for await (const bytes of self.ordered(tasks(), signal)) {
+    for await (const bytes of this.ordered(tasks(), signal)) {
       if (bytes.byteLength === 0) continue;
       // JSON: each task's records end with ','; the comma goes before the next task's instead.
       const body = Buffer.from(bytes.buffer, bytes.byteOffset, format === 'json' ? bytes.byteLength - 1 : bytes.byteLength);
@@ -174,7 +173,7 @@ export class PlaygroundBatchService {
         for await (const chunk of results) if (chunk.lines && chunk.lines.byteLength > 0) yield Buffer.from(chunk.lines);
       })();
     }
-    const totals: number[] = new Array(flags.length * COUNTERS).fill(0);
+    const totals = new Array<number>(flags.length * COUNTERS).fill(0);
     const examples: ImpactExample[][] = flags.map(() => []);
     for await (const chunk of results) {
       chunk.counts.forEach((n, i) => (totals[i]! += n));

@@ -118,7 +118,7 @@ export function unpackChunk(bytes: Uint8Array): ChunkResult {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.readUInt32LE(0);
   const header = 4 * (count + 1);
-  const ends: number[] = new Array(count);
+  const ends = new Array<number>(count);
   for (let f = 0; f < count; f++) ends[f] = view.readUInt32LE(4 * (f + 1));
   return { bytes: view.subarray(header), ends };
 }

@@ -10,7 +10,7 @@ import { BufferedAnswer, type PlaygroundService } from './service.js';
 
 /**
  * A buffered answer's pieces as the stream Fastify pipes into the response: written in one corked
- * burst, so the ~1 500 pieces of an S2 answer leave in a few writev calls instead of one write
+ * burst, so the ~1 500 pieces of a bench:playground S2 answer leave in a few writev calls instead of one write
  * system call each (Readable.from fed them to the socket one by one). The pieces are all in memory
  * already, so there is no backpressure to honour. The stream then ends normally, which is what
  * Fastify waits for before it considers the reply done.
@@ -25,7 +25,7 @@ class CorkedPieces extends Readable {
   override pipe<T extends NodeJS.WritableStream>(destination: T): T {
     // Fastify pipes into the response (a Writable, which corks); the interface pipe() is declared
     // with does not promise cork(), so it is looked for rather than assumed.
-    if ('cork' in destination && typeof destination.cork === 'function') destination.cork();
+    if ('cork' in destination && typeof destination.cork === 'function') (destination as { cork(): void }).cork();
     for (const part of this.parts) destination.write(part);
     destination.end();
     this.push(null);

@@ -106,10 +106,11 @@ interface AdvancedPlan {
 
 /**
  * A buffered answer kept as the workers' slices plus the small glue between them, sent with its
- * total length. Performance: S2 (tester seed 3, 8.1 MB per answer, 8 connections) spent 12 % of
- * the main thread in Buffer.concat copying every answer once more and 20 % in GC of those copies,
- * while the workers idled half the time; the pieces are now sent as they are. Measured on the loaded
- * machine, alternating builds: 12.9 and 13.2 req/s before, 14.1 and 13.1 after (within noise).
+ * total length. Performance: bench:playground S2 (tester seed 3, 8.1 MB per answer, 8 connections)
+ * spent 12 % of the main thread in Buffer.concat copying every answer once more and 20 % in GC of
+ * those copies, while the workers idled half the time, so the pieces are sent as they are.
+ * Measured on the loaded machine, alternating builds: 12.9 and 13.2 req/s with the copy, 14.1 and
+ * 13.1 without (within noise).
  */
 export class BufferedAnswer {
   constructor(
@@ -123,12 +124,12 @@ export class BufferedAnswer {
 /**
  * Memory lent to the workers to write advanced chunks into, reused from answer to answer.
  *
- * Performance: each S2 answer (tester seed 3) brought ~8 MB of new transferred ArrayBuffers into
+ * Performance: each bench:playground S2 answer (tester seed 3) brought ~8 MB of new transferred ArrayBuffers into
  * the main isolate; that external memory kept triggering major GCs, and V8's GC helper threads
  * used as much CPU as the two workers. A lent SharedArrayBuffer goes back to the free list only
  * when its answer's response has closed (every byte handed to the kernel, or the client gone); a
  * failed request abandons its buffers to the GC instead, since a slice may still be writing.
- * Past `max` buffers in use, tasks get none and the worker transfers its own buffer as before.
+ * Past `max` buffers in use, tasks get none and the worker transfers a buffer of its own.
  */
 export class OutputBuffers {
   private readonly free: SharedArrayBuffer[] = [];
@@ -158,7 +159,7 @@ export class OutputBuffers {
   }
 }
 
-/** 4 MiB: an S2 slice's chunk is ~2.4 MB; 64 of them cover 8 connections × 4 slices twice. */
+/** 4 MiB: a bench:playground S2 slice's chunk is ~2.4 MB; 64 of them cover 8 connections × 4 slices twice. */
 const OUTPUT_BYTES = 4 * 1024 * 1024;
 const MAX_OUTPUTS = 64;
 
@@ -181,7 +182,7 @@ export class PlaygroundService {
     private readonly limits: PlaygroundLimits,
   ) {}
 
-  /** E5: one environment, the context as given (no cleaning, no expansion). */
+  /** E5 (docs/glossary.md): one environment, the context as given (no cleaning, no expansion). */
   async deprecated(body: { environment: string; projects?: ProjectsInput; context: Record<string, unknown> }, inputJson: string, signal: AbortSignal): Promise<Buffer> {
     const snapshot = await this.snapshots.get();
     const projects = projectFilter(body.projects);

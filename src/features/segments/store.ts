@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
+import { DELETED_FIELD, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey, nextIntegerId } from '../../db/keys.js';
 import type { Segment } from './read-model.js';
@@ -19,7 +19,7 @@ export interface SegmentDocument extends StoredDocument, Omit<Segment, 'id'> {
 }
 
 export function toSegment(doc: SegmentDocument): Segment {
-  const { _id, name, description, project, constraints, createdBy, createdAt } = withoutBookkeeping(doc);
+  const { _id, name, description, project, constraints, createdBy, createdAt } = doc;
   return { id: _id, name, description, project, constraints, createdBy, createdAt };
 }
 

@@ -1,5 +1,5 @@
 /**
- * What each root role may do (issue 16). Routes declare the permission they need
+ * What each root role may do. Routes declare the permission they need
  * (`config: { permission }`, docs/rules.md §2.2); a session user holds the permissions of their root role.
  *
  * - Viewer (3): every read (routes without a permission, and READ_* ones except API tokens), and the playground endpoints (including the change-request preview),

@@ -116,6 +116,6 @@ export async function ensureInitialAdmin(users: UserService, userStore: UserRead
     // Another instance starting at the same time created it first (this one's state has not heard yet).
     if (await userStore.findByLoginInDatabase(login)) return;
     const reason = err instanceof Error ? err.message : String(err);
-    throw new Error(`Cannot create the first admin from INIT_ADMIN_USER/INIT_ADMIN_PASSWORD: ${reason}`);
+    throw new Error(`Cannot create the first admin from INIT_ADMIN_USER/INIT_ADMIN_PASSWORD: ${reason}`, { cause: err });
   }
 }

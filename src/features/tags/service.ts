@@ -64,7 +64,7 @@ export class TagService {
     }
   }
 
-  /** Creates the tags that do not exist yet, each with its `tag-created` event (D4). */
+  /** Creates the tags that do not exist yet, each with its `tag-created` event (D4, docs/glossary.md). */
   async ensureTags(tags: Array<{ type: string; value: string }>, audit: AuditUser, at?: Date): Promise<void> {
     for (const tag of tags) {
       if (await this.store.getTag(tag.type, tag.value)) continue;

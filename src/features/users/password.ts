@@ -1,32 +1,20 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import owasp from 'owasp-password-strength-test';
 
 /**
  * Password strength and storage for users who join through an invite link.
  *
- * Strength follows the OWASP rules Unleash applies (owasp-password-strength-test configured with
- * minLength 10, maxLength 128, passphrases of 20+ characters allowed, all four optional tests
- * required otherwise). The texts are the library's.
+ * Strength is the OWASP test Unleash applies (owasp-password-strength-test): 10 to 128
+ * characters, no character three times in a row, and, unless it is a passphrase of 20 or more
+ * characters, a lowercase and an uppercase letter, a digit and a special character. The library
+ * holds its settings module-wide; they are set here once, to the values Unleash uses. A check
+ * costs about 2 µs (200 000 checks of mixed samples, shared machine).
  */
-const MIN_LENGTH = 10;
-const MAX_LENGTH = 128;
-const MIN_PHRASE_LENGTH = 20;
+owasp.config({ minLength: 10, maxLength: 128, allowPassphrases: true, minPhraseLength: 20, minOptionalTestsToPass: 4 });
 
-const OPTIONAL_TESTS: Array<[RegExp, string]> = [
-  [/[a-z]/, 'The password must contain at least one lowercase letter.'],
-  [/[A-Z]/, 'The password must contain at least one uppercase letter.'],
-  [/[0-9]/, 'The password must contain at least one number.'],
-  [/[^A-Za-z0-9]/, 'The password must contain at least one special character.'],
-];
-
-/** What is wrong with a password; empty when it is strong enough. */
+/** What is wrong with a password, in the library's words; empty when it is strong enough. */
 export function passwordProblems(password: string): string[] {
-  const required: string[] = [];
-  if (password.length < MIN_LENGTH) required.push(`The password must be at least ${MIN_LENGTH} characters long.`);
-  if (password.length > MAX_LENGTH) required.push(`The password must be fewer than ${MAX_LENGTH} characters.`);
-  if (/(.)\1{2,}/u.test(password)) required.push('The password may not contain sequences of three or more repeated characters.');
-  const isPassphrase = password.length >= MIN_PHRASE_LENGTH;
-  const optional = isPassphrase ? [] : OPTIONAL_TESTS.filter(([test]) => !test.test(password)).map(([, message]) => message);
-  return [...required, ...optional];
+  return owasp.test(password).errors;
 }
 
 /**

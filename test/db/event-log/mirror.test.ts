@@ -111,7 +111,7 @@ t.test('a log written before the mirror existed is backfilled once; the database
   // 700 events written by an older Vane: only in `events`, id 300 skipped.
   const legacy: EventDocument[] = Array.from({ length: 700 }, (_, i) => i + 1).filter((id) => id !== 300).map((id) => {
     const { id: _id, ...base } = { tags: [], preData: null, createdBy: 'old', ...filler(id) } as Omit<EventDocument, '_id' | 'searchText'>;
-    return { _id: `legacy-${id}`, id, ...base, searchText: searchTextOf(base as never) } as EventDocument;
+    return { _id: `legacy-${id}`, id, ...base, searchText: searchTextOf(base) };
   });
   await db.collection<EventDocument>('events').insertMany(legacy);
   await db.collection('meta').insertOne({ _id: 'events' as never, lastId: 700, token: 'old' });

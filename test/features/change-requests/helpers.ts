@@ -1,14 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+import { send } from '../../helpers/app.js';
+
+export { eventsAfter, lastEventId, send } from '../../helpers/app.js';
 
 export const FEATURES = '/api/admin/projects/default/features';
-
-export async function send(app: FastifyInstance, method: string, url: string, payload?: unknown) {
-  return await app.inject({
-    method: method as never, url, headers: payload === undefined ? ADMIN : JSON_ADMIN,
-    ...(payload === undefined ? {} : { payload: payload as never }),
-  });
-}
 
 /** Sends and fails loudly unless the status is the expected one; returns the parsed body. */
 export async function ok(app: FastifyInstance, method: string, url: string, payload?: unknown, status = 200): Promise<any> {
@@ -58,16 +53,6 @@ export async function eventCount(app: FastifyInstance): Promise<number> {
   return await app.database.db.collection('events').countDocuments({});
 }
 
-export async function eventsAfter(app: FastifyInstance, id: number) {
-  await app.database.outbox.flushed(); // events are appended after the response
-  return await app.database.db.collection('events').find({ id: { $gt: id } }).sort({ id: 1 }).toArray();
-}
-
-export async function lastEventId(app: FastifyInstance): Promise<number> {
-  await app.database.outbox.flushed(); // events are appended after the response
-  const last = await app.database.db.collection('events').find({}).sort({ id: -1 }).limit(1).next();
-  return (last?.id as number | undefined) ?? 0;
-}
 
 /** Every flag and segment document, as stored (bookkeeping included): to prove nothing was written. */
 export async function storedState(app: FastifyInstance): Promise<string> {

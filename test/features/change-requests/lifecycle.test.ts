@@ -209,7 +209,7 @@ t.test('state transitions: each emits its event; disallowed ones answer 409 with
   t.equal(res.statusCode, 409);
   t.equal(res.json().message, `Change request #${a} is Applied and cannot become Cancelled (it is final)`);
 
-  res = await setState(app, b, 'In review');
+  await setState(app, b, 'In review');
   res = await setState(app, b, 'Rejected');
   t.equal(res.json().state, 'Rejected');
   t.equal(res.json().rejections.length, 1);

@@ -83,13 +83,13 @@ t.test('streaming and delta, as the Node SDK consumes them', async (t) => {
     // Measured, not asserted: from the write's acknowledgement to the SDK's repository holding it.
     const updated = () => new Promise<number>((resolve) => sdk.once('changed', () => resolve(performance.now())));
     let arrival = updated();
-    let res = await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/off`, headers: JSON_ADMIN });
+    const res = await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/off`, headers: JSON_ADMIN });
     let acknowledged = performance.now();
     t.equal(res.statusCode, 200);
     await until(() => !sdk.isEnabled('beta'), 'beta off in the streaming SDK');
     t.comment(`streaming SDK had the change ${((await arrival) - acknowledged).toFixed(1)} ms after the acknowledgement`);
     arrival = updated();
-    res = await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/on`, headers: JSON_ADMIN });
+    await app.inject({ method: 'POST', url: `${BASE}/beta/environments/development/on`, headers: JSON_ADMIN });
     acknowledged = performance.now();
     await until(() => sdk.isEnabled('beta'), 'beta on again');
     t.comment(`streaming SDK had the change ${((await arrival) - acknowledged).toFixed(1)} ms after the acknowledgement`);

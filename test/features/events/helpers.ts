@@ -15,7 +15,7 @@ export async function seedLog(app: FastifyInstance, events: EventSeed[]): Promis
       createdBy: 'admin', createdByUserId: -42, data: null, preData: null, tags: [], featureName: null, project: null,
       environment: null, ...e,
     };
-    return { _id: `seed-${e.id}`, ...base, searchText: searchTextOf(base) } as EventDocument;
+    return { _id: `seed-${e.id}`, ...base, searchText: searchTextOf(base) };
   });
   const tail: TailEntry[] = docs.map(({ _id, searchText: _s, ...rest }) => ({
     _id: tailKey(rest.id), id: rest.id, key: _id, body: JSON.stringify(rest),

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+import { fixture } from '../../helpers/samples.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { seedLog as seed } from './helpers.js';
 import { FILTER_PATTERN, NUMERIC_FILTER_PATTERN } from '../../../src/features/events/schemas.js';
 
-const fixtureDir = new URL('../../../../test/fixtures/events/', import.meta.url);
-const sample = (file: string) => JSON.parse(readFileSync(new URL(file, fixtureDir), 'utf8'));
+const sample = (file: string) => fixture(`events/${file}`);
 
 const SCHEMA_MESSAGE =
   'Request validation failed: your request body or params contain invalid data. Refer to the `details` list for more information.';
@@ -50,8 +49,8 @@ t.test('fresh instance: events 1–5 as sample 65 shows them', async (t) => {
     t.same(Object.keys(event), Object.keys(want), `event ${event.id}: keys in Unleash's order`);
     const strip = (e: Record<string, unknown>) => {
       const { createdAt: _c, ...rest } = e;
-      if (rest.data && typeof rest.data === 'object' && 'createdAt' in (rest.data as object)) {
-        rest.data = { ...(rest.data as object), createdAt: '' };
+      if (rest.data && typeof rest.data === 'object' && 'createdAt' in rest.data) {
+        rest.data = { ...rest.data, createdAt: '' };
       }
       return rest;
     };

@@ -139,4 +139,9 @@ t.test('JSON Patch (RFC 6902)', async (t) => {
   t.throws(() => applyJsonPatch(doc, [{ op: 'test', path: '/b/c', value: 'y' }]), JsonPatchError);
   t.throws(() => applyJsonPatch(doc, [{ op: 'add', path: '/a/5', value: 1 }]), JsonPatchError);
   t.throws(() => applyJsonPatch(doc, [{ op: 'bogus', path: '/a' }]), JsonPatchError);
+  t.throws(() => applyJsonPatch(doc, [{ op: 'move', from: '/b', path: '/b/c' }]), { name: 'JsonPatchError', message: 'Cannot move a value into one of its children' });
+  t.throws(() => applyJsonPatch(doc, [{ op: 'add', path: '/b/__proto__', value: { polluted: true } }]), JsonPatchError);
+  t.throws(() => applyJsonPatch(doc, [{ op: 'copy', from: '/__proto__', path: '/z' }]), JsonPatchError);
+  t.throws(() => applyJsonPatch(doc, [{ op: 'remove', path: '/a/9' }]), { message: 'Cannot perform the operation at a path that does not exist' }, 'one line, without the document');
+  t.same(applyJsonPatch(doc, [{ op: 'test', path: '/b', value: { c: 'x' } }]), doc, 'test compares values, not text');
 });

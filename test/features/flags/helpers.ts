@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+import { eventsAfter, JSON_ADMIN } from '../../helpers/app.js';
+
+export { lastEventId, send } from '../../helpers/app.js';
 
 export const BASE = '/api/admin/projects/default/features';
 
@@ -7,21 +9,7 @@ export async function createFlag(app: FastifyInstance, body: Record<string, unkn
   return await app.inject({ method: 'POST', url: `/api/admin/projects/${project}/features`, headers: JSON_ADMIN, payload: body });
 }
 
-export async function send(app: FastifyInstance, method: string, url: string, payload?: unknown) {
-  return await app.inject({
-    method: method as never, url, headers: payload === undefined ? ADMIN : JSON_ADMIN,
-    ...(payload === undefined ? {} : { payload: payload as never }),
-  });
-}
-
 /** Events after id 5 (the fresh-instance ones), in id order. */
 export async function eventsSince(app: FastifyInstance, afterId = 5) {
-  await app.database.outbox.flushed(); // events are appended after the response
-  return await app.database.db.collection('events').find({ id: { $gt: afterId } }).sort({ id: 1 }).toArray();
-}
-
-export async function lastEventId(app: FastifyInstance): Promise<number> {
-  await app.database.outbox.flushed(); // events are appended after the response
-  const last = await app.database.db.collection('events').find({}).sort({ id: -1 }).limit(1).next();
-  return (last?.id as number | undefined) ?? 0;
+  return await eventsAfter(app, afterId);
 }

@@ -9,7 +9,7 @@
  * a newer provider returns without the error. Checked here as it is.
  */
 import t from 'tap';
-import { OpenFeature, type Client, type EvaluationContext, type EvaluationDetails, type FlagValue, type JsonValue } from '@openfeature/server-sdk';
+import { ErrorCode, OpenFeature, type Client, type EvaluationContext, type EvaluationDetails, type FlagValue, type JsonValue } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { buildTestApp } from '../../helpers/app.js';
 import { createToken } from '../client-api/helpers.js';
@@ -32,7 +32,7 @@ function mismatch(got: EvaluationDetails<FlagValue>, expected: Expected, getter:
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   if (expected.value === undefined) return same(got.value, DEFAULTS[getter]) ? undefined : `the default expected, got ${JSON.stringify(got)}`;
   if (GETTER_OF[expected.kind] !== getter) {
-    return got.errorCode === 'TYPE_MISMATCH' && same(got.value, DEFAULTS[getter]) ? undefined : `TYPE_MISMATCH expected, got ${JSON.stringify(got)}`;
+    return got.errorCode === ErrorCode.TYPE_MISMATCH && same(got.value, DEFAULTS[getter]) ? undefined : `TYPE_MISMATCH expected, got ${JSON.stringify(got)}`;
   }
   if (!same(got.value, expected.value) || got.variant !== expected.variant || got.errorCode !== undefined) {
     return `expected ${JSON.stringify(expected)}, got ${JSON.stringify(got)}`;

@@ -9,7 +9,7 @@
  */
 import t from 'tap';
 import { EventSource } from 'eventsource';
-import { OpenFeature, ProviderEvents, type Client, type EvaluationContext, type EvaluationDetails, type FlagValue, type JsonValue } from '@openfeature/web-sdk';
+import { ErrorCode, OpenFeature, ProviderEvents, type Client, type EvaluationContext, type EvaluationDetails, type FlagValue, type JsonValue } from '@openfeature/web-sdk';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
 import { buildTestApp, JSON_ADMIN } from '../../helpers/app.js';
 import { createToken } from '../client-api/helpers.js';
@@ -38,10 +38,10 @@ function mismatch(got: EvaluationDetails<FlagValue>, expected: Expected, getter:
     if (!same(got.value, expected.value) || got.variant !== expected.variant || got.errorCode !== undefined) {
       return `expected ${JSON.stringify(expected)}, got ${JSON.stringify(got)}`;
     }
-  } else if (got.errorCode !== 'TYPE_MISMATCH' || !same(got.value, DEFAULTS[getter])) {
+  } else if (got.errorCode !== ErrorCode.TYPE_MISMATCH || !same(got.value, DEFAULTS[getter])) {
     return `TYPE_MISMATCH expected for a ${expected.kind} flag, got ${JSON.stringify(got)}`;
   }
-  if (got.errorCode === 'TYPE_MISMATCH') return undefined;
+  if (got.errorCode === ErrorCode.TYPE_MISMATCH) return undefined;
   const reasonOk = expected.reason === 'MATCH' ? got.reason === 'TARGETING_MATCH' || got.reason === 'SPLIT' : got.reason === expected.reason;
   return reasonOk ? undefined : `reason ${expected.reason} expected, got ${got.reason}`;
 }

@@ -46,7 +46,7 @@ t.test('overload: a full queue answers 503 with Retry-After at once; admin stays
   const adminDone = Date.now();
   t.equal(admin.statusCode, 200);
   const results = await Promise.all(burst);
-  // Latency under load is measured in bench/ (S3); here: the admin call does not wait behind the
+  // Latency under load is measured by bench:playground S3; here: the admin call does not wait behind the
   // queued evaluations (each holds the only worker for 400 ms).
   t.ok(adminDone < lastPlaygroundDone, 'the admin GET finished while the playground was still saturated');
   const refused = results.filter((r) => r.statusCode === 503);

@@ -3,6 +3,8 @@ import { JSON_ADMIN } from '../../helpers/app.js';
 
 export const FEATURES = '/api/admin/projects/default/features';
 
+export const impactUrl = (id: number | string) => `/api/admin/playground/change-request/${id}/impact`;
+
 export async function post(app: FastifyInstance, url: string, payload?: unknown) {
   return await app.inject({ method: 'POST', url, headers: JSON_ADMIN, ...(payload === undefined ? {} : { payload: payload as never }) });
 }

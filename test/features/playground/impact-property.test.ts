@@ -1,5 +1,5 @@
 /**
- * The property of issue 17: on random configurations and change requests, the impact endpoint's
+ * The impact endpoint's defining property: on random configurations and change requests, the impact endpoint's
  * counts and examples equal what one gets by asking, for each context, the advanced playground
  * (before) and the change-request preview (after), and comparing. Seeded, so a failure replays.
  */
@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_TOKEN, buildTestApp } from '../../helpers/app.js';
 import { addChanges, advanced, createFlag, createSegment, FEATURES, ok, preview, send, setState } from '../change-requests/helpers.js';
+import { impactUrl } from './helpers.js';
 
 function prng(seed: number): () => number {
   let a = seed >>> 0;
@@ -139,8 +140,6 @@ async function expectedImpact(app: FastifyInstance, id: number, contexts: Array<
 function byName(body: { flags: Array<{ name: string } & Record<string, unknown>> }): Record<string, unknown> {
   return Object.fromEntries(body.flags.map(({ name, ...rest }) => [name, rest]));
 }
-
-const impactUrl = (id: number) => `/api/admin/playground/change-request/${id}/impact`;
 
 t.test('impact equals the advanced playground (before) and the preview (after), context by context, on random setups', async (t) => {
   const rounds = Number(process.env.IMPACT_PROPERTY_ROUNDS ?? 5);

@@ -2,8 +2,7 @@ import t from 'tap';
 import { ADMIN_TOKEN, buildTestApp } from '../../helpers/app.js';
 import { populationAt, populationCount } from '../../../src/features/playground-batch/contexts.js';
 import { addChanges, addStrategy, createFlag, send, setState, turnOn } from '../change-requests/helpers.js';
-
-const impactUrl = (id: number | string) => `/api/admin/playground/change-request/${id}/impact`;
+import { impactUrl } from './helpers.js';
 
 t.test('a population is every combination, first key slowest, properties.x into properties', async (t) => {
   const spec = { userId: { from: 7, to: 9 }, 'properties.region': ['eu', 'us'], appName: ['a'] };

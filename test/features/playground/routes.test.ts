@@ -1,5 +1,6 @@
 import t from 'tap';
 import { ADMIN_TOKEN, buildTestApp } from '../../helpers/app.js';
+import { eventually } from '../../helpers/wait.js';
 import { advanced, createEnabledFlag, FEATURES, playground, post } from './helpers.js';
 
 t.test('playground requests and answers', async (t) => {
@@ -106,20 +107,12 @@ t.test('two instances on one database see each other within a second', async (t)
   t.equal(await seen(b), undefined, 'B answers before the flag exists');
   await createEnabledFlag(a, 'shared');
   // B may have built its snapshot before A's write; it must catch up by polling.
-  t.ok(await waitFor(async () => (await seen(b)) === true, 1000), 'B sees the new flag');
+  t.ok(await eventually(async () => (await seen(b)) === true, 1000, 25), 'B sees the new flag');
   t.equal((await post(a, `${FEATURES}/shared/environments/development/off`)).statusCode, 200);
   const started = Date.now();
-  t.ok(await waitFor(async () => (await seen(b)) === false, 1000), `B sees A's change within 1 s (${Date.now() - started} ms)`);
+  t.ok(await eventually(async () => (await seen(b)) === false, 1000, 25), `B sees A's change within 1 s (${Date.now() - started} ms)`);
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 t.test('over a real socket: every playground POST is answered, not aborted when its body has been read', async (t) => {
   // Node 20 emits the request's 'close' once its body is read; a budget listening there aborted

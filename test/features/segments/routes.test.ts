@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
+import { fixture } from '../../helpers/samples.js';
 import { toSegmentConfig } from '../../../src/features/segments/read-model.js';
 
-const fixtureDir = new URL('../../../../test/fixtures/segments/', import.meta.url);
-const sample = (file: string) => JSON.parse(readFileSync(new URL(file, fixtureDir), 'utf8'));
+const sample = (file: string) => fixture(`segments/${file}`);
 const SAMPLE_19 = sample('19-segment-create.json');
 const SAMPLE_20 = sample('20-segment-create-missing-constraints.json');
 

@@ -12,6 +12,7 @@ t.test('password strength (OWASP rules as Unleash configures them)', async (t) =
     'The password must contain at least one special character.',
   ]);
   t.same(passwordProblems('Aaaa-1234-xyz'), ['The password may not contain sequences of three or more repeated characters.']);
+  t.same(passwordProblems('Aa1!😀😀😀xyz'), [], 'repeats are UTF-16 units, as the library (and so Unleash) counts them');
   t.same(passwordProblems(`Aa1!${'xy'.repeat(70)}`), ['The password must be fewer than 128 characters.']);
   t.same(passwordProblems(''), [
     'The password must be at least 10 characters long.',
