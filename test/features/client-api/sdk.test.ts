@@ -8,6 +8,7 @@ import t from 'tap';
 import { InMemStorageProvider, Unleash } from 'unleash-client';
 import { UnleashClient } from 'unleash-proxy-client';
 import { ADMIN, buildTestApp, JSON_ADMIN } from '../../helpers/app.js';
+import { eventually } from '../../helpers/wait.js';
 import { createToken } from './helpers.js';
 import { randomConfiguration, randomContext, seeded } from './random-config.js';
 
@@ -111,7 +112,10 @@ t.test('official SDKs read Vane', async (t) => {
     for (const other of flag.environments.filter((e: { name: string }) => e.name !== 'development')) {
       t.match(other, { lastSeenAt: null, yes: 0, no: 0 }, `${other.name}: not seen`);
     }
-    const apps = (await app.inject({ method: 'GET', url: '/api/admin/metrics/applications', headers: ADMIN })).json();
-    t.ok(apps.applications.some((a: { appName: string }) => a.appName === 'metrics-app'), 'the SDK registered');
+    // The SDK registers when it starts, without waiting for the answer ('synchronized' does not either).
+    const registered = async () => ((await app.inject({ method: 'GET', url: '/api/admin/metrics/applications', headers: ADMIN })).json() as {
+      applications: Array<{ appName: string }>;
+    }).applications.some((a) => a.appName === 'metrics-app');
+    t.ok(await eventually(registered), 'the SDK registered');
   });
 });
