@@ -26,8 +26,8 @@ type FolderGraph = Map<string, Map<string, string>>;
 function runtimeImports(source: string): string[] {
   const found: string[] = [];
   const statement = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?'(\.[^']*)'/gm;
-  for (const m of source.matchAll(statement)) if (!m[2]) found.push(m[3]);
-  for (const m of source.matchAll(/\bimport\(\s*'(\.[^']*)'\s*\)/g)) found.push(m[1]);
+  for (const m of source.matchAll(statement)) if (!m[2]) found.push(m[3]!);
+  for (const m of source.matchAll(/\bimport\(\s*'(\.[^']*)'\s*\)/g)) found.push(m[1]!);
   return found;
 }
 
@@ -112,6 +112,6 @@ t.test('no two feature folders import each other in a cycle', async (t) => {
   const graph = folderGraph(featuresDir);
   t.ok(graph.size > 5, `scanned ${featuresDir}`);
   const cycle = findCycle(graph);
-  const via = cycle?.slice(1).map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i])!.get(to)})`);
+  const via = cycle?.slice(1).map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i]!)!.get(to)})`);
   t.equal(cycle, undefined, via ? `cycle: ${via.join(', ')}` : 'acyclic');
 });
