@@ -29,8 +29,6 @@ export default tseslint.config(
       // Off: Fastify plugins and the stores' promise-returning interfaces are async by contract,
       // whether or not a given body awaits.
       '@typescript-eslint/require-await': 'off',
-      // Off while noUncheckedIndexedAccess is: the `!` on indexed reads that it would need read as unnecessary.
-      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
       // Off: what it flags are JSON scalars from stored or posted data, objects already ruled out
       // or left to String() as Unleash renders them; TypeScript types such a value `{}`.
       '@typescript-eslint/no-base-to-string': 'off',

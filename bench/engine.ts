@@ -39,7 +39,7 @@ import { seededRandom } from './random.js';
 
 
 const random = seededRandom(42);
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
 const REGIONS = ['eu', 'us', 'apac', 'latam'];
 const TENANTS = Array.from({ length: 50 }, (_, i) => `tenant-${i}`);
@@ -111,7 +111,7 @@ function strategyOf(flagName: string, index: number): StrategyConfig {
 }
 
 function flagOf(i: number, names: string[]): FlagConfig {
-  const name = names[i];
+  const name = names[i]!;
   const environment = () => ({
     enabled: random() < 0.8,
     strategies: Array.from({ length: int(1, 4) }, (_, s) => strategyOf(name, s)),
@@ -129,7 +129,7 @@ function flagOf(i: number, names: string[]): FlagConfig {
     project: pick(['default', 'default', 'checkout']),
     createdAt: new Date(Date.UTC(2025, 0, 1) + i * 3600_000).toISOString(),
     environments: { development: environment(), production: environment() },
-    dependencies: i > 10 && random() < 0.1 ? [{ feature: names[int(0, 9)], enabled: true }] : [],
+    dependencies: i > 10 && random() < 0.1 ? [{ feature: names[int(0, 9)]!, enabled: true }] : [],
   };
 }
 
@@ -171,7 +171,7 @@ function medianMicros(rounds: number, body: (i: number) => void): number {
     samples.push(Number(process.hrtime.bigint() - started) / 1e3);
   }
   samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  return samples[Math.floor(samples.length / 2)]!;
 }
 
 const format = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -192,21 +192,21 @@ if (runs('sdk')) {
 const N = 3_000_000;
 let enabledCount = 0;
 timeLoop(500_000, (i) => {
-  if (isEnabled(compiled, 'production', names[i % 100], contexts[i % 1000])) enabledCount++;
+  if (isEnabled(compiled, 'production', names[i % 100]!, contexts[i % 1000])) enabledCount++;
 });
 enabledCount = 0;
 const decideSeconds = timeLoop(N, (i) => {
-  if (isEnabled(compiled, 'production', names[i % 100], contexts[(i * 7) % 1000])) enabledCount++;
+  if (isEnabled(compiled, 'production', names[i % 100]!, contexts[(i * 7) % 1000])) enabledCount++;
 });
 console.log(
   `SDK isEnabled:   ${format(N / decideSeconds)} evaluations/s on one core (target ≥ 2,000,000) — ${((enabledCount / N) * 100).toFixed(0)} % enabled`,
 );
 let variantCount = 0;
 timeLoop(300_000, (i) => {
-  if (getVariant(compiled, 'production', names[i % 100], contexts[i % 1000]).enabled) variantCount++;
+  if (getVariant(compiled, 'production', names[i % 100]!, contexts[i % 1000]).enabled) variantCount++;
 });
 const variantSeconds = timeLoop(N, (i) => {
-  if (getVariant(compiled, 'production', names[i % 100], contexts[(i * 7) % 1000]).enabled) variantCount++;
+  if (getVariant(compiled, 'production', names[i % 100]!, contexts[(i * 7) % 1000]).enabled) variantCount++;
 });
 console.log(`SDK getVariant:  ${format(N / variantSeconds)} evaluations/s on one core — ${((variantCount / (300_000 + N)) * 100).toFixed(0)} % with a variant`);
 }
@@ -262,7 +262,7 @@ const advancedSeconds = timeLoop(50, () => {
   const writer = new JsonChunkWriter();
   for (let c = 0; c < combinations.length; c++) {
     for (const evaluation of evaluateSelection(compiled, selection, 'production', combinations[c])) {
-      writer.write(advancedEntryJson(evaluation, combinationJson[c]));
+      writer.write(advancedEntryJson(evaluation, combinationJson[c]!));
     }
   }
   bytes += writer.byteLength;
@@ -273,7 +273,7 @@ let serializedBytes = 0;
 const serializeSeconds = timeLoop(50, () => {
   const writer = new JsonChunkWriter();
   for (let c = 0; c < evaluated.length; c++) {
-    for (const evaluation of evaluated[c]) writer.write(advancedEntryJson(evaluation, combinationJson[c]));
+    for (const evaluation of evaluated[c]!) writer.write(advancedEntryJson(evaluation, combinationJson[c]!));
   }
   serializedBytes += writer.byteLength;
 });

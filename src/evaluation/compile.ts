@@ -96,7 +96,7 @@ export class CompiledFlag {
     const environments = new Map<string, CompiledFlagEnvironment>();
     const envConfigs = isObject(config.environments) ? config.environments : {};
     for (const name of Object.keys(envConfigs)) {
-      environments.set(name, compileFlagEnvironment(config, name, envConfigs[name]));
+      environments.set(name, compileFlagEnvironment(config, name, envConfigs[name]!));
     }
     this.environments = environments;
     this.nameJson = jsonString(this.name);

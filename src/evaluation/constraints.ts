@@ -138,7 +138,7 @@ export function constraintHolds(constraint: CompiledConstraint, context: Context
 /** Every constraint holds (an empty list holds). Short-circuits: for decisions, not reports. */
 export function allConstraintsHold(constraints: readonly CompiledConstraint[], context: ContextReader): boolean {
   for (let i = 0; i < constraints.length; i++) {
-    if (!constraintHolds(constraints[i], context)) return false;
+    if (!constraintHolds(constraints[i]!, context)) return false;
   }
   return true;
 }
@@ -198,7 +198,7 @@ function operatorHolds(c: CompiledConstraint, context: ContextReader): boolean {
 
 function stringOperatorHolds(op: Op, values: readonly string[], value: string): boolean {
   for (let i = 0; i < values.length; i++) {
-    const candidate = values[i];
+    const candidate = values[i]!;
     if (op === Op.StartsWith ? value.startsWith(candidate) : op === Op.EndsWith ? value.endsWith(candidate) : value.includes(candidate)) {
       return true;
     }

@@ -47,7 +47,7 @@ export function combinationSpace(cleanedContext: Record<string, unknown>): Combi
   const lists: Record<string, unknown[]> = {};
   collectValueLists(cleanedContext, lists);
   const keys = Object.keys(lists);
-  const valueLists = keys.map((key) => lists[key]);
+  const valueLists = keys.map((key) => lists[key]!);
   const count = valueLists.reduce((product, list) => product * list.length, 1);
   return { keys, lists: valueLists, count };
 }
@@ -70,10 +70,10 @@ export function combinationAt(space: CombinationSpace, index: number): Record<st
   const picks: unknown[] = new Array(space.keys.length);
   let rest = index;
   for (let k = space.keys.length - 1; k >= 0; k--) {
-    const list = space.lists[k];
+    const list = space.lists[k]!;
     picks[k] = list[rest % list.length];
     rest = Math.floor(rest / list.length);
   }
-  for (let k = 0; k < space.keys.length; k++) setOwn(combination, space.keys[k], picks[k]);
+  for (let k = 0; k < space.keys.length; k++) setOwn(combination, space.keys[k]!, picks[k]);
   return combination;
 }

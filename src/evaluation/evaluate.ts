@@ -203,7 +203,7 @@ function firstPassingStrategy(
 ): CompiledStrategy | null {
   const strategies = env.strategies;
   for (let i = 0; i < strategies.length; i++) {
-    const strategy = strategies[i];
+    const strategy = strategies[i]!;
     if (strategy.disabled || strategy.kind === StrategyKind.Unimplemented) continue;
     if (!allConstraintsHold(strategy.constraints, reader)) continue;
     if (!segmentsHold(strategy.segmentIds, segments, reader)) continue;
@@ -220,7 +220,7 @@ function strategiesPass(env: CompiledFlagEnvironment, someStrategyOn: boolean): 
 /** A missing segment fails its strategy (client specification 15, D2; Unleash skips it). */
 function segmentsHold(ids: readonly number[], segments: ReadonlyMap<number, CompiledSegment>, reader: ContextReader): boolean {
   for (let i = 0; i < ids.length; i++) {
-    const segment = segments.get(ids[i]);
+    const segment = segments.get(ids[i]!);
     if (segment === undefined || !allConstraintsHold(segment.constraints, reader)) return false;
   }
   return true;
@@ -338,7 +338,7 @@ export class FlagEvaluation implements ParentOutcome {
     let winner: StrategyEvaluation | null = null;
     let anyUnknown = false;
     for (let i = 0; i < strategies.length; i++) {
-      const evaluation = evaluateStrategy(env.strategies[i], run);
+      const evaluation = evaluateStrategy(env.strategies[i]!, run);
       strategies[i] = evaluation;
       if (evaluation.enabled === true) winner ??= evaluation;
       else if (evaluation.enabled === 'unknown') anyUnknown = true;
@@ -426,7 +426,7 @@ export function evaluateSelection(
 function evaluateConstraints(constraints: readonly CompiledConstraint[], reader: ContextReader, into: boolean[]): boolean {
   let all = true;
   for (let i = 0; i < constraints.length; i++) {
-    const holds = constraintHolds(constraints[i], reader);
+    const holds = constraintHolds(constraints[i]!, reader);
     into[i] = holds;
     if (!holds) all = false;
   }
@@ -517,7 +517,7 @@ export function evaluateRange(
   const evaluations: FlagEvaluation[] = [];
   let anyDependency = false;
   for (let i = start; i < end; i++) {
-    const flag = flags[i];
+    const flag = flags[i]!;
     evaluations.push(new FlagEvaluation(run, flag, environment, environmentJson, flag.environment(environment)));
     if (flag.dependencies.length > 0) anyDependency = true;
   }

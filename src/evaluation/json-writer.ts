@@ -86,7 +86,7 @@ export class JsonChunkWriter {
   /** The written bytes as one Buffer (the writer must not be used afterwards). */
   toBuffer(): Buffer {
     const chunks = this.chunksView();
-    return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, this.total);
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.total);
   }
 
   private startChunk(atLeast: number): void {

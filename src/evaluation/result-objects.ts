@@ -110,5 +110,5 @@ function constraintObjects(
   constraints: readonly CompiledConstraint[],
   results: readonly boolean[],
 ): PlaygroundConstraintResult[] {
-  return constraints.map((constraint, i) => ({ ...constraint.echo, result: results[i] }));
+  return constraints.map((constraint, i) => ({ ...constraint.echo, result: results[i]! }));
 }

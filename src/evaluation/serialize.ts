@@ -138,7 +138,7 @@ export class AdvancedEntryWriter {
     const variantJson = !enabled ? DISABLED_FLAG_OFF_JSON : variant !== null ? variant.flagVariantJson : DISABLED_FLAG_ON_JSON;
     const heads = this.memo.heads;
     for (let i = 0; i < heads.length; i++) {
-      const head = heads[i];
+      const head = heads[i]!;
       if (head.bits === bits && head.variantJson === variantJson) return head.bytes;
     }
     const bytes = Buffer.from(flagHeadJson(evaluation));
@@ -152,7 +152,7 @@ export class AdvancedEntryWriter {
     advancedTailParts(evaluation, parts);
     const tails = this.memo.tails;
     for (let i = 0; i < tails.length; i++) {
-      const tail = tails[i];
+      const tail = tails[i]!;
       if (samePieces(tail.parts, parts)) return tail.bytes;
     }
     let text = '';
@@ -185,7 +185,7 @@ function advancedTailParts(evaluation: FlagEvaluation, parts: string[]): void {
   const strategies = evaluation.strategies;
   for (let i = 0; i < strategies.length; i++) {
     if (i > 0) parts.push(',');
-    const strategy = strategies[i];
+    const strategy = strategies[i]!;
     parts.push(strategyBodyJson(strategy));
     const segments = strategy.segments;
     if (segments.length === 0) {
@@ -195,7 +195,7 @@ function advancedTailParts(evaluation: FlagEvaluation, parts: string[]): void {
     parts.push(',"segments":[');
     for (let j = 0; j < segments.length; j++) {
       if (j > 0) parts.push(',');
-      parts.push(segmentJson(segments[j]));
+      parts.push(segmentJson(segments[j]!));
     }
     parts.push(']', strategy.strategy.reportTailJson);
   }
@@ -206,7 +206,7 @@ function advancedTailParts(evaluation: FlagEvaluation, parts: string[]): void {
 export function writePlaygroundFeatures(writer: JsonChunkWriter, evaluations: readonly FlagEvaluation[]): void {
   writer.write('[');
   for (let i = 0; i < evaluations.length; i++) {
-    writer.write(i > 0 ? ',' + playgroundFlagJson(evaluations[i]) : playgroundFlagJson(evaluations[i]));
+    writer.write(i > 0 ? ',' + playgroundFlagJson(evaluations[i]!) : playgroundFlagJson(evaluations[i]!));
   }
   writer.write(']');
 }
@@ -216,7 +216,7 @@ export function playgroundFeaturesJson(evaluations: readonly FlagEvaluation[]): 
   let json = '[';
   for (let i = 0; i < evaluations.length; i++) {
     if (i > 0) json += ',';
-    json += playgroundFlagJson(evaluations[i]);
+    json += playgroundFlagJson(evaluations[i]!);
   }
   return json + ']';
 }
@@ -243,7 +243,7 @@ function strategiesJson(evaluation: FlagEvaluation): string {
   const strategies = evaluation.strategies;
   for (let i = 0; i < strategies.length; i++) {
     if (i > 0) json += ',';
-    json += strategyJson(strategies[i]);
+    json += strategyJson(strategies[i]!);
   }
   return json + ']}}';
 }
@@ -261,7 +261,7 @@ function strategyJson(evaluation: StrategyEvaluation): string {
   let json = body + ',"segments":[';
   for (let i = 0; i < segments.length; i++) {
     if (i > 0) json += ',';
-    json += segmentJson(segments[i]);
+    json += segmentJson(segments[i]!);
   }
   return json + ']' + strategy.reportTailJson;
 }
@@ -339,7 +339,7 @@ function constraintsJson(constraints: readonly CompiledConstraint[], results: re
   let json = '[';
   for (let i = 0; i < constraints.length; i++) {
     if (i > 0) json += ',';
-    json += constraints[i].echoJsonPrefix + results[i] + '}';
+    json += constraints[i]!.echoJsonPrefix + results[i] + '}';
   }
   return json + ']';
 }

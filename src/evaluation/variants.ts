@@ -110,10 +110,10 @@ export function compileStrategyVariants(
   parameters: Readonly<Record<string, string>>,
 ): CompiledVariantSet {
   const list: unknown[] = Array.isArray(definitions) ? definitions : [];
-  const groupId = Object.hasOwn(parameters, 'groupId') ? parameters.groupId : 'undefined';
+  const groupId = Object.hasOwn(parameters, 'groupId') ? parameters.groupId! : 'undefined';
   const first = list[0];
   const own = isObject(first) && typeof first.stickiness === 'string' && first.stickiness !== '' ? first.stickiness : '';
-  const inherited = Object.hasOwn(parameters, 'stickiness') && parameters.stickiness !== '' ? parameters.stickiness : 'default';
+  const inherited = Object.hasOwn(parameters, 'stickiness') && parameters.stickiness !== '' ? parameters.stickiness! : 'default';
   return new CompiledVariantSet(list, 'strategy', groupId, own !== '' ? own : inherited);
 }
 

@@ -113,7 +113,7 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
   const flag = await app.inject({ url: '/api/admin/projects/default/features/during-freeze', headers: ADMIN });
   const events = await app.inject({ url: '/api/admin/search/events?feature=IS:during-freeze&type=IS:feature-created', headers: ADMIN });
   t.equal(events.statusCode, 200);
-  const created = (events.json() as { total: number }).total;
+  const created = events.json<{ total: number }>().total;
   t.ok((flag.statusCode === 200 && created === 1) || (flag.statusCode === 404 && created === 0),
     `the unanswered write is whole or absent (flag ${flag.statusCode}, events ${created})`);
   t.equal((await app.inject({ url: '/api/admin/projects/default/features/during-freeze-2', headers: ADMIN })).statusCode, 404,

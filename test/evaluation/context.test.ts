@@ -43,7 +43,7 @@ t.test('splitting: no trimming, empty pieces kept, appName split too', async (t)
 
 t.test('properties merge into the top level', async (t) => {
   const merged = expandCombinations({ region: 'x', properties: { region: 'eu', tier: 'gold' }, appName: 'a' });
-  t.strictSame(Object.entries(merged[0]), [['region', 'eu'], ['tier', 'gold'], ['appName', 'a']], 'overwrite keeps the earlier position');
+  t.strictSame(Object.entries(merged[0]!), [['region', 'eu'], ['tier', 'gold'], ['appName', 'a']], 'overwrite keeps the earlier position');
   const later = expandCombinations({ properties: { region: 'eu' }, region: 'us' });
   t.strictSame(later, [{ region: 'us' }], 'a later top-level key overwrites');
   t.strictSame(expandCombinations({ properties: null, a: 'b' }), [{ properties: null, a: 'b' }], 'non-object properties: an ordinary one-item value');

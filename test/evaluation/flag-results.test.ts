@@ -35,7 +35,7 @@ t.test('flags without strategies', async (t) => {
   t.equal(off.isEnabled, false);
   t.strictSame(off.strategies, { result: false, data: [] });
   t.strictSame(Object.entries(off.variant), Object.entries(DISABLED_OFF));
-  const elsewhere = evaluate(compile(snapshot([flag({ name: 'x' })])), 'production', {})[0];
+  const elsewhere = evaluate(compile(snapshot([flag({ name: 'x' })])), 'production', {})[0]!;
   t.equal(elsewhere.isEnabledInCurrentEnvironment, false, 'environment not configured: off');
   t.strictSame(elsewhere.variants, []);
 });
@@ -44,17 +44,17 @@ t.test('environment variants', async (t) => {
   const picked = resultOf([flag({ name: 'f', variants: variantsAB })], 'f', { userId: '7' })!;
   t.ok(['a', 'b'].includes(picked.variant.name));
   t.strictSame(picked.variants, variantsAB, 'definitions as stored');
-  const withPayload = resultOf([flag({ name: 'f', variants: [variantsAB[0]] })], 'f', { userId: '7' })!;
+  const withPayload = resultOf([flag({ name: 'f', variants: [variantsAB[0]!] })], 'f', { userId: '7' })!;
   t.strictSame(Object.keys(withPayload.variant), ['name', 'payload', 'enabled', 'feature_enabled', 'featureEnabled']);
-  const noPayload = resultOf([flag({ name: 'f', variants: [variantsAB[1]] })], 'f', { userId: '7' })!;
+  const noPayload = resultOf([flag({ name: 'f', variants: [variantsAB[1]!] })], 'f', { userId: '7' })!;
   t.strictSame(Object.keys(noPayload.variant), ['name', 'enabled', 'feature_enabled', 'featureEnabled']);
   const overridden: VariantConfig[] = [
-    { ...variantsAB[0], weight: 0, weightType: 'fix', overrides: [{ contextName: 'tenant', values: ['acme'] }] },
-    { ...variantsAB[1], weight: 1000 },
+    { ...variantsAB[0]!, weight: 0, weightType: 'fix', overrides: [{ contextName: 'tenant', values: ['acme'] }] },
+    { ...variantsAB[1]!, weight: 1000 },
   ];
   t.equal(resultOf([flag({ name: 'f', variants: overridden })], 'f', { properties: { tenant: 'acme' } })!.variant.name, 'a', 'override wins, even at weight 0');
   t.equal(resultOf([flag({ name: 'f', variants: overridden })], 'f', { properties: { tenant: 'ACME' } })!.variant.name, 'b', 'overrides are case-sensitive');
-  const zero = resultOf([flag({ name: 'f', variants: [{ ...variantsAB[0], weight: 0 }] })], 'f')!;
+  const zero = resultOf([flag({ name: 'f', variants: [{ ...variantsAB[0]!, weight: 0 }] })], 'f')!;
   t.strictSame(zero.variant, DISABLED_ON, 'total weight 0: nothing picked');
   const off = resultOf([flag({ name: 'f', enabled: false, variants: variantsAB })], 'f')!;
   t.strictSame(off.variant, DISABLED_OFF);
@@ -80,10 +80,10 @@ t.test('strategy variants', async (t) => {
       variants: variantsAB.map((variant) => ({ ...variant, weightType: 'variable' as const, stickiness: 'default' })),
       ...fields,
     });
-  const winner = resultOf([flag({ name: 'f', strategies: [withVariants()], variants: [variantsAB[1]] })], 'f', { userId: '123' })!;
+  const winner = resultOf([flag({ name: 'f', strategies: [withVariants()], variants: [variantsAB[1]!] })], 'f', { userId: '123' })!;
   // peer.demo:123 → 684 → b.
   t.strictSame(winner.variant, { name: 'b', enabled: true, feature_enabled: true }, 'winner strategy variant shape');
-  t.strictSame(winner.strategies.data[0].result, {
+  t.strictSame(winner.strategies.data[0]!.result, {
     enabled: true,
     evaluationStatus: 'complete',
     variant: { name: 'b', enabled: true },
@@ -91,12 +91,12 @@ t.test('strategy variants', async (t) => {
   });
   t.equal((winner.variants as VariantConfig[]).length, 2, "flag variants are the winner's strategy variants");
   const failing = resultOf(
-    [flag({ name: 'f', strategies: [withVariants({ constraints: [constraint('userId', 'IN', { values: ['x'] })] })], variants: [variantsAB[1]] })],
+    [flag({ name: 'f', strategies: [withVariants({ constraints: [constraint('userId', 'IN', { values: ['x'] })] })], variants: [variantsAB[1]!] })],
     'f',
     { userId: '123' },
   )!;
-  t.equal(failing.strategies.data[0].result.enabled, false);
-  t.strictSame((failing.strategies.data[0].result as { variant: unknown }).variant, { name: 'b', enabled: true }, 'variant reported even when false');
+  t.equal(failing.strategies.data[0]!.result.enabled, false);
+  t.strictSame((failing.strategies.data[0]!.result as { variant: unknown }).variant, { name: 'b', enabled: true }, 'variant reported even when false');
   t.strictSame(failing.variants, [variantsAB[1]], 'flag variants fall back to the environment');
   const offFlag = resultOf([flag({ name: 'f', enabled: false, strategies: [withVariants()] })], 'f', { userId: '123' })!;
   t.equal(offFlag.strategies.result, true, 'an off flag can show strategies.result true');
@@ -104,7 +104,7 @@ t.test('strategy variants', async (t) => {
   t.strictSame(offFlag.variant, DISABLED_OFF);
   t.equal(offFlag.variants.length, 2, 'winner variants reported although the flag is off');
   const defaultStrategy = resultOf(
-    [flag({ name: 'f', strategies: [strategy('default', { variants: [{ ...variantsAB[0], weightType: 'variable', stickiness: 'default' }] })] })],
+    [flag({ name: 'f', strategies: [strategy('default', { variants: [{ ...variantsAB[0]!, weightType: 'variable', stickiness: 'default' }] })] })],
     'f',
     { userId: '7' },
   )!;
@@ -206,7 +206,7 @@ t.test('strategy variants: the first variant\'s stickiness wins over the strateg
   const flags = [flag({ name: 'vs1', strategies: [strategy('flexibleRollout', { parameters: { rollout: '100', stickiness: 'userId', groupId: 'g' }, variants })] })];
   const b = resultOf(flags, 'vs1', { appName: 'x', userId: 'u2', properties: { tenant: 't2' } })!;
   t.strictSame(b.variant, { name: 'b', enabled: true, feature_enabled: true });
-  t.strictSame((b.strategies.data[0].result as { variant: unknown }).variant, { name: 'b', enabled: true });
+  t.strictSame((b.strategies.data[0]!.result as { variant: unknown }).variant, { name: 'b', enabled: true });
   const a = resultOf(flags, 'vs1', { appName: 'x', userId: 'u0', properties: { tenant: 't4' } })!;
   t.strictSame(a.variant, { name: 'a', enabled: true, feature_enabled: true });
   const sdk = compile(snapshot(flags));
@@ -229,7 +229,7 @@ t.test('a disabled strategy of a type without implementation is incomplete, not 
     { enabled: 'unknown', evaluationStatus: 'unevaluated' },
   ]);
   const passing = resultOf(flags, 'dc1', { appName: 'x', userId: 'u1' })!;
-  t.strictSame(passing.strategies.data[0].result, { enabled: 'unknown', evaluationStatus: 'incomplete' });
+  t.strictSame(passing.strategies.data[0]!.result, { enabled: 'unknown', evaluationStatus: 'incomplete' });
   t.equal(passing.strategies.result, 'unknown');
   t.equal(passing.isEnabled, false);
 });

@@ -39,7 +39,7 @@ for (const file of ['42-playground-projects-star.json', '43-playground-projects-
     for (const recorded of features) {
       const index = results.findIndex((result) => result.name === recorded.name);
       t.strictSame(results[index], recorded, `${recorded.name}: result object`);
-      t.equal(playgroundFlagJson(evaluations[index]), JSON.stringify(recorded), `${recorded.name}: JSON bytes`);
+      t.equal(playgroundFlagJson(evaluations[index]!), JSON.stringify(recorded), `${recorded.name}: JSON bytes`);
     }
   });
 }
@@ -70,7 +70,7 @@ for (const file of [
         const entries = recorded.environments[environment];
         t.equal(entries.length, combinations.length, `${recorded.name}/${environment}: one entry per combination`);
         entries.forEach((entry: any, i: number) => {
-          const { combination, contextJson, evaluations } = runs[i];
+          const { combination, contextJson, evaluations } = runs[i]!;
           const evaluation = evaluations.find((candidate) => candidate.flag.name === recorded.name)!;
           const label = `${recorded.name}/${environment}/${contextJson}`;
           t.strictSame(advancedEntryObject(evaluation, combination), entry, `${label}: entry object`);

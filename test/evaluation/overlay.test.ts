@@ -32,7 +32,7 @@ t.test('segment changes reach the flags using them', async (t) => {
   t.equal(isEnabled(base, ENV, 'segmented', us), false);
   const widened = overlay(base, { segments: [{ ...euOnly, constraints: [constraint('region', 'IN', { values: ['eu', 'us'] })] }] });
   t.equal(isEnabled(widened, ENV, 'segmented', us), true);
-  t.equal(evaluate(widened, ENV, us).find((r) => r.name === 'segmented')!.strategies.data[0].segments[0].result, true);
+  t.equal(evaluate(widened, ENV, us).find((r) => r.name === 'segmented')!.strategies.data[0]!.segments[0]!.result, true);
   const removed = overlay(base, { removedSegments: [1] });
   t.equal(isEnabled(removed, ENV, 'segmented', { region: 'eu' }), false, 'a removed segment fails its strategies');
   t.equal(isEnabled(base, ENV, 'segmented', { region: 'eu' }), true, 'base untouched');

@@ -107,8 +107,8 @@ t.test('inverted negates every known operator', async (t) => {
         strategy('default', { constraints: [{ ...constraint, inverted: false }] }),
         strategy('default', { constraints: [{ ...constraint, inverted: true }] }),
       ];
-      const [plain, inverted] = evaluate(compile(snapshot([flag({ name: 'f', strategies })])), ENV, context)[0].strategies.data;
-      return plain.constraints[0].result === !inverted.constraints[0].result;
+      const [plain, inverted] = evaluate(compile(snapshot([flag({ name: 'f', strategies })])), ENV, context)[0]!.strategies.data;
+      return plain!.constraints[0]!.result === !inverted!.constraints[0]!.result;
     }),
     { numRuns: 1000 },
   );

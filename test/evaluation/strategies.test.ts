@@ -5,7 +5,7 @@ import { constraint, ENV, flag, strategy } from './fixtures/builders.js';
 import { flagResult } from './fixtures/single.js';
 
 const single = (name: string, parameters: Record<string, string>, context: unknown) =>
-  flagResult([strategy(name, { parameters })], context).strategies.data[0].result;
+  flagResult([strategy(name, { parameters })], context).strategies.data[0]!.result;
 
 const sdk = (name: string, parameters: Record<string, string>, context: unknown) =>
   isEnabled(compile({ flags: [flag({ name: 'f', strategies: [strategy(name, { parameters })] })], segments: [] }), ENV, 'f', context);
@@ -61,11 +61,11 @@ t.test('disabled strategy: unevaluated, constraints and segments still reported'
     { userId: '1', region: 'eu' },
     [{ id: 3, name: 's', constraints: [constraint('region', 'IN', { values: ['eu'] })] }],
   );
-  const data = result.strategies.data[0];
+  const data = result.strategies.data[0]!;
   t.strictSame(data.result, { enabled: 'unknown', evaluationStatus: 'unevaluated' });
   t.equal(data.disabled, true);
-  t.equal(data.constraints[0].result, true);
-  t.equal(data.segments[0].result, true);
+  t.equal(data.constraints[0]!.result, true);
+  t.equal(data.segments[0]!.result, true);
   t.equal(result.strategies.result, 'unknown', 'only disabled strategies: unknown');
   t.equal(result.isEnabled, false);
   t.strictSame(result.variant, { name: 'disabled', enabled: false, feature_enabled: false });
@@ -75,11 +75,11 @@ t.test('unimplemented strategies: incomplete', async (t) => {
   const passing = [constraint('userId', 'IN', { values: ['1'] })];
   for (const name of ['applicationHostname', 'myCustomStrategy']) {
     const unknown = flagResult([strategy(name, { parameters: { hostNames: 'x' }, constraints: passing })], { userId: '1' });
-    t.strictSame(unknown.strategies.data[0].result, { enabled: 'unknown', evaluationStatus: 'incomplete' }, `${name}, constraints pass`);
+    t.strictSame(unknown.strategies.data[0]!.result, { enabled: 'unknown', evaluationStatus: 'incomplete' }, `${name}, constraints pass`);
     t.equal(unknown.strategies.result, 'unknown');
     t.equal(unknown.isEnabled, false);
     const failing = flagResult([strategy(name, { constraints: passing })], { userId: '2' });
-    t.strictSame(failing.strategies.data[0].result, { enabled: false, evaluationStatus: 'incomplete' }, `${name}, constraints fail`);
+    t.strictSame(failing.strategies.data[0]!.result, { enabled: false, evaluationStatus: 'incomplete' }, `${name}, constraints fail`);
     t.equal(failing.strategies.result, false, 'a failing incomplete strategy never makes the flag unknown');
     t.equal(sdk(name, {}, { userId: '1' }), false, 'SDK path: never enabled');
   }
@@ -100,7 +100,8 @@ t.test('strategy report shape', async (t) => {
     ],
     {},
   );
-  const [untitled, titled] = result.strategies.data;
+  const untitled = result.strategies.data[0]!;
+  const titled = result.strategies.data[1]!;
   t.strictSame(Object.keys(untitled), ['name', 'id', 'disabled', 'parameters', 'result', 'constraints', 'segments', 'links'], 'title omitted when empty');
   t.strictSame(Object.keys(titled), ['name', 'id', 'title', 'disabled', 'parameters', 'result', 'constraints', 'segments', 'links']);
   t.equal(titled.disabled, false, 'disabled null → false');
@@ -125,20 +126,20 @@ t.test('constraint echo: strategy defaults vs segment stored keys', async (t) =>
   const result = flagResult([strategy('default', { constraints: [stored], segments: [1] })], { userId: '7' }, [
     { id: 1, name: 'seg', constraints: [{ ...stored }] },
   ]);
-  const data = result.strategies.data[0];
-  t.strictSame(Object.entries(data.constraints[0]), Object.entries({ inverted: false, values: [], contextName: 'userId', operator: 'NUM_EQ', value: '7', result: true }));
-  t.strictSame(Object.entries(data.segments[0].constraints[0]), Object.entries({ contextName: 'userId', operator: 'NUM_EQ', value: '7', result: true }));
-  t.strictSame(Object.keys(data.segments[0]), ['name', 'id', 'result', 'constraints']);
+  const data = result.strategies.data[0]!;
+  t.strictSame(Object.entries(data.constraints[0]!), Object.entries({ inverted: false, values: [], contextName: 'userId', operator: 'NUM_EQ', value: '7', result: true }));
+  t.strictSame(Object.entries(data.segments[0]!.constraints[0]!), Object.entries({ contextName: 'userId', operator: 'NUM_EQ', value: '7', result: true }));
+  t.strictSame(Object.keys(data.segments[0]!), ['name', 'id', 'result', 'constraints']);
 });
 
 t.test('segments: missing ids are not reported but fail the strategy (D2)', async (t) => {
   const segments = [{ id: 1, name: 'eu', constraints: [constraint('region', 'IN', { values: ['eu'] })] }];
   const withMissing = flagResult([strategy('default', { segments: [404, 1] })], { region: 'eu' }, segments);
-  t.strictSame(withMissing.strategies.data[0].segments.map((s) => s.id), [1], 'only existing segments reported');
-  t.equal(withMissing.strategies.data[0].result.enabled, false, 'client specification 15: a missing segment fails');
+  t.strictSame(withMissing.strategies.data[0]!.segments.map((s) => s.id), [1], 'only existing segments reported');
+  t.equal(withMissing.strategies.data[0]!.result.enabled, false, 'client specification 15: a missing segment fails');
   const existing = flagResult([strategy('default', { segments: [1] })], { region: 'eu' }, segments);
-  t.equal(existing.strategies.data[0].result.enabled, true);
+  t.equal(existing.strategies.data[0]!.result.enabled, true);
   const failing = flagResult([strategy('default', { segments: [1] })], { region: 'us' }, segments);
-  t.equal(failing.strategies.data[0].result.enabled, false);
-  t.equal(failing.strategies.data[0].segments[0].result, false);
+  t.equal(failing.strategies.data[0]!.result.enabled, false);
+  t.equal(failing.strategies.data[0]!.segments[0]!.result, false);
 });

@@ -113,7 +113,7 @@ t.test('no two feature folders import each other in a cycle', async (t) => {
   const graph = folderGraph(featuresDir);
   t.ok(graph.size > 5, `scanned ${featuresDir}`);
   const cycle = findCycle(graph);
-  const via = cycle?.slice(1).map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i])!.get(to)})`);
+  const via = cycle?.slice(1).map((to, i) => `${cycle[i]} → ${to} (${graph.get(cycle[i]!)!.get(to)})`);
   t.equal(cycle, undefined, via ? `cycle: ${via.join(', ')}` : 'acyclic');
 });
 

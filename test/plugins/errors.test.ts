@@ -97,7 +97,7 @@ t.test('unexpected failures → 500 UnknownError with a generic message, details
 
 t.test('a JSON body nested 5 000 levels deep → 400 ValidationError on every body route, nothing written', async (t) => {
   const app = await buildTestApp(t);
-  const spec = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+  const spec = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>();
   const deepArray = '['.repeat(5000) + ']'.repeat(5000);
   const deepObject = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
   const countAll = async () => {

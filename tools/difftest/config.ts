@@ -73,13 +73,13 @@ export class Random {
     return this.next() < p;
   }
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
+    return items[Math.floor(this.next() * items.length)]!;
   }
   /** `count` distinct items (fewer when the pool is smaller), in pool order. */
   some<T>(items: readonly T[], count: number): T[] {
     const chosen = new Set<number>();
     while (chosen.size < Math.min(count, items.length)) chosen.add(Math.floor(this.next() * items.length));
-    return [...chosen].sort((a, b) => a - b).map((i) => items[i]);
+    return [...chosen].sort((a, b) => a - b).map((i) => items[i]!);
   }
 }
 
@@ -224,7 +224,7 @@ function strategyVariants(random: Random, into: Set<string>): Record<string, unk
   return names.map((name, i) => {
     into.add(name);
     const variant: Record<string, unknown> = {
-      name, weight: split[i].weight, weightType: split[i].weightType, stickiness: sameStickiness ?? variantStickiness(random, single),
+      name, weight: split[i]!.weight, weightType: split[i]!.weightType, stickiness: sameStickiness ?? variantStickiness(random, single),
     };
     const payload = generatePayload(random);
     if (payload) variant.payload = payload;
@@ -239,7 +239,7 @@ export function environmentVariants(random: Random, into: Set<string>): Record<s
   const split = weights(random, names.length);
   return names.map((name, i) => {
     into.add(name);
-    const variant: Record<string, unknown> = { name, weight: split[i].weight, weightType: split[i].weightType, stickiness };
+    const variant: Record<string, unknown> = { name, weight: split[i]!.weight, weightType: split[i]!.weightType, stickiness };
     const payload = generatePayload(random);
     if (payload) variant.payload = payload;
     if (random.chance(0.25)) {

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
       if (vane[i] === peer[i]) return;
       statusDifferences++;
       console.log(`status differs at request ${i}: ${request.method} ${request.path} ${JSON.stringify(request.body ?? null).slice(0, 300)}`);
-      console.log(`  vane ${vane[i]} ${bodies.vane[i].slice(0, 300)}`);
+      console.log(`  vane ${vane[i]} ${bodies.vane[i]!.slice(0, 300)}`);
       console.log(`  peer ${peer[i]} ${bodies.peer[i]?.slice(0, 300) ?? '(not asked)'}`);
     });
     console.log(`seed ${seed}: ${requests.length} admin requests, ${statusDifferences} ${vaneOnly ? 'server errors' : 'status differences'} (${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -267,7 +267,7 @@ function parseServerRoutes(text: string): Record<string, Record<string, number>>
   for (const line of text.split('\n')) {
     const m = /^http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
     if (!m) continue;
-    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x): [string, string] => [x[1]!, x[2]!]));
     const key = `${labels.method} ${labels.route}`;
     (routes[key] ??= {})[labels.status_code ?? '?'] = Number(m[2]);
   }

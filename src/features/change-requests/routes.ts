@@ -46,7 +46,7 @@ function parseChange(request: FastifyRequest, change: unknown, at: string): Chan
   const checkShape = request.compileValidationSchema(ChangeBody, 'body');
   if (!shapeFits(change, checkShape)) throw schemaValidationError(formatValidationErrors(checkShape.errors ?? [], at));
   const payload = change.payload === undefined && change.action === 'archiveFeature' ? {} : change.payload;
-  const checkPayload = request.compileValidationSchema(PAYLOAD_WRAPPERS[change.action], 'body');
+  const checkPayload = request.compileValidationSchema(PAYLOAD_WRAPPERS[change.action]!, 'body');
   const input = { action: change.action, payload };
   if (!payloadFits(input, checkPayload)) throw schemaValidationError(formatValidationErrors(checkPayload.errors ?? [], at));
   const valid: ChangeInput = input;

@@ -52,7 +52,7 @@ function strategy(rng: () => number, segmentIds: number[]): Record<string, unkno
 async function call(app: FastifyInstance, method: 'POST' | 'PUT', url: string, payload?: unknown): Promise<Record<string, unknown>> {
   const res = await app.inject({ method, url, headers: JSON_ADMIN, ...(payload === undefined ? {} : { payload: payload as never }) });
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.body ? (res.json() as Record<string, unknown>) : {};
+  return res.body ? res.json<Record<string, unknown>>() : {};
 }
 
 /** A random configuration in project default, environment development; returns the flag names. */

@@ -28,15 +28,15 @@ t.test('JSON in, JSON out: the advanced playground\'s isEnabled and variant name
   await seedFlags(app);
   const res = await post(app, BATCH, { environments: ['development', 'production'], projects: '*', contexts });
   t.equal(res.statusCode, 200, res.body);
-  const body = res.json() as { flags: string[]; results: Array<{ context: number; environment: string; flags: Record<string, { enabled: boolean; variant: string | null }> }> };
+  const body = res.json<{ flags: string[]; results: Array<{ context: number; environment: string; flags: Record<string, { enabled: boolean; variant: string | null }> }> }>();
   t.same(body.flags, ['child', 'rollout', 'plain']);
   t.equal(body.results.length, 80);
   t.same(body.results.slice(0, 2).map((r) => [r.context, r.environment]), [[0, 'development'], [0, 'production']]);
   let on = 0;
   for (const [i, context] of contexts.entries()) {
-    const expected = (await advanced(app, context, { environments: ['development', 'production'] })).json() as {
+    const expected = (await advanced(app, context, { environments: ['development', 'production'] })).json<{
       features: Array<{ name: string; environments: Record<string, Array<{ isEnabled: boolean; variant: { name: string } }>> }>;
-    };
+    }>();
     for (const [e, environment] of ['development', 'production'].entries()) {
       const record = body.results[i * 2 + e]!;
       t.equal(record.environment, environment);
@@ -53,7 +53,7 @@ t.test('JSON in, JSON out: the advanced playground\'s isEnabled and variant name
 t.test('NDJSON out is streamed, one record per line; NDJSON in is read as a stream', async (t) => {
   const app = await buildTestApp(t);
   await seedFlags(app);
-  const json = (await post(app, BATCH, { environments: ['development'], contexts })).json() as { results: unknown[] };
+  const json = (await post(app, BATCH, { environments: ['development'], contexts })).json<{ results: unknown[] }>();
   const out = await app.inject({
     method: 'POST', url: BATCH, headers: { authorization: ADMIN_TOKEN, 'content-type': 'application/json', accept: 'application/x-ndjson' },
     payload: { environments: ['development'], contexts },
@@ -76,7 +76,7 @@ t.test('NDJSON out is streamed, one record per line; NDJSON in is read as a stre
     method: 'POST', url: `${BATCH}?environments=development`,
     headers: { authorization: ADMIN_TOKEN, 'content-type': 'application/x-ndjson' }, payload: ndjsonBody,
   });
-  t.same((jsonOut.json() as { results: unknown[] }).results, json.results);
+  t.same(jsonOut.json<{ results: unknown[] }>().results, json.results);
 });
 
 t.test('bad input names the field; the limit is a 400 with the limit in the message', async (t) => {
@@ -130,7 +130,7 @@ t.test('a limit crossed after the answer started ends it with an error member / 
     headers: { authorization: ADMIN_TOKEN, 'content-type': 'application/x-ndjson' }, payload: lines,
   });
   t.equal(json.statusCode, 200);
-  const body = json.json() as { results: unknown[]; error: { name: string; message: string } };
+  const body = json.json<{ results: unknown[]; error: { name: string; message: string } }>();
   t.ok(body.results.length >= 1000 && body.results.length <= 2500, `some results (${body.results.length})`);
   t.match(body.error, { name: 'ValidationError', message: /limit of 2500/ });
   const nd = await app.inject({
@@ -145,7 +145,7 @@ t.test('both endpoints are in the OpenAPI document', async (t) => {
   const app = await buildTestApp(t);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   t.equal(res.statusCode, 200);
-  const doc = res.json() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content?: Record<string, unknown> }> }>> };
+  const doc = res.json<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content?: Record<string, unknown> }> }>> }>();
   const batch = doc.paths['/api/admin/playground/batch']!.post!;
   t.ok(batch.requestBody!.content['application/json'], 'JSON body');
   t.ok(batch.requestBody!.content['application/x-ndjson'], 'NDJSON body');

@@ -85,7 +85,7 @@ async function randomChangeRequest(t: Test, app: FastifyInstance, r: Random, fla
     ])();
     if (!change) continue;
     const res = await addChanges(app, change);
-    if (res.statusCode === 200) id = (res.json() as { id: number }).id;
+    if (res.statusCode === 200) id = res.json<{ id: number }>().id;
     else if (process.env.IMPACT_PROPERTY_DEBUG) t.comment(JSON.stringify(change), res.statusCode, res.body);
   }
   if (id === undefined) id = (await ok(app, 'POST', '/api/admin/projects/default/environments/development/change-requests',
@@ -157,7 +157,7 @@ t.test('impact equals the advanced playground (before) and the preview (after), 
     const expected = await expectedImpact(app, id, contexts);
     const fromPopulation = await send(app, 'POST', impactUrl(id), { population });
     t.equal(fromPopulation.statusCode, 200, fromPopulation.body);
-    const body = fromPopulation.json() as { contexts: number; changeRequest: { id: number }; flags: Array<{ name: string }> };
+    const body = fromPopulation.json<{ contexts: number; changeRequest: { id: number }; flags: Array<{ name: string }> }>();
     t.equal(body.contexts, contexts.length);
     t.equal(body.changeRequest.id, id);
     t.same(byName(body), expected, `seed ${seed}: population`);

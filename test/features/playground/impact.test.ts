@@ -27,11 +27,11 @@ t.test('impact: counts, examples, archived flags listed, final state changes not
     { feature: 'half', action: 'archiveFeature', payload: {} },
   ]);
   t.equal(added.statusCode, 200, added.body);
-  const id = (added.json() as { id: number }).id;
+  const id = added.json<{ id: number }>().id;
   const population = { userId: { from: 1, to: 100 }, appName: ['a'] };
   const res = await send(app, 'POST', impactUrl(id), { population });
   t.equal(res.statusCode, 200, res.body);
-  const body = res.json() as { changeRequest: unknown; contexts: number; flags: Array<{ name: string; before: { enabled: number }; after: { enabled: number }; turnedOff: number; examples: Array<{ index: number; before: unknown; after: unknown }> }> };
+  const body = res.json<{ changeRequest: unknown; contexts: number; flags: Array<{ name: string; before: { enabled: number }; after: { enabled: number }; turnedOff: number; examples: Array<{ index: number; before: unknown; after: unknown }> }> }>();
   t.same(body.changeRequest, { id, environment: 'development', project: 'default', state: 'Draft' });
   t.equal(body.contexts, 100);
   t.same(body.flags.map((f) => f.name).sort(), ['half', 'on-for-all'], 'untouched flags are not listed');
@@ -70,5 +70,5 @@ t.test('impact: counts, examples, archived flags listed, final state changes not
 
   t.equal((await setState(app, id, 'Cancelled')).statusCode, 200);
   const cancelled = await send(app, 'POST', impactUrl(id), { population });
-  t.same((cancelled.json() as { flags: unknown[] }).flags, [], 'a final-state change request changes nothing');
+  t.same(cancelled.json<{ flags: unknown[] }>().flags, [], 'a final-state change request changes nothing');
 });

@@ -46,7 +46,7 @@ t.test('playground answers match recorded Unleash responses (samples 42–49)', 
     const res = await replay(app, sample);
     t.equal(res.statusCode, sample.response.status, `${sample.file}: status`);
     const expected = sample.response.body as Record<string, unknown>;
-    const actual = res.json() as Record<string, unknown>;
+    const actual = res.json<Record<string, unknown>>();
     if (sample.response.status === 200) {
       t.same(normaliseIds(actual), normaliseIds(expected), `${sample.file}: body`);
       t.same(keyOrder(normaliseIds(actual)), keyOrder(normaliseIds(expected)), `${sample.file}: key order`);

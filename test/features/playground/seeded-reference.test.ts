@@ -34,7 +34,7 @@ t.test('Vane answers like Unleash on a 100-flag configuration built through the 
       headers: { authorization: '*:*.seeded-admin-token', 'content-type': 'application/json' },
     });
     t.equal(res.statusCode, 200);
-    const ours = res.json() as Recorded['response'];
+    const ours = res.json<Recorded['response']>();
     const theirs = new Map(response.features.map((flag) => [flag.name, normalise(flag)]));
     t.equal(ours.features.length, response.features.length, `${request.path}: flag count`);
     const differing = ours.features.filter((flag) => normalise(flag) !== theirs.get(flag.name)).map((flag) => flag.name);
