@@ -43,14 +43,26 @@ export interface StartedVane {
   cleanup(): Promise<void>;
 }
 
+export interface VaneOptions {
+  name: string;
+  port?: number;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  /**
+   * An embedded database's data directory and database name to start on (a restart on what an
+   * earlier start wrote), kept by cleanup; by default a fresh directory, removed by cleanup.
+   */
+  reuse?: { dataDir: string; database: string };
+}
+
 /** A Vane from `dist/` on a fresh embedded database; `env` adds or overrides settings. */
-export async function startVane(options: { name: string; port?: number; env?: Record<string, string>; nodeArgs?: string[] }): Promise<StartedVane> {
+export async function startVane(options: VaneOptions): Promise<StartedVane> {
   const port = options.port || (await freePort());
-  const dataDir = mkdtempSync(join(tmpdir(), `vane-bench-${options.name}-`));
+  const dataDir = options.reuse?.dataDir ?? mkdtempSync(join(tmpdir(), `vane-bench-${options.name}-`));
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), resolve('dist/src/server.js')], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: BENCH_ADMIN_TOKEN,
-      MONGODB_DB: `vane_bench_${options.name}_${Date.now()}`, LOG_LEVEL: 'warn', ...options.env,
+      MONGODB_DB: options.reuse?.database ?? `vane_bench_${options.name}_${Date.now()}`, LOG_LEVEL: 'warn', ...options.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -62,7 +74,7 @@ export async function startVane(options: { name: string; port?: number; env?: Re
     async cleanup() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.reuse) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
