@@ -16,7 +16,7 @@ export {
   type SnapshotChanges,
 } from './compile.js';
 export { CompiledSnapshotCache, type SharedSnapshotRef } from './compiled-cache.js';
-export { fromSharedJson, toSharedJson } from './shared-json.js';
+export { fromSharedJson, sharedText, toSharedJson } from './shared-json.js';
 export { ContextReader, type SdkRules } from './context-reader.js';
 export {
   cleanContext,

@@ -1,14 +1,30 @@
-import type { Snapshot } from '../../evaluation/index.js';
-import { toFlagConfig, type FlagStore } from '../flags/store.js';
+import type { FlagConfig, Snapshot } from '../../evaluation/index.js';
+import { toFlagConfig, type FlagData, type FlagStore } from '../flags/store.js';
 import { toSegmentConfig, type SegmentStore } from '../segments/store.js';
 import type { SnapshotSource } from './snapshot.js';
+
+/**
+ * Each flag's evaluation form, made once per flag revision: the store hands out the same object
+ * for a flag until it changes, so the snapshot of a new revision differs from the previous one
+ * exactly in the objects of the flags written (SnapshotCache compiles only those).
+ */
+const configs = new WeakMap<FlagData, FlagConfig>();
+
+function configOf(flag: FlagData): FlagConfig {
+  let config = configs.get(flag);
+  if (!config) {
+    config = toFlagConfig(flag);
+    configs.set(flag, config);
+  }
+  return config;
+}
 
 /** The evaluation snapshot read from the flags and segments stores: all projects, all environments. */
 export function storeSnapshotSource(flags: FlagStore, segments: SegmentStore): SnapshotSource {
   return {
     async load(): Promise<Snapshot> {
       const [flagData, segmentList] = await Promise.all([flags.snapshotSource(), segments.list()]);
-      return { flags: flagData.map(toFlagConfig), segments: segmentList.map(toSegmentConfig) };
+      return { flags: flagData.map(configOf), segments: segmentList.map(toSegmentConfig) };
     },
   };
 }
