@@ -1,5 +1,5 @@
 /**
- * Seeds a realistic 100-flag configuration through the admin API — the same requests work
+ * Seeds a realistic configuration (100 flags unless told otherwise) through the admin API — the same requests work
  * against Vane and against the Unleash reference server, so both are measured on one setup.
  *
  * Per flag, in `development` and `production`: 1–3 strategies (flexibleRollout, default,
