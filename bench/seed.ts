@@ -1,5 +1,5 @@
 /**
- * Seeds a realistic 100-flag configuration through the admin API — the same requests work
+ * Seeds a realistic configuration (100 flags unless told otherwise) through the admin API — the same requests work
  * against Vane and against the Unleash reference server, so both are measured on one setup.
  *
  * Per flag, in `development` and `production`: 1–3 strategies (flexibleRollout, default,
@@ -36,15 +36,25 @@ export interface Target {
   token: string;
 }
 
+/**
+ * One admin request; a 503 (a server refusing while its database is slow to answer, as on a
+ * loaded machine) is sent again up to 5 times, a second apart: a 503 means nothing was written.
+ */
 export async function call(target: Target, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(target.url + path, {
-    method,
-    headers: { authorization: target.token, 'content-type': 'application/json', accept: 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${target.name} ${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
-  return text ? JSON.parse(text) : undefined;
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(target.url + path, {
+      method,
+      headers: { authorization: target.token, 'content-type': 'application/json', accept: 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (res.status === 503 && attempt < 5) {
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    if (res.status >= 300) throw new Error(`${target.name} ${method} ${path} → ${res.status} ${text.slice(0, 300)}`);
+    return text ? JSON.parse(text) : undefined;
+  }
 }
 
 const constraint = (i: number) => {
@@ -55,7 +65,24 @@ const constraint = (i: number) => {
 export const SEED_PREFIX = 'bench';
 export const FLAG_COUNT = 100;
 
-export async function seed(target: Target, prefix = SEED_PREFIX): Promise<void> {
+export interface SeedOptions {
+  /** Flags to create (FLAG_COUNT by default). */
+  flags?: number;
+  /**
+   * Flags built at once: each flag's requests stay in order, different flags run side by side.
+   * 1 (the default) sends every request in order, as the other benches always did; above 1 the
+   * dependencies are added once every flag exists (a parent may be built after its child).
+   */
+  concurrency?: number;
+}
+
+/**
+ * Builds the bench configuration: 5 segments, then `flags` flags (their strategies, variants and
+ * environments), every tenth depending on its predecessor.
+ */
+export async function seed(target: Target, prefix = SEED_PREFIX, options: SeedOptions = {}): Promise<void> {
+  const flags = options.flags ?? FLAG_COUNT;
+  const concurrency = Math.max(1, options.concurrency ?? 1);
   const segmentIds: number[] = [];
   for (let s = 0; s < 5; s++) {
     const segment = (await call(target, 'POST', '/api/admin/segments', {
@@ -64,46 +91,68 @@ export async function seed(target: Target, prefix = SEED_PREFIX): Promise<void> 
     })) as { id: number };
     segmentIds.push(segment.id);
   }
-  for (let i = 0; i < FLAG_COUNT; i++) {
-    const name = `${prefix}.flag.${String(i).padStart(3, '0')}`;
-    await call(target, 'POST', '/api/admin/projects/default/features', { name, description: `bench flag ${i}` });
-    for (const environment of ['development', 'production']) {
-      const base = `/api/admin/projects/default/features/${name}/environments/${environment}`;
-      const strategies = 1 + (i % 3);
-      for (let k = 0; k < strategies; k++) {
-        const kind = (i + k) % 3;
-        const body =
-          kind === 0
-            ? {
-                name: 'flexibleRollout',
-                parameters: { rollout: String(20 + ((i * 7 + k * 13) % 80)), stickiness: 'default', groupId: name },
-                constraints: [constraint(i + k), constraint(i + k + 5)],
-                segments: i % 4 === 0 ? [segmentIds[i % 5]!] : [],
-                variants: i % 2 === 0
-                  ? [
-                      { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'r' } },
-                      { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default' },
-                    ]
-                  : [],
-              }
-            : kind === 1
-              ? { name: 'default', parameters: {}, constraints: [constraint(i + k + 2)] }
-              : { name: 'remoteAddress', parameters: { IPs: '10.0.0.0/8, 192.168.1.1' }, constraints: [] };
-        await call(target, 'POST', `${base}/strategies`, body);
-      }
-      if (i % 5 === 0) {
-        await call(target, 'PUT', `${base}/variants`, [
-          { name: 'a', weight: 340, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['1'] }] },
-          { name: 'b', weight: 330, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"x":1}' } },
-          { name: 'c', weight: 100, weightType: 'fix', stickiness: 'default' },
-        ]);
-      }
-      await call(target, 'POST', `${base}/on`);
+  const dependency = async (i: number) => {
+    if (i % 10 !== 9) return;
+    await call(target, 'POST', `/api/admin/projects/default/features/${seedFlagName(i, prefix)}/dependencies`, { feature: seedFlagName(i - 1, prefix), enabled: true });
+  };
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < flags; i = next++) {
+      await seedFlag(target, prefix, i, segmentIds);
+      if (concurrency === 1) await dependency(i);
     }
-    if (i % 10 === 9) {
-      const parent = `${prefix}.flag.${String(i - 1).padStart(3, '0')}`;
-      await call(target, 'POST', `/api/admin/projects/default/features/${name}/dependencies`, { feature: parent, enabled: true });
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  if (concurrency > 1) {
+    next = 0;
+    const dependencies = async () => {
+      for (let i = next++; i < flags; i = next++) await dependency(i);
+    };
+    await Promise.all(Array.from({ length: concurrency }, dependencies));
+  }
+}
+
+/** The name of the seed's flag number `i` (at least three digits). */
+export function seedFlagName(i: number, prefix = SEED_PREFIX): string {
+  return `${prefix}.flag.${String(i).padStart(3, '0')}`;
+}
+
+/** One flag of the seed with its strategies, variants and environments turned on. */
+async function seedFlag(target: Target, prefix: string, i: number, segmentIds: number[]): Promise<void> {
+  const name = seedFlagName(i, prefix);
+  await call(target, 'POST', '/api/admin/projects/default/features', { name, description: `bench flag ${i}` });
+  for (const environment of ['development', 'production']) {
+    const base = `/api/admin/projects/default/features/${name}/environments/${environment}`;
+    const strategies = 1 + (i % 3);
+    for (let k = 0; k < strategies; k++) {
+      const kind = (i + k) % 3;
+      const body =
+        kind === 0
+          ? {
+              name: 'flexibleRollout',
+              parameters: { rollout: String(20 + ((i * 7 + k * 13) % 80)), stickiness: 'default', groupId: name },
+              constraints: [constraint(i + k), constraint(i + k + 5)],
+              segments: i % 4 === 0 ? [segmentIds[i % 5]!] : [],
+              variants: i % 2 === 0
+                ? [
+                    { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'r' } },
+                    { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default' },
+                  ]
+                : [],
+            }
+          : kind === 1
+            ? { name: 'default', parameters: {}, constraints: [constraint(i + k + 2)] }
+            : { name: 'remoteAddress', parameters: { IPs: '10.0.0.0/8, 192.168.1.1' }, constraints: [] };
+      await call(target, 'POST', `${base}/strategies`, body);
     }
+    if (i % 5 === 0) {
+      await call(target, 'PUT', `${base}/variants`, [
+        { name: 'a', weight: 340, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['1'] }] },
+        { name: 'b', weight: 330, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"x":1}' } },
+        { name: 'c', weight: 100, weightType: 'fix', stickiness: 'default' },
+      ]);
+    }
+    await call(target, 'POST', `${base}/on`);
   }
 }
 
@@ -119,5 +168,5 @@ export function frontendContexts(): Array<Record<string, unknown>> {
 }
 
 export async function firstFlagName(prefix = SEED_PREFIX): Promise<string> {
-  return `${prefix}.flag.000`;
+  return seedFlagName(0, prefix);
 }

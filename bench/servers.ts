@@ -40,17 +40,34 @@ export async function waitHealthy(url: string, timeoutMs = 180_000): Promise<voi
 export interface StartedVane {
   target: Target;
   child: ChildProcess;
-  cleanup(): Promise<void>;
+  /** Where its embedded database keeps its files, and the database's name (to start on them again: `reuse`). */
+  dataDir: string;
+  database: string;
+  /** Stops it; removes its data directory unless it was reused or `keep` is set. */
+  cleanup(options?: { keep?: boolean }): Promise<void>;
+}
+
+export interface VaneOptions {
+  name: string;
+  port?: number;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  /**
+   * An embedded database's data directory and database name to start on (a restart on what an
+   * earlier start wrote), kept by cleanup; by default a fresh directory, removed by cleanup.
+   */
+  reuse?: { dataDir: string; database: string };
 }
 
 /** A Vane from `dist/` on a fresh embedded database; `env` adds or overrides settings. */
-export async function startVane(options: { name: string; port?: number; env?: Record<string, string>; nodeArgs?: string[] }): Promise<StartedVane> {
+export async function startVane(options: VaneOptions): Promise<StartedVane> {
   const port = options.port || (await freePort());
-  const dataDir = mkdtempSync(join(tmpdir(), `vane-bench-${options.name}-`));
+  const dataDir = options.reuse?.dataDir ?? mkdtempSync(join(tmpdir(), `vane-bench-${options.name}-`));
+  const database = options.reuse?.database ?? `vane_bench_${options.name}_${Date.now()}`;
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), resolve('dist/src/server.js')], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: BENCH_ADMIN_TOKEN,
-      MONGODB_DB: `vane_bench_${options.name}_${Date.now()}`, LOG_LEVEL: 'warn', ...options.env,
+      MONGODB_DB: database, LOG_LEVEL: 'warn', ...options.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -59,10 +76,14 @@ export async function startVane(options: { name: string; port?: number; env?: Re
   return {
     target: { name: 'vane', url, token: BENCH_ADMIN_TOKEN },
     child,
-    async cleanup() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
+    dataDir,
+    database,
+    async cleanup(cleanupOptions = {}) {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+      if (!options.reuse && !cleanupOptions.keep) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -102,9 +123,13 @@ export function stopReference(): void {
   spawnSync('bash', [script], { stdio: 'inherit' });
 }
 
-/** Starts the Unleash reference on a fresh database (PEER_* variables as its script reads them). */
-export function startReference(): { target: Target; pid: number } {
-  const run = spawnSync('bash', [referenceScript(), '--fresh'], { stdio: 'inherit', env: { ...process.env, ...REFERENCE_UNLIMITED } });
+/**
+ * Starts the Unleash reference on a fresh database (PEER_* variables as its script reads them);
+ * `fresh: false` starts it on the database it had (a restart, after stopReference).
+ */
+export function startReference(options: { fresh?: boolean } = {}): { target: Target; pid: number } {
+  const args = options.fresh === false ? [] : ['--fresh'];
+  const run = spawnSync('bash', [referenceScript(), ...args], { stdio: 'inherit', env: { ...process.env, ...REFERENCE_UNLIMITED } });
   if (run.status !== 0) throw new Error('could not start the reference server');
   const port = process.env.PEER_PORT ?? '4242';
   const pid = Number(readFileSync(join(process.env.PEER_DIR ?? join(process.env.HOME ?? '/root', 'unleash-peer'), 'unleash.pid'), 'utf8').trim());

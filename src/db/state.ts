@@ -30,6 +30,14 @@ export class CollectionMirror<T extends StoredDocument> {
   /** Writes of this process while a load is under way: applied over the load's result. */
   private pending: Map<unknown, T | null> | undefined;
   private loadedOnce = false;
+  /**
+   * Counts every change of what is held (a document written, refreshed or flushed, a load), so a
+   * view kept beside the mirror (MirrorView) knows whether it is current.
+   */
+  private changes = 0;
+  /** The ids changed by changes `journalFrom + 1` … `changes`, in order (see changedSince). */
+  private journal: unknown[] = [];
+  private journalFrom = 0;
 
   /**
    * @param collection the outbox's handle of the collection (Outbox.collections): documents are
@@ -56,6 +64,43 @@ export class CollectionMirror<T extends StoredDocument> {
     return this.docs.values();
   }
 
+  /** The number of changes so far (see `changes`). */
+  get version(): number {
+    return this.changes;
+  }
+
+  /**
+   * The ids of the documents changed since `version` (each once, oldest change first), or
+   * undefined when they are no longer known: a load replaced everything since, or the journal
+   * was trimmed past it. Then a view rebuilds whole.
+   */
+  changedSince(version: number): unknown[] | undefined {
+    if (version < this.journalFrom || version > this.changes) return undefined;
+    return [...new Set(this.journal.slice(version - this.journalFrom))];
+  }
+
+  /**
+   * The journal keeps at least as many changes as there are documents (and 1 024): a view
+   * further behind than that rebuilds whole, which costs no more than applying them one by one.
+   */
+  private noteChange(id: unknown): void {
+    this.changes++;
+    this.journal.push(id);
+    const keep = Math.max(1024, this.docs.size);
+    if (this.journal.length > 2 * keep) {
+      const dropped = this.journal.length - keep;
+      this.journal = this.journal.slice(dropped);
+      this.journalFrom += dropped;
+    }
+  }
+
+  /** A load replaced what is held: no view can catch up change by change. */
+  private noteReload(): void {
+    this.changes++;
+    this.journal = [];
+    this.journalFrom = this.changes;
+  }
+
   /** Reads the whole collection (live documents only) and replaces what is held. */
   async load(): Promise<number> {
     this.pending ??= new Map();
@@ -74,6 +119,7 @@ export class CollectionMirror<T extends StoredDocument> {
       }
       this.docs = next;
       this.loadedOnce = true;
+      this.noteReload();
       this.changed();
       return next.size;
     } finally {
@@ -98,6 +144,7 @@ export class CollectionMirror<T extends StoredDocument> {
     if (doc) this.docs.set(id, doc);
     else this.docs.delete(id);
     this.pending?.set(id, doc);
+    this.noteChange(id);
     this.changed();
   }
 
@@ -107,6 +154,39 @@ export class CollectionMirror<T extends StoredDocument> {
     if (!held || held._rev !== rev || !held._outbox) return;
     const { _outbox: _flushed, ...rest } = held;
     this.docs.set(id, rest as T);
+    // A new object for the same content: views holding the old one take this one (MirrorView);
+    // the state's revision stays, so per-revision values keep the old one meanwhile (harmless).
+    this.noteChange(id);
+  }
+}
+
+/**
+ * A value computed from one collection's documents and kept current change by change: built whole
+ * once (and after a load), then, when read after writes, updated with just the documents those
+ * writes changed (`update` gets each changed id with its document now, undefined when gone; it
+ * returns undefined to have the value built whole instead, e.g. for too many changes). Only
+ * readers pay, and they pay per change, not per document held. `update` must return a new value
+ * (or the same one unchanged) without altering one handed out before: readers may keep it.
+ */
+export class MirrorView<T extends StoredDocument, V> {
+  private value: V | undefined;
+  private at = -1;
+
+  constructor(
+    private readonly mirror: CollectionMirror<T>,
+    private readonly build: (docs: Iterable<T>) => V,
+    private readonly update: (value: V, changed: Array<[id: unknown, doc: T | undefined]>) => V | undefined,
+  ) {}
+
+  get(): V {
+    const version = this.mirror.version;
+    if (this.value !== undefined && this.at === version) return this.value;
+    const ids = this.value === undefined ? undefined : this.mirror.changedSince(this.at);
+    const updated = ids === undefined || this.value === undefined ? undefined : this.update(this.value, ids.map((id) => [id, this.mirror.get(id)]));
+    const value = updated ?? this.build(this.mirror.values());
+    this.value = value;
+    this.at = version;
+    return value;
   }
 }
 

@@ -15,7 +15,7 @@ export {
   type CompiledSnapshot,
   type SnapshotChanges,
 } from './compile.js';
-export { fromSharedJson, toSharedJson } from './shared-json.js';
+export { fromSharedJson, sharedText, toSharedJson } from './shared-json.js';
 export { ContextReader, type SdkRules } from './context-reader.js';
 export {
   cleanContext,

@@ -6,9 +6,13 @@
 
 /** `value` as UTF-8 JSON in a new SharedArrayBuffer. */
 export function toSharedJson(value: unknown): SharedArrayBuffer {
-  const bytes = Buffer.from(JSON.stringify(value), 'utf8');
-  const buffer = new SharedArrayBuffer(bytes.length);
-  new Uint8Array(buffer).set(bytes);
+  return sharedText(JSON.stringify(value));
+}
+
+/** JSON text already serialised (e.g. joined from parts serialised once), in shared memory as UTF-8. */
+export function sharedText(json: string): SharedArrayBuffer {
+  const buffer = new SharedArrayBuffer(Buffer.byteLength(json, 'utf8'));
+  Buffer.from(buffer).write(json, 'utf8');
   return buffer;
 }
 

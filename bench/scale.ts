@@ -1,0 +1,367 @@
+/**
+ * How cost grows with the configuration: `npm run bench:scale -- --flags 100,1000,2000,5000 [--with-reference]`.
+ *
+ * Per size, Vane on a fresh embedded database (and with `--with-reference` the Unleash reference,
+ * started fresh by its script, one server at a time so they never share the cores):
+ *
+ * - load: the bench configuration (bench/seed.ts, `size` flags) through the admin API, eight
+ *   flags at a time (every flag's own requests in order);
+ * - start-up: the server stopped and started again on that database, until `/ready` answers 200
+ *   (the reference: until its start script sees `/health`);
+ * - writes, one at a time, ≥ SAMPLES each, flags rotating: strategy add, variants put,
+ *   environment off/on, segment update, flag create (each new flag archived after its sample, see
+ *   makeRoom); p50/p99 of the client's round trip;
+ * - first read after a write against a steady read, for the deprecated playground, the frontend
+ *   API and `/api/client/features` (each the median of READ_PAIRS: a write then one timed read,
+ *   and the same read repeated without writes);
+ * - throughput (autocannon, BENCH_SECONDS each, rotating inputs): deprecated playground over every
+ *   flag, advanced playground (development and production, one context: 2 × size evaluations,
+ *   within Unleash's default limit of 15 000 at 5 000 flags), frontend API, `/api/client/features`
+ *   and the admin flag list;
+ * - memory: the server process's RSS after all that, and its peak (the reference's Node process;
+ *   its PostgreSQL is not counted).
+ *
+ * Writes `bench/results/scale-<time>.json` and `.svg` (cost against size, both servers) and
+ * prints a table. On a shared machine compare how each figure grows with the size, and the two
+ * servers within one run, not absolute figures across runs.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { POOLS, Random } from '../tools/difftest/config.js';
+import { cannon, rotating } from './cannon.js';
+import { startReference, startVane, stopReference, waitHealthy, type StartedVane } from './servers.js';
+import { call, frontendContexts, seed, seedFlagName, type Target } from './seed.js';
+
+const { values: args } = parseArgs({
+  options: {
+    flags: { type: 'string', default: '100,1000,2000,5000' },
+    'with-reference': { type: 'boolean', default: false },
+    samples: { type: 'string', default: '100' },
+    out: { type: 'string', default: 'bench/results' },
+  },
+});
+const SIZES = args.flags.split(',').map(Number);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 10)) throw new Error('--flags takes sizes of at least 10, comma-separated');
+const SAMPLES = Number(args.samples);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const READ_PAIRS = 20;
+const LOAD_CONCURRENCY = 8;
+
+interface Percentiles { p50: number; p99: number }
+interface ServerFigures {
+  loadSeconds: number;
+  startupMs: number;
+  writes: Record<string, Percentiles>;
+  reads: Record<string, { steady: number; afterWrite: number }>;
+  throughput: Record<string, number>;
+  rssMb: number;
+  peakRssMb: number;
+  errors: number;
+}
+interface SizeResult { flags: number; vane?: ServerFigures; reference?: ServerFigures }
+
+const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const summarise = (ms: number[]): Percentiles => {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: round(percentile(sorted, 0.5)), p99: round(percentile(sorted, 0.99)) };
+};
+const median = (ms: number[]) => percentile([...ms].sort((a, b) => a - b), 0.5);
+const round = (n: number) => Math.round(n * 100) / 100;
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+/** VmRSS and VmHWM (peak) of a process, in MB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+    return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  } catch {
+    return { rss: NaN, peak: NaN };
+  }
+}
+
+async function createToken(target: Target, type: 'client' | 'frontend'): Promise<string> {
+  const body = { tokenName: `scale-${type}`, type, environment: 'development', projects: ['*'] };
+  return ((await call(target, 'POST', '/api/admin/api-tokens', body)) as { secret: string }).secret;
+}
+
+async function get(url: string, authorization: string): Promise<void> {
+  const res = await fetch(url, { headers: { authorization } });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`GET ${url} → ${res.status}`);
+}
+
+async function post(url: string, authorization: string, body: unknown): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`POST ${url} → ${res.status}`);
+}
+
+/** A context from the differential tester's pools. */
+function context(random: Random): Record<string, unknown> {
+  return {
+    appName: random.pick(POOLS.appNames), userId: random.pick(POOLS.userIds), sessionId: random.pick(POOLS.sessionIds),
+    remoteAddress: random.pick(POOLS.ipv4),
+    properties: { region: random.pick(POOLS.regions), plan: random.pick(POOLS.plans), version: random.pick(POOLS.versions), email: 'ann@example.com' },
+  };
+}
+
+/** The five kinds of write, each a function of the sample number (flags rotate with a stride prime to the size). */
+async function writers(target: Target, size: number): Promise<Record<string, (k: number) => Promise<unknown>>> {
+  const flag = (k: number, salt: number) => seedFlagName((k * 7919 + salt) % size);
+  const env = (k: number, salt: number, environment: string) => `/api/admin/projects/default/features/${flag(k, salt)}/environments/${environment}`;
+  const segments = ((await call(target, 'GET', '/api/admin/segments')) as { segments: Array<{ id: number; name: string }> }).segments
+    .filter((s) => s.name.startsWith('bench-segment-'));
+  const run = `${Date.now().toString(36)}`;
+  return {
+    'strategy add': (k) => call(target, 'POST', `${env(k, 1, 'development')}/strategies`, {
+      name: 'flexibleRollout', parameters: { rollout: String(k % 100), stickiness: 'default', groupId: 'scale' },
+      constraints: [{ contextName: 'userId', operator: 'IN', values: [String(k)] }],
+    }),
+    variants: (k) => call(target, 'PUT', `${env(k, 2, 'development')}/variants`, [
+      { name: `v${k}`, weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: String(k) } },
+    ]),
+    // Off, then on again, on the same flag: every sample changes something.
+    'environment on/off': (k) => call(target, 'POST', `${env(Math.floor(k / 2), 3, 'production')}/${k % 2 === 0 ? 'off' : 'on'}`),
+    'segment update': (k) => {
+      const segment = segments[k % segments.length]!;
+      return call(target, 'PUT', `/api/admin/segments/${segment.id}`, {
+        name: segment.name, constraints: [{ contextName: 'userId', operator: 'IN', values: [String(k)] }],
+      });
+    },
+    'flag create': (k) => call(target, 'POST', '/api/admin/projects/default/features', { name: `scale.${run}.${k}` }),
+  };
+}
+
+/**
+ * Both servers refuse a flag beyond 5 000 active ones (Unleash's default limit): before the
+ * creations one seed flag without dependants is archived, and each created flag is archived after
+ * its sample (not timed), so every creation finds room and the size stays the same.
+ */
+async function makeRoom(target: Target, size: number): Promise<void> {
+  let i = size - 1;
+  while (i % 10 >= 8) i--; // flags 8, 18, … are parents (bench/seed.ts): archiving them is refused
+  await call(target, 'DELETE', `/api/admin/projects/default/features/${seedFlagName(i)}`);
+}
+
+/** Everything but load and start-up, on a running server with the configuration loaded. */
+async function measure(target: Target, pid: number, size: number): Promise<Omit<ServerFigures, 'loadSeconds' | 'startupMs'>> {
+  const client = await createToken(target, 'client');
+  const frontend = await createToken(target, 'frontend');
+  const random = new Random(size);
+  const contexts = Array.from({ length: 64 }, () => context(random));
+  const frontendBodies = frontendContexts().slice(0, 64);
+  const playgroundBody = (i: number) => ({ environment: i % 2 ? 'production' : 'development', projects: ['default'], context: contexts[i % contexts.length] });
+  const advancedBody = (i: number) => ({ environments: ['development', 'production'], projects: ['default'], context: contexts[i % contexts.length] });
+  const auth = { authorization: target.token, 'content-type': 'application/json' };
+  let errors = 0;
+
+  const throughput: Record<string, number> = {};
+  const cannonRun = async (name: string, options: Parameters<typeof cannon>[0]) => {
+    await cannon({ ...options, duration: 1 }); // warm-up: JIT, first builds
+    const { result } = await cannon({ ...options, duration: DURATION }, pid);
+    errors += result.non2xx + result.errors + result.timeouts;
+    throughput[name] = Math.round(result.requests.average);
+  };
+  await cannonRun('deprecated playground', {
+    url: `${target.url}/api/admin/playground`, connections: 8,
+    ...rotating(contexts.map((_, i) => ({ method: 'POST' as const, path: '/api/admin/playground', headers: auth, body: JSON.stringify(playgroundBody(i)) }))),
+  });
+  await cannonRun('advanced playground', {
+    url: `${target.url}/api/admin/playground/advanced`, connections: 4,
+    ...rotating(contexts.map((_, i) => ({ method: 'POST' as const, path: '/api/admin/playground/advanced', headers: auth, body: JSON.stringify(advancedBody(i)) }))),
+  });
+  await cannonRun('frontend API', {
+    url: `${target.url}/api/frontend`, connections: 16,
+    ...rotating(frontendBodies.map((c) => ({
+      method: 'POST' as const, path: '/api/frontend', headers: { authorization: frontend, 'content-type': 'application/json' }, body: JSON.stringify({ context: c }),
+    }))),
+  });
+  await cannonRun('client features', { url: `${target.url}/api/client/features`, connections: 16, headers: { authorization: client } });
+  await cannonRun('admin flag list', { url: `${target.url}/api/admin/projects/default/features`, connections: 8, headers: { authorization: target.token } });
+
+  // First read after a write against a steady read: a toggle, then the read.
+  const toggle = (k: number) => call(target, 'POST', `/api/admin/projects/default/features/${seedFlagName((k * 31 + 5) % size)}/environments/development/${k % 2 ? 'on' : 'off'}`);
+  const reads: Record<string, () => Promise<void>> = {
+    'deprecated playground': () => post(`${target.url}/api/admin/playground`, target.token, playgroundBody(0)),
+    'frontend API': () => post(`${target.url}/api/frontend`, frontend, { context: frontendBodies[0] }),
+    'client features': () => get(`${target.url}/api/client/features`, client),
+  };
+  const readFigures: ServerFigures['reads'] = {};
+  let k = 0;
+  for (const [name, read] of Object.entries(reads)) {
+    const steady: number[] = [];
+    const afterWrite: number[] = [];
+    await read();
+    for (let i = 0; i < READ_PAIRS; i++) steady.push(await timed(read));
+    for (let i = 0; i < READ_PAIRS; i++) {
+      await toggle(k++);
+      afterWrite.push(await timed(read));
+    }
+    readFigures[name] = { steady: round(median(steady)), afterWrite: round(median(afterWrite)) };
+  }
+  if (k % 2 === 1) await toggle(k); // leave every toggled flag as it was
+
+  const writes: ServerFigures['writes'] = {};
+  for (const [name, write] of Object.entries(await writers(target, size))) {
+    const ms: number[] = [];
+    const samples = name === 'environment on/off' ? SAMPLES + (SAMPLES % 2) : SAMPLES;
+    const creating = name === 'flag create';
+    if (creating) await makeRoom(target, size);
+    for (let i = 0; i < samples; i++) {
+      let created: { name: string } | undefined;
+      ms.push(await timed(async () => (created = (await write(i)) as { name: string } | undefined)));
+      if (creating && created) await call(target, 'DELETE', `/api/admin/projects/default/features/${created.name}`);
+    }
+    writes[name] = summarise(ms);
+  }
+  const memory = memoryOf(pid);
+  return { writes, reads: readFigures, throughput, rssMb: Math.round(memory.rss), peakRssMb: Math.round(memory.peak), errors };
+}
+
+async function vaneAt(size: number): Promise<ServerFigures> {
+  const name = `scale${size}`;
+  let vane: StartedVane = await startVane({ name });
+  const reuse = { dataDir: '', database: '' };
+  let loadSeconds: number;
+  try {
+    const started = performance.now();
+    await seed(vane.target, undefined, { flags: size, concurrency: LOAD_CONCURRENCY });
+    loadSeconds = (performance.now() - started) / 1000;
+  } finally {
+    await vane.cleanup({ keep: true });
+  }
+  reuse.dataDir = vane.dataDir;
+  reuse.database = vane.database;
+  const started = performance.now();
+  vane = await startVane({ name, reuse });
+  const startupMs = performance.now() - started;
+  try {
+    return { loadSeconds: round(loadSeconds), startupMs: Math.round(startupMs), ...(await measure(vane.target, vane.child.pid!, size)) };
+  } finally {
+    await vane.cleanup();
+    rmSync(reuse.dataDir, { recursive: true, force: true });
+  }
+}
+
+async function referenceAt(size: number): Promise<ServerFigures> {
+  let reference = startReference();
+  try {
+    const started = performance.now();
+    await seed(reference.target, undefined, { flags: size, concurrency: LOAD_CONCURRENCY });
+    const loadSeconds = (performance.now() - started) / 1000;
+    stopReference();
+    const restarted = performance.now();
+    reference = startReference({ fresh: false });
+    await waitHealthy(reference.target.url);
+    const startupMs = performance.now() - restarted;
+    return { loadSeconds: round(loadSeconds), startupMs: Math.round(startupMs), ...(await measure(reference.target, reference.pid, size)) };
+  } finally {
+    stopReference();
+  }
+}
+
+function table(results: SizeResult[]): string {
+  const rows: string[] = ['| flags | server | load s | start-up ms | strategy add p50/p99 | flag create p50/p99 | on/off p50/p99 | variants p50/p99 | segment p50/p99 | playground req/s | advanced req/s | frontend req/s | client features req/s | flag list req/s | first read after write / steady (playground, frontend, client) ms | RSS MB (peak) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
+  for (const r of results) {
+    for (const [server, f] of [['Vane', r.vane], ['Unleash', r.reference]] as const) {
+      if (!f) continue;
+      const w = (k: string) => `${f.writes[k]?.p50} / ${f.writes[k]?.p99}`;
+      const rd = (k: string) => `${f.reads[k]?.afterWrite} / ${f.reads[k]?.steady}`;
+      rows.push(`| ${r.flags} | ${server} | ${f.loadSeconds} | ${f.startupMs} | ${w('strategy add')} | ${w('flag create')} | ${w('environment on/off')} | ${w('variants')} | ${w('segment update')} | ` +
+        `${f.throughput['deprecated playground']} | ${f.throughput['advanced playground']} | ${f.throughput['frontend API']} | ${f.throughput['client features']} | ${f.throughput['admin flag list']} | ` +
+        `${rd('deprecated playground')}, ${rd('frontend API')}, ${rd('client features')} | ${f.rssMb} (${f.peakRssMb}) |`);
+    }
+  }
+  return rows.join('\n');
+}
+
+/** Four panels of cost against size (log scales), a line per server and figure. */
+function chart(results: SizeResult[]): string {
+  const panels: Array<{ title: string; series: Array<{ label: string; pick: (f: ServerFigures) => number }> }> = [
+    { title: 'write ms (strategy add p50, p99)', series: [{ label: 'p50', pick: (f) => f.writes['strategy add']!.p50 }, { label: 'p99', pick: (f) => f.writes['strategy add']!.p99 }] },
+    { title: 'deprecated playground req/s', series: [{ label: 'req/s', pick: (f) => f.throughput['deprecated playground']! }] },
+    { title: 'start-up to ready, ms', series: [{ label: 'ms', pick: (f) => f.startupMs }] },
+    { title: 'RSS MB', series: [{ label: 'MB', pick: (f) => f.rssMb }] },
+  ];
+  const W = 360;
+  const H = 240;
+  const pad = { left: 56, right: 16, top: 28, bottom: 36 };
+  const colours = { Vane: '#1f77b4', Unleash: '#d62728' };
+  const sizes = results.map((r) => r.flags);
+  const log = (v: number) => Math.log10(Math.max(v, 1e-3));
+  const parts: string[] = [];
+  panels.forEach((panel, index) => {
+    const x0 = (index % 2) * W;
+    const y0 = Math.floor(index / 2) * H;
+    const lines: Array<{ server: 'Vane' | 'Unleash'; label: string; points: Array<[number, number]> }> = [];
+    for (const server of ['Vane', 'Unleash'] as const) {
+      for (const s of panel.series) {
+        const points = results.flatMap((r): Array<[number, number]> => {
+          const f = server === 'Vane' ? r.vane : r.reference;
+          const v = f ? s.pick(f) : NaN;
+          return Number.isFinite(v) && v > 0 ? [[r.flags, v]] : [];
+        });
+        if (points.length) lines.push({ server, label: s.label, points });
+      }
+    }
+    const values = lines.flatMap((l) => l.points.map(([, v]) => v));
+    const [vMin, vMax] = values.length ? [Math.min(...values), Math.max(...values)] : [1, 10];
+    const [lo, hi] = [Math.floor(log(vMin)), Math.max(Math.ceil(log(vMax)), Math.floor(log(vMin)) + 1)];
+    const [sLo, sHi] = [log(Math.min(...sizes)), Math.max(log(Math.max(...sizes)), log(Math.min(...sizes)) + 0.1)];
+    const px = (size: number) => x0 + pad.left + ((log(size) - sLo) / (sHi - sLo)) * (W - pad.left - pad.right);
+    const py = (v: number) => y0 + H - pad.bottom - ((log(v) - lo) / (hi - lo)) * (H - pad.top - pad.bottom);
+    parts.push(`<text x="${x0 + W / 2}" y="${y0 + 18}" text-anchor="middle" font-weight="bold">${panel.title}</text>`);
+    parts.push(`<rect x="${x0 + pad.left}" y="${y0 + pad.top}" width="${W - pad.left - pad.right}" height="${H - pad.top - pad.bottom}" fill="none" stroke="#999"/>`);
+    for (let e = lo; e <= hi; e++) parts.push(`<text x="${x0 + pad.left - 4}" y="${py(10 ** e) + 4}" text-anchor="end">${10 ** e}</text>`);
+    for (const size of sizes) parts.push(`<text x="${px(size)}" y="${y0 + H - pad.bottom + 14}" text-anchor="middle">${size}</text>`);
+    parts.push(`<text x="${x0 + W / 2}" y="${y0 + H - 6}" text-anchor="middle">flags</text>`);
+    for (const line of lines) {
+      const dash = line.label === 'p99' ? ' stroke-dasharray="4 3"' : '';
+      parts.push(`<polyline fill="none" stroke="${colours[line.server]}" stroke-width="2"${dash} points="${line.points.map(([s, v]) => `${px(s).toFixed(1)},${py(v).toFixed(1)}`).join(' ')}"/>`);
+      for (const [s, v] of line.points) parts.push(`<circle cx="${px(s).toFixed(1)}" cy="${py(v).toFixed(1)}" r="2.5" fill="${colours[line.server]}"/>`);
+    }
+  });
+  parts.push(`<text x="${W * 2 - 8}" y="${H * 2 + 16}" text-anchor="end"><tspan fill="${colours.Vane}">— Vane</tspan>  <tspan fill="${colours.Unleash}">— Unleash 8.2 (reference)</tspan>  (dashed: p99)</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W * 2}" height="${H * 2 + 24}" font-family="sans-serif" font-size="11">\n` +
+    `<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
+}
+
+async function main(): Promise<void> {
+  const withReference = args['with-reference'];
+  if (withReference) stopReference();
+  const results: SizeResult[] = [];
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  mkdirSync(args.out, { recursive: true });
+  const save = () => {
+    const file = join(args.out, `scale-${stamp}`);
+    writeFileSync(`${file}.json`, JSON.stringify({ node: process.version, samples: SAMPLES, seconds: DURATION, results }, null, 2));
+    writeFileSync(`${file}.svg`, chart(results));
+    return file;
+  };
+  for (const size of SIZES) {
+    console.error(`${size} flags: Vane…`);
+    const result: SizeResult = { flags: size, vane: await vaneAt(size) };
+    if (withReference) {
+      console.error(`${size} flags: the reference…`);
+      result.reference = await referenceAt(size);
+    }
+    results.push(result);
+    save(); // after every size, so a long run that fails late keeps what it measured
+  }
+  const file = save();
+  console.log(table(results));
+  console.log(`\n(${SAMPLES} writes per kind, ${DURATION} s per throughput run, ${READ_PAIRS} read pairs, node ${process.version}; ${file}.json, ${file}.svg)`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
