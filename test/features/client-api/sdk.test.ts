@@ -113,9 +113,8 @@ t.test('official SDKs read Vane', async (t) => {
       t.match(other, { lastSeenAt: null, yes: 0, no: 0 }, `${other.name}: not seen`);
     }
     // The SDK registers when it starts, without waiting for the answer ('synchronized' does not either).
-    const registered = async () => ((await app.inject({ method: 'GET', url: '/api/admin/metrics/applications', headers: ADMIN })).json() as {
-      applications: Array<{ appName: string }>;
-    }).applications.some((a) => a.appName === 'metrics-app');
+    const registered = async () => (await app.inject({ method: 'GET', url: '/api/admin/metrics/applications', headers: ADMIN }))
+      .json<{ applications: Array<{ appName: string }> }>().applications.some((a) => a.appName === 'metrics-app');
     t.ok(await eventually(registered), 'the SDK registered');
   });
 });
