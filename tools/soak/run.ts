@@ -425,7 +425,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // one flag and one strategy per cycle (not by strategies piling onto the configured flags,
     // which measured the growth of a few flags rather than the service).
     for (let w = 0; w < options.writers; w++) {
-      let own: { flag: string; strategyId?: string } | undefined;
+      let own: { flag: string; strategyId?: string; rollout?: number } | undefined;
       loop(async () => {
         const n = written++;
         const step = n % 5;
@@ -437,18 +437,25 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             acknowledged.push({ kind: 'flag', flag: name, eventType: 'feature-created' });
           }
         } else if (step === 1 || !own.strategyId) {
+          const rollout = random.int(0, 100);
           const res = await write('POST .../strategies', `/api/admin/projects/default/features/${own.flag}/environments/development/strategies`, 'POST', {
-            name: 'flexibleRollout', parameters: { rollout: String(random.int(0, 100)), stickiness: 'default', groupId: own.flag },
+            name: 'flexibleRollout', parameters: { rollout: String(rollout), stickiness: 'default', groupId: own.flag },
           });
           if (res.status === 200) {
             own.strategyId = (JSON.parse(res.text) as { id: string }).id;
+            own.rollout = rollout;
             acknowledged.push({ kind: 'strategy', flag: own.flag, strategyId: own.strategyId, eventType: 'feature-strategy-add' });
           }
         } else if (step === 2) {
+          // A different rollout every time: an update that changes nothing records no event (docs/rules.md §4.4).
+          const rollout = ((own.rollout ?? 0) + random.int(1, 100)) % 101;
           const res = await write('PUT .../strategies/:id', `/api/admin/projects/default/features/${own.flag}/environments/development/strategies/${own.strategyId}`, 'PUT', {
-            name: 'flexibleRollout', parameters: { rollout: String(random.int(0, 100)), stickiness: 'default', groupId: own.flag },
+            name: 'flexibleRollout', parameters: { rollout: String(rollout), stickiness: 'default', groupId: own.flag },
           });
-          if (res.status === 200) acknowledged.push({ kind: 'strategy', flag: own.flag, strategyId: own.strategyId, eventType: 'feature-strategy-update' });
+          if (res.status === 200) {
+            own.rollout = rollout;
+            acknowledged.push({ kind: 'strategy', flag: own.flag, strategyId: own.strategyId, eventType: 'feature-strategy-update' });
+          }
         } else if (step === 3) {
           const res = await write('POST .../on', `/api/admin/projects/default/features/${own.flag}/environments/production/on`, 'POST', undefined);
           if (res.status === 200) acknowledged.push({ kind: 'enabled', flag: own.flag, eventType: 'feature-environment-enabled' });
