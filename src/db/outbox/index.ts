@@ -150,8 +150,7 @@ export class Outbox {
     for (const [, { coll, id }] of entries) await this.state.mirrorOf(coll.collectionName)?.refresh(id);
     await this.flushLock.run('events', async () => {
       for (const [key, { coll, id, events }] of entries) {
-        const doc = await coll.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
-        if (doc) await this.flushLocked(coll, id, doc);
+        await this.flushStoredLocked(coll, id);
         await this.appendLocked(events);
         this.uncertain.delete(key);
       }
@@ -346,11 +345,14 @@ export class Outbox {
   /** Moves a document's pending events into `events`. Idempotent; safe to call again after a crash. */
   async flush<T extends StoredDocument>(coll: Collection<T>, id: DocumentId): Promise<void> {
     const c = this.handle(coll.collectionName);
-    await this.flushLock.run('events', async () => {
-      const doc = await c.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
-      if (doc) await this.flushLocked(c, id, doc);
-    });
+    await this.flushLock.run('events', () => this.flushStoredLocked(c, id));
     this.notify(false);
+  }
+
+  /** Flushes the document as the database holds it now; the flush lock is held. */
+  private async flushStoredLocked(c: Collection<StoredDocument>, id: DocumentId): Promise<void> {
+    const doc = await c.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
+    if (doc) await this.flushLocked(c, id, doc);
   }
 
   /**
