@@ -95,6 +95,8 @@ export class EventLogMirror {
   private readonly readyWaiters: Array<() => void> = [];
   private work: Promise<void> = Promise.resolve();
   private syncQueued = false;
+  /** The queued or running read of the tail for other instances' events (remoteRead). */
+  private tailRead: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(
@@ -307,6 +309,14 @@ export class EventLogMirror {
     await this.settled();
   }
 
+  /**
+   * Resolves once the tail has been read for every other instance's revision noticed so far (or
+   * that read failed, and is retried): a search after a noticed revision includes its events.
+   */
+  async remoteRead(): Promise<void> {
+    await this.tailRead;
+  }
+
   private requestSync(): void {
     if (this.syncQueued) return;
     this.syncQueued = true;
@@ -319,8 +329,9 @@ export class EventLogMirror {
         if (!this.stopped) setTimeout(() => this.requestSync(), SYNC_RETRY_MS).unref();
         throw err;
       }
-      await this.sealComplete();
     });
+    this.tailRead = this.work; // settles when the step ends (schedule's chain never rejects)
+    this.schedule(() => this.sealComplete());
   }
 
   private loadBlock(doc: BlockDocument): void {
