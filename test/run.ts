@@ -21,6 +21,9 @@ const log = {
  * check, and the assertion in CreateRequiredModuleFacade that a pool thread loading a worker
  * module hit once (ofrep/routes.test.ts, 25 Nov).
  */
+/** Failing checks listed again at the end of the run. */
+const MAX_LISTED_CHECKS = 30;
+
 const LOADER_CRASHES = ['FATAL ERROR: v8::Module::IsGraphAsync', 'CreateRequiredModuleFacade'];
 
 interface TapRun {
@@ -30,6 +33,8 @@ interface TapRun {
   skip: number;
   /** Top-level files reported `not ok`. */
   failedFiles: string[];
+  /** The nested `not ok` lines (the failing checks and subtests), the first MAX_LISTED_CHECKS. */
+  failedChecks: string[];
   /** Processes killed by the loader crash (counted on stderr). */
   crashes: number;
 }
@@ -40,6 +45,8 @@ async function tap(files: string[], env: NodeJS.ProcessEnv): Promise<TapRun> {
   let tail = '';
   let crashes = 0;
   const failedFiles: string[] = [];
+  const failedChecks: string[] = [];
+  let file = '';
   const code = await new Promise<number>((done) => {
     const child = spawn(bin, [...files], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let line = '';
@@ -51,7 +58,10 @@ async function tap(files: string[], env: NodeJS.ProcessEnv): Promise<TapRun> {
       line = lines.pop() ?? '';
       for (const l of lines) {
         const failed = /^not ok \d+ - (\S+\.test\.js)/.exec(l);
+        const subtest = /^# Subtest: (\S+\.test\.js)/.exec(l);
+        if (subtest) file = subtest[1]!;
         if (failed) failedFiles.push(failed[1]!);
+        else if (/^\s+not ok \d+ - /.test(l) && failedChecks.length < MAX_LISTED_CHECKS) failedChecks.push(`${file}: ${l.trim().slice(0, 200)}`);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => {
@@ -65,7 +75,7 @@ async function tap(files: string[], env: NodeJS.ProcessEnv): Promise<TapRun> {
   const summary = /#\s*\{([^}]*)\}/.exec(tail.split('\n').reverse().find((l) => /#\s*\{.*total/.test(l)) ?? '');
   const count = (key: string) => Number(new RegExp(`${key}:\\s*(\\d+)`).exec(summary?.[1] ?? '')?.[1] ?? 0);
   const fail = count('fail') + (code !== 0 && count('fail') === 0 ? 1 : 0);
-  return { code, pass: count('pass'), fail, skip: count('skip'), failedFiles, crashes };
+  return { code, pass: count('pass'), fail, skip: count('skip'), failedFiles, failedChecks, crashes };
 }
 
 async function main(): Promise<number> {
@@ -88,13 +98,19 @@ async function main(): Promise<number> {
     // five clean-clone runs on 24 Nov, killing test/db/instances.test.ts after 9 passing checks).
     // Only files whose process died that way are re-run; any other failure stands.
     const crashed = first.crashes > 0 ? first.failedFiles : [];
+    let again: TapRun | undefined;
     if (crashed.length > 0 && crashed.length <= first.crashes) {
       process.stderr.write(`\n[test] ${crashed.length} test file(s) killed by the Node loader crash; running them once more: ${crashed.join(' ')}\n`);
-      const again = await tap(crashed, env);
+      again = await tap(crashed, env);
       pass += again.pass;
       fail = fail - crashed.length + again.fail;
       skip += again.skip;
       code = fail > 0 || again.code !== 0 ? 1 : 0;
+    }
+    // Repeated at the very end, where a CI log cut to its last lines still shows them.
+    if (fail > 0) {
+      const failedFiles = first.failedFiles.filter((file) => !again || !crashed.includes(file) || again.failedFiles.includes(file));
+      process.stdout.write(`\nfailed files: ${failedFiles.join(' ')}\n${[...first.failedChecks, ...(again?.failedChecks ?? [])].map((l) => `  ${l}`).join('\n')}\n`);
     }
     process.stdout.write(`\ntests: ${pass} passed, ${fail} failed${skip ? `, ${skip} skipped` : ''}\n`);
     return code;
