@@ -13,12 +13,12 @@
  *   walks the lists of its most selective condition within the date range (binary search), testing
  *   the other conditions on those rows only (one read of the most selective one's column rejects
  *   most), so it costs the shortest list in range, not the longest. A flag (a few hundred of a
- *   million events): 2 → 0.01 ms; type + project + user: 4.3 → 0.3 ms (10 M: ~2 ms, 140 000 rows
- *   of one user's list at ~14 ns);
+ *   million events): 2 → 0.01 ms; type + project + user: 4.3 → 0.3 ms (10 M: 2–3 ms at p50, the
+ *   140 000 rows of one user's list at 14–24 ns, a read of a 10 MB column each);
  * - alone, that condition's total is the lists' length and only the page is read: one value's list
- *   from its end, several values' lists merged from their ends (two types within a month at 10 M:
- *   a merge of 300 000 candidates, 5.6 ms at p50, → 0.01 ms). With other conditions, each value's
- *   list is walked on its own and only the kept pages are merged;
+ *   from its end, several values' lists merged from their ends (two types within a month at 10 M
+ *   walked the month's 770 000 positions, or merged the lists, 5.6 ms at p50: now 0.01 ms). With
+ *   other conditions, each value's list is walked on its own and only the kept pages are merged;
  * - one condition without lists (environment): each column counts its events per value, over the
  *   whole log and per block of 1 024 positions of the order (block-counts.ts), so `total` is a sum
  *   even within a date range and the walk stops at the page (environment within a month at 10 M:
