@@ -17,6 +17,23 @@ function naive(events: IndexedEvent[], c: SearchCriteria): number[] {
     .map((e) => e.id);
 }
 
+/**
+ * Pages of `index` (offset, limit) and the first `scanned` ids of its scan against `expected`, the
+ * definition's answer (throws on a difference).
+ */
+function agreesWithDefinition(
+  index: EventLogIndex, expected: number[], criteria: SearchCriteria, pages: ReadonlyArray<readonly [number, number]>, scanned: number,
+): void {
+  for (const [offset, limit] of pages) {
+    const page = index.search(criteria, offset, limit);
+    if (page.total !== expected.length) throw new Error(`${JSON.stringify(criteria)}: total ${page.total} != ${expected.length}`);
+    if (JSON.stringify(page.ids) !== JSON.stringify(expected.slice(offset, offset + limit))) throw new Error(`${JSON.stringify(criteria)} at ${offset}: page differs`);
+  }
+  const ids: number[] = [];
+  index.scan(criteria, (id) => ids.push(id) < scanned);
+  if (JSON.stringify(ids) !== JSON.stringify(expected.slice(0, scanned))) throw new Error(`${JSON.stringify(criteria)}: scan differs`);
+}
+
 /** Scan and one page of `index` against the definition over `events` (throws on a difference). */
 function agrees(index: EventLogIndex, events: IndexedEvent[], criteria: SearchCriteria, offset: number, limit: number): void {
   const expected = naive(events, criteria);
@@ -109,15 +126,7 @@ t.test('logs larger than a chunk: totals from the counts, pages across chunk bou
       { userIds: [2] }, { types: ['b'], userIds: [1, 2] }, { types: ['a'], from: BASE + 5 * DAY, before: BASE + 15 * DAY },
     ];
     for (const criteria of searches) {
-      const expected = naive(kept, criteria);
-      for (const [offset, limit] of [[0, 50], [1000, 50], [1020, 10], [2047, 3], [5000, 1000]] as const) {
-        const page = index.search(criteria, offset, limit);
-        if (page.total !== expected.length) throw new Error(`${JSON.stringify(criteria)}: total ${page.total} != ${expected.length}`);
-        if (JSON.stringify(page.ids) !== JSON.stringify(expected.slice(offset, offset + limit))) throw new Error(`${JSON.stringify(criteria)} at ${offset}: page differs`);
-      }
-      const scanned: number[] = [];
-      index.scan(criteria, (id) => scanned.push(id) < 1500);
-      if (JSON.stringify(scanned) !== JSON.stringify(expected.slice(0, 1500))) throw new Error(`${JSON.stringify(criteria)}: scan differs`);
+      agreesWithDefinition(index, naive(kept, criteria), criteria, [[0, 50], [1000, 50], [1020, 10], [2047, 3], [5000, 1000]], 1500);
     }
   }
   t.pass('5 logs × 8 searches × 5 pages agree with the definition');
@@ -259,14 +268,7 @@ t.test('several conditions, several values each, date ranges across blocks of th
     const kept = events.filter((e) => index.has(e.id));
     for (const criteria of searches) {
       const expected = naive(kept, criteria);
-      for (const [from, limit] of [[0, 50], [offset, 25], [Math.max(0, expected.length - 10), 50]] as const) {
-        const page = index.search(criteria, from, limit);
-        if (page.total !== expected.length) throw new Error(`${JSON.stringify(criteria)}: total ${page.total} != ${expected.length}`);
-        if (JSON.stringify(page.ids) !== JSON.stringify(expected.slice(from, from + limit))) throw new Error(`${JSON.stringify(criteria)} at ${from}: page differs`);
-      }
-      const scanned: number[] = [];
-      index.scan(criteria, (id) => scanned.push(id) < 2000);
-      if (JSON.stringify(scanned) !== JSON.stringify(expected.slice(0, 2000))) throw new Error(`${JSON.stringify(criteria)}: scan differs`);
+      agreesWithDefinition(index, expected, criteria, [[0, 50], [offset, 25], [Math.max(0, expected.length - 10), 50]], 2000);
     }
   }), { numRuns: 60 });
   t.pass('60 logs × 10 searches × 3 pages and a scan agree with the definition');
