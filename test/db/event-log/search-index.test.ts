@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
+import { seededRandom } from '../../../bench/random.js';
 import { EventLogIndex, groupHash, type IndexedEvent, type SearchCriteria } from '../../../src/db/event-log/search-index.js';
 
 const DAY = 86_400_000;
@@ -105,13 +106,7 @@ t.test('a flag filter over many flags walks the flags\' own lists (one or severa
 t.test('logs larger than a chunk: totals from the counts, pages across chunk boundaries, after removals', async (t) => {
   // 6 000 events (matches are handed over 1 024 at a time), every value drawn from few choices.
   for (const seed of [1, 2, 3, 4, 5]) {
-    let state = seed;
-    const next = () => { // mulberry32
-      state = (state + 0x6d2b79f5) | 0;
-      let x = Math.imul(state ^ (state >>> 15), 1 | state);
-      x ^= x + Math.imul(x ^ (x >>> 7), 61 | x);
-      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
-    };
+    const next = seededRandom(seed);
     const pick = <T>(values: T[]): T => values[Math.floor(next() * values.length)]!;
     const events: IndexedEvent[] = Array.from({ length: 6000 }, (_, i) => ({
       id: i + 1, at: BASE + Math.floor(next() * 400) * DAY / 20, type: pick(['a', 'b', 'c']), project: pick(['p1', 'p2', null]),
@@ -225,13 +220,7 @@ t.test('several conditions, several values each, date ranges across blocks of th
   const ENVIRONMENTS = ['dev', 'prod', 'stage'];
   const USERS = Array.from({ length: 10 }, (_, i) => i - 1);
   const logOf = (seed: number, n: number): IndexedEvent[] => {
-    let state = seed;
-    const next = () => { // mulberry32
-      state = (state + 0x6d2b79f5) | 0;
-      let x = Math.imul(state ^ (state >>> 15), 1 | state);
-      x ^= x + Math.imul(x ^ (x >>> 7), 61 | x);
-      return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
-    };
+    const next = seededRandom(seed);
     // Squaring skews the pick towards the first values.
     const pick = <T>(values: T[], nullShare = 0): T | null => (next() < nullShare ? null : values[Math.floor(next() ** 2 * values.length)]!);
     return Array.from({ length: n }, (_, i) => ({
