@@ -57,7 +57,7 @@ export interface SoakOptions {
  * metrics (the last answer: -1 until one came): RSS growing while it stays flat is the worker
  * threads or memory outside V8, not the main thread's objects.
  */
-interface Sample { atS: number; phase: string; sqliteHandles: number; rssMb: number; heapMb: number; writeP99Ms: number }
+interface Sample { atS: number; phase: string; sqliteHandles: number; rssMb: number; heapMb: number; loopP99Ms: number; writeP99Ms: number }
 
 export interface SoakReport {
   options: Omit<SoakOptions, 'log'>;
@@ -289,15 +289,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let phase = 'configure';
   const t0 = performance.now();
   let heapMb = -1;
+  let loopP99Ms = -1;
   const sampler = setInterval(() => {
     void fetch(`${vane.url}/internal-backstage/prometheus`, { signal: AbortSignal.timeout(4000) })
       .then(async (res) => {
-        const used = /^nodejs_heap_size_used_bytes (\S+)/m.exec(await res.text());
+        const metrics = await res.text();
+        const used = /^nodejs_heap_size_used_bytes (\S+)/m.exec(metrics);
         if (used) heapMb = Math.round(Number(used[1]) / 1048576);
+        const lag = /^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(metrics);
+        if (lag) loopP99Ms = Math.round(Number(lag[1]) * 1000);
       })
       .catch(() => undefined);
     samples.push({
-      atS: Math.round((performance.now() - t0) / 1000), phase, sqliteHandles: vane.sqliteHandles(), rssMb: vane.rssMb(), heapMb,
+      atS: Math.round((performance.now() - t0) / 1000), phase, sqliteHandles: vane.sqliteHandles(), rssMb: vane.rssMb(), heapMb, loopP99Ms,
       writeP99Ms: Math.round(recorder.recentWriteP99()),
     });
   }, 5000);
@@ -473,7 +477,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     while (performance.now() < soakEnd) {
       await new Promise((r) => setTimeout(r, 5000));
       const s = samples.at(-1);
-      if (s) log(`t=${s.atS}s ${s.phase}: write p99 ${s.writeP99Ms} ms, acknowledged ${acknowledged.length}, SQLite handles ${s.sqliteHandles}, RSS ${s.rssMb} MB (main heap ${s.heapMb} MB), hangs ${recorder.hangs}`);
+      if (s) log(`t=${s.atS}s ${s.phase}: write p99 ${s.writeP99Ms} ms, acknowledged ${acknowledged.length}, SQLite handles ${s.sqliteHandles}, RSS ${s.rssMb} MB (main heap ${s.heapMb} MB), event loop p99 ${s.loopP99Ms} ms, hangs ${recorder.hangs}`);
     }
 
     // 3. Freeze the database under the same load.
@@ -636,8 +640,8 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
   }
   log(`writes acknowledged: ${report.writes.acknowledged}, p50 ${report.writes.p50Ms} ms, p99 ${report.writes.p99Ms} ms, max ${report.writes.maxMs} ms; statuses ${JSON.stringify(report.writes.statuses)}`);
   log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);
-  log(`samples (t s, phase, SQLite handles, RSS MB, main heap MB, write p99 over 5 s):`);
-  for (const s of report.samples) log(`  ${String(s.atS).padStart(5)} ${s.phase.padEnd(12)} ${String(s.sqliteHandles).padStart(4)} ${String(s.rssMb).padStart(6)} ${String(s.heapMb).padStart(6)} ${String(s.writeP99Ms).padStart(6)}`);
+  log(`samples (t s, phase, SQLite handles, RSS MB, main heap MB, main event loop delay p99 ms, write p99 over 5 s):`);
+  for (const s of report.samples) log(`  ${String(s.atS).padStart(5)} ${s.phase.padEnd(12)} ${String(s.sqliteHandles).padStart(4)} ${String(s.rssMb).padStart(6)} ${String(s.heapMb).padStart(6)} ${String(s.loopP99Ms).padStart(6)} ${String(s.writeP99Ms).padStart(6)}`);
   log(`freeze: first write 503 after ${report.freeze.firstWrite503Ms} ms, /ready 503 after ${report.freeze.ready503Ms} ms, reads ${JSON.stringify(report.freeze.readsDuringFreeze)}, writes OK ${report.freeze.writesOkAfterResumeMs} ms after resuming`);
   log(`restart: ready after ${report.restart.readyAfterMs} ms; ${report.restart.checked} acknowledged writes checked, ${report.restart.missing.length} missing, ${report.restart.missingEvents.length} without events`);
   for (const m of [...report.restart.missing, ...report.restart.missingEvents].slice(0, 20)) log(`  ${m}`);
