@@ -19,7 +19,7 @@ import type { Outbox } from '../src/db/outbox/index.js';
 import type { SegmentConfig, StrategyConfig } from '../src/evaluation/index.js';
 import { featuresDocument, resolveQuery } from '../src/features/client-api/features.js';
 import { SdkStateCache } from '../src/features/client-api/state.js';
-import { frontendContext, frontendToggles } from '../src/features/frontend-api/evaluate.js';
+import { frontendContext, frontendToggles, scopeFlags } from '../src/features/frontend-api/evaluate.js';
 import { shippedState } from '../src/features/frontend-api/shipped-state.js';
 import type { FlagData } from '../src/features/flags/read-model.js';
 import { storeSnapshotSource } from '../src/features/playground/source.js';
@@ -136,7 +136,8 @@ async function run(size: number, writes: number): Promise<void> {
     const state = await time(step('sdk: main-thread state'), () => states.get());
     await time(step('client: body after a write'), () => featuresDocument(state.flags, state.segments, query, state.revisionId));
     await time(step('client: body, steady (cached per state; its build once more)'), () => featuresDocument(state.flags, state.segments, query, state.revisionId));
-    await time(step('frontend: first answer'), () => frontendToggles(state, scope, context, false));
+    await time(step('frontend: first answer, its scope\'s flags'), () => scopeFlags(state, scope));
+    await time(step('frontend: first answer, the rest'), () => frontendToggles(state, scope, context, false));
     await time(step('frontend: steady answer'), () => frontendToggles(state, scope, context, false));
     const shipped = await time(step('frontend: shipped form'), () => shippedState(state));
     await time(step('frontend: thread holding the previous build'), () => workerStates.source(shipped));

@@ -151,14 +151,26 @@ export interface SnapshotChanges {
  */
 export function overlay(base: CompiledSnapshot, changes: SnapshotChanges): CompiledSnapshot {
   const flags = new Map(base.flags);
+  // Whether every flag keeps its place in the order: none added or removed, none created anew.
+  let inPlace = (changes.removedFlags ?? []).length === 0;
   for (const name of changes.removedFlags ?? []) flags.delete(name);
   for (const config of changes.flags ?? []) {
-    if (config.archived === true) flags.delete(String(config.name));
-    else flags.set(String(config.name), compileFlag(config));
+    const name = String(config.name);
+    if (config.archived === true) {
+      inPlace = false;
+      flags.delete(name);
+    } else {
+      const compiled = compileFlag(config);
+      const before = flags.get(name);
+      if (before === undefined || before.createdAtMs !== compiled.createdAtMs) inPlace = false;
+      flags.set(name, compiled);
+    }
   }
   const segments = new Map(base.segments);
   for (const id of changes.removedSegments ?? []) segments.delete(id);
   for (const config of changes.segments ?? []) segments.set(config.id, compileSegment(config));
+  // A write that changes flags in place (the usual one) keeps the order without sorting it again.
+  if (inPlace) return { flags, ordered: base.ordered.map((flag) => flags.get(flag.name)!), segments };
   return assemble(flags, segments);
 }
 
