@@ -1,6 +1,6 @@
 /**
  * What a reader pays for a new revision, in-process and without a database:
- * `npm run build && node dist/bench/readers.js --flags 2000,5000 [--writes 15] [--cold]`.
+ * `npm run bench:readers -- --flags 2000,5000 [--writes 15] [--cold]`.
  *
  * Per size, a configuration shaped like bench/seed.ts's (strategies, constraints, segments,
  * variants, dependencies; built in memory), then per write (one flag's strategy changed, as a
