@@ -2,9 +2,10 @@
  * Entry point of the playground's tasks (the pool's default module, workers/protocol.ts), sent by
  * src/features/playground/service.ts. Pure CPU work on the engine: no I/O.
  *
- * The compiled snapshot is cached per revision in each worker: the raw snapshot reaches a worker
- * as a SharedArrayBuffer reference (no copy) and is parsed and compiled once per revision (tens
- * of ms for 100 flags when cold) instead of once per request.
+ * The compiled snapshot is cached per revision in each worker: the snapshot reaches a worker as
+ * SharedArrayBuffer references (no copy: a full copy of a recent revision and the changes since)
+ * and the worker's copy is brought up to each revision once (compiled-cache.ts) instead of once
+ * per request.
  *
  * Output is written as UTF-8 straight into the engine's JsonChunkWriter (64 KiB buffers) and
  * handed back in one transferred buffer: V8 pays ~130–230 µs to create any string over ~128 KiB,

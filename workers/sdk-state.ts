@@ -1,14 +1,14 @@
 /**
  * The SDK state as a pool thread holds it between tasks (the main thread's side, the shipped
  * form, is src/features/frontend-api/shipped-state.ts). A thread keeps the last state it was sent
- * and, on a new build, compiles only the flags and segments whose JSON changed (`compileChanges`,
- * as the main thread's rebuild does).
+ * and brings it up to a task's build with the changes of the builds since (compiling only the
+ * changed flags and segments), or takes the task's full copy in when it holds none of them.
  */
-import { LatestRevision } from '../src/db/revision-cache.js';
-import { fromSharedJson, type CompiledSnapshot, type SegmentConfig } from '../src/evaluation/index.js';
-import { compileChanges } from '../src/features/client-api/state.js';
+import {
+  catchUp, compile, mergeChanges, overlay, type Caught, type CompiledSnapshot, type FlagConfig, type SegmentConfig, type Step,
+} from '../src/evaluation/index.js';
 import type { FrontendAnswer, FrontendSource } from '../src/features/frontend-api/evaluate.js';
-import type { BatchTask, ShippedJson, ShippedState } from '../src/features/frontend-api/shipped-state.js';
+import type { BatchTask, ShippedChanges, ShippedFlag, ShippedJson, ShippedState } from '../src/features/frontend-api/shipped-state.js';
 import { toFlagConfig, type FlagData } from '../src/features/flags/read-model.js';
 
 /**
@@ -24,35 +24,68 @@ export function batchAnswerer<Q>(answer: (source: FrontendSource, question: Q) =
 }
 
 /** A flag's stored JSON (FlagData, dates as strings) as the engine's configuration. */
-function flagConfigOf(json: string) {
+function flagConfigOf(json: string): FlagConfig {
   const data = JSON.parse(json) as FlagData;
   return toFlagConfig({ ...data, createdAt: new Date(data.createdAt) });
 }
 
+type Entry = FrontendSource['flags'][number];
+
 interface Held extends FrontendSource {
-  flagJson: Map<string, string>;
-  segmentJson: Map<number, string>;
-  compiled: CompiledSnapshot;
+  readonly flags: readonly Entry[];
+  readonly byName: ReadonlyMap<string, Entry>;
+}
+
+function entryOf([name, project, impressionData]: ShippedFlag): Entry {
+  return { name, project, impressionData };
+}
+
+/** A full copy taken in: every flag and segment compiled. */
+function wholeState(text: string): Held {
+  const json = JSON.parse(text) as ShippedJson;
+  const flags = json.flags.map(entryOf);
+  return {
+    flags,
+    byName: new Map(flags.map((entry) => [entry.name, entry])),
+    compiled: compile({
+      flags: json.flags.map(([, , , flag]) => flagConfigOf(flag)),
+      segments: json.segments.map(([, segment]) => JSON.parse(segment) as SegmentConfig),
+    }),
+    memo: new Map(),
+  };
+}
+
+/**
+ * `held` with the steps' changes applied, in order, without changing it: one overlay for all of
+ * them, each changed flag's entry replaced in place, and the order of the last step that gives one.
+ */
+function applySteps(held: Held, steps: ReadonlyArray<Step<ShippedChanges>>): Held {
+  const byName = new Map(held.byName);
+  let order: readonly string[] | undefined;
+  for (const { changes } of steps) {
+    for (const name of changes.removedFlags) byName.delete(name);
+    for (const flag of changes.flags) byName.set(flag[0], entryOf(flag));
+    if (changes.order !== undefined) order = changes.order;
+  }
+  const merged = mergeChanges(steps.map(({ changes }) => ({
+    flags: changes.flags.map(([, , , flag]) => flagConfigOf(flag)),
+    removedFlags: changes.removedFlags,
+    segments: changes.segments.map(([, segment]) => JSON.parse(segment) as SegmentConfig),
+    removedSegments: changes.removedSegments,
+  })));
+  const compiled: CompiledSnapshot = overlay(held.compiled, merged);
+  const flags = order === undefined
+    ? held.flags.map((entry) => byName.get(entry.name)!)
+    : order.map((name) => byName.get(name)!);
+  return { flags, byName, compiled, memo: new Map() };
 }
 
 /** A thread's copy of the latest state it was sent. */
 export class WorkerStates {
-  private readonly held = new LatestRevision<Held>();
+  private held: Caught<Held> | undefined;
 
   source(ref: ShippedState): FrontendSource {
-    return this.held.get(ref.build, (previous) => {
-      const json = fromSharedJson<ShippedJson>(ref.buffer);
-      const flagJson = new Map(json.flags.map(([name, , , flag]) => [name, flag]));
-      const segmentJson = new Map(json.segments);
-      const compiled = compileChanges(previous, flagJson, segmentJson,
-        (name) => flagConfigOf(flagJson.get(name)!), (id) => JSON.parse(segmentJson.get(id)!) as SegmentConfig);
-      return {
-        flagJson,
-        segmentJson,
-        compiled,
-        flags: json.flags.map(([name, project, impressionData]) => ({ name, project, impressionData })),
-        memo: new Map(),
-      };
-    });
+    if (this.held?.revision !== ref.revision) this.held = catchUp(this.held, ref, wholeState, applySteps);
+    return this.held.value;
   }
 }

@@ -8,6 +8,7 @@ export {
   compileFlag,
   compileSegment,
   compareFlagOrder,
+  mergeChanges,
   overlay,
   type CompiledFlag,
   type CompiledFlagEnvironment,
@@ -16,6 +17,7 @@ export {
   type SnapshotChanges,
 } from './compile.js';
 export { fromSharedJson, sharedText, toSharedJson } from './shared-json.js';
+export { catchUp, RevisionChain, type Caught, type ShippedRevision, type Step } from './revision-chain.js';
 export { ContextReader, type SdkRules } from './context-reader.js';
 export {
   cleanContext,

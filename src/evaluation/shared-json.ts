@@ -1,7 +1,8 @@
 /**
  * A JSON value in shared memory, for state every worker thread reads: posted to a worker, a
  * SharedArrayBuffer is a reference, not a copy (the playground's snapshot, the frontend API's SDK
- * state). Written once per revision on the main thread, parsed once per revision in each worker.
+ * state). Written on the main thread, read once per revision in each worker (revision-chain.ts
+ * decides what a revision writes: its changes, or a full copy).
  */
 
 /** `value` as UTF-8 JSON in a new SharedArrayBuffer. */

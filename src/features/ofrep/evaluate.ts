@@ -26,10 +26,10 @@
  * In bench/seed.ts every flag's strategies depend on the context, so the splicing does not show
  * there; it removes the decision of each flag that is off in the token's environment.
  */
-import { constantDecision, ContextReader, mixBlock } from '../../evaluation/index.js';
+import { constantDecision, ContextReader, mixBlock, type CompiledFlag, type CompiledFlagEnvironment } from '../../evaluation/index.js';
 import type { TokenScope } from '../client-api/features.js';
 import {
-  combinedEtag, decideScoped, piece, scopeFlags, type FrontendAnswer, type FrontendSource, type Piece, type ScopeFlags,
+  combinedEtag, decideScoped, piece, scopeFlags, type FrontendAnswer, type FrontendSource, type Piece, type ScopeFlag, type ScopeFlags,
 } from '../frontend-api/evaluate.js';
 import { OfrepFlag } from './mapping.js';
 
@@ -53,10 +53,28 @@ interface OfrepScope {
   readonly parts: ReadonlyArray<Piece | number>;
 }
 
+/**
+ * Each compiled flag's OFREP form per environment, kept while the compiled flag is (a new state
+ * shares every flag a write did not change), so the pieces it renders on demand are rendered
+ * once per flag revision, not once per state.
+ */
+const ofrepFlags = new WeakMap<CompiledFlag, WeakMap<CompiledFlagEnvironment, OfrepFlag>>();
+
+function ofrepFlagOf({ flag, env }: ScopeFlag): OfrepFlag {
+  let byEnv = ofrepFlags.get(flag);
+  if (byEnv === undefined) ofrepFlags.set(flag, (byEnv = new WeakMap<CompiledFlagEnvironment, OfrepFlag>()));
+  let ofrep = byEnv.get(env);
+  if (ofrep === undefined) {
+    ofrep = new OfrepFlag(flag.name, env, constantDecision(flag, env));
+    byEnv.set(env, ofrep);
+  }
+  return ofrep;
+}
+
 function ofrepScope(scoped: ScopeFlags): OfrepScope {
   const memo = scoped.rendered.get('ofrep') as OfrepScope | undefined;
   if (memo) return memo;
-  const flags = scoped.flags.map(({ data, flag, env }) => new OfrepFlag(data.name, env, constantDecision(flag, env)));
+  const flags = scoped.flags.map(ofrepFlagOf);
   const parts: Array<Piece | number> = [];
   let run: string[] = [];
   const endRun = () => {

@@ -6,13 +6,11 @@
  * context source (a slice of an explicit list, or the spec a worker expands itself) and a range.
  */
 import type { SnapshotChanges } from '../../evaluation/index.js';
+import type { SnapshotRef } from '../playground/protocol.js';
 import type { ContextSource } from './contexts.js';
 
-export interface SharedSnapshot {
-  revision: number;
-  /** UTF-8 JSON of the evaluation `Snapshot`. */
-  buffer: SharedArrayBuffer;
-}
+/** The snapshot as the playground's tasks carry it (a full copy of a recent revision and the changes since). */
+export type SharedSnapshot = SnapshotRef;
 
 interface RangeTask {
   snapshot: SharedSnapshot;

@@ -237,7 +237,7 @@ export class PlaygroundBatchService {
 }
 
 function sharedRef(snapshot: CurrentSnapshot): SharedSnapshot {
-  return { revision: snapshot.ref.revision, buffer: snapshot.ref.buffer };
+  return snapshot.ref;
 }
 
 function sourceOf(input: ImpactInput): ContextSource {

@@ -1,18 +1,19 @@
 /**
  * What crosses the thread boundary between the playground service (main thread) and its entry
  * point (workers/playground.ts; kinds `deprecated` and `advanced-chunk` of workers/protocol.ts).
- * Kept tiny on purpose: the flag snapshot travels as a SharedArrayBuffer reference (no copy) with a
- * revision number, and each worker compiles it once per revision; a request carries only its
+ * Kept tiny on purpose: the flag snapshot travels as SharedArrayBuffer references (no copy) with a
+ * revision number, and each worker brings its compiled copy up to that revision once; a request carries only its
  * context, environment, projects and index ranges. Results come back as UTF-8 bytes in a
  * transferred buffer, so the main thread never clones or re-serialises result objects.
  */
-import { JsonChunkWriter, type SnapshotChanges } from '../../evaluation/index.js';
+import { JsonChunkWriter, type ShippedRevision, type SnapshotChanges } from '../../evaluation/index.js';
 
-export interface SnapshotRef {
-  revision: number;
-  /** UTF-8 JSON of the evaluation `Snapshot`, shared by all workers. */
-  buffer: SharedArrayBuffer;
-}
+/**
+ * The snapshot of one revision: the evaluation `Snapshot` of revision `base` as UTF-8 JSON and the
+ * `SnapshotChanges` of each revision after it (src/evaluation/revision-chain.ts), shared by all
+ * workers; a worker holding a revision since `base` applies only the changes after it.
+ */
+export type SnapshotRef = ShippedRevision;
 
 export interface DeprecatedTask {
   kind: 'deprecated';

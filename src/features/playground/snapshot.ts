@@ -1,6 +1,8 @@
 import type { Outbox } from '../../db/outbox/index.js';
 import { RevisionCache } from '../../db/revision-cache.js';
-import { compile, overlay, sharedText, type CompiledSnapshot, type Snapshot, type SnapshotChanges } from '../../evaluation/index.js';
+import {
+  compile, overlay, RevisionChain, type CompiledSnapshot, type FlagConfig, type Snapshot, type SnapshotChanges,
+} from '../../evaluation/index.js';
 import type { SnapshotRef } from './protocol.js';
 
 /** Where the flag configuration comes from (the flags and segments stores). */
@@ -39,36 +41,64 @@ function changesBetween(previous: Snapshot, next: Snapshot): SnapshotChanges | u
 /** Each flag's JSON, made once per flag revision (the source's objects are never changed). */
 const flagJson = new WeakMap<object, string>();
 
+function jsonOf(flag: FlagConfig): string {
+  let json = flagJson.get(flag);
+  if (json === undefined) {
+    json = JSON.stringify(flag);
+    flagJson.set(flag, json);
+  }
+  return json;
+}
+
 /**
- * `JSON.stringify(snapshot)`, from each flag's JSON made once: a revision costs joining the
+ * `JSON.stringify(snapshot)`, from each flag's JSON made once: a full copy costs joining the
  * strings, not serialising every flag again (the snapshot of 2 000 flags is about 8 MB of JSON).
  */
-function snapshotJson(snapshot: Snapshot): SharedArrayBuffer {
-  const parts = snapshot.flags.map((flag) => {
-    let json = flagJson.get(flag);
-    if (json === undefined) {
-      json = JSON.stringify(flag);
-      flagJson.set(flag, json);
-    }
-    return json;
-  });
-  return sharedText(`{"flags":[${parts.join(',')}],"segments":${JSON.stringify(snapshot.segments)}}`);
+function snapshotJson(snapshot: Snapshot): string {
+  return `{"flags":[${snapshot.flags.map(jsonOf).join(',')}],"segments":${JSON.stringify(snapshot.segments)}}`;
+}
+
+/** How many flags and segments a change touches (the chain's bound counts them). */
+function weightOf(changes: SnapshotChanges): number {
+  return (changes.flags?.length ?? 0) + (changes.removedFlags?.length ?? 0) + (changes.segments?.length ?? 0) + (changes.removedSegments?.length ?? 0);
+}
+
+/**
+ * The snapshot of `raw`, from the previous one: only the flags and segments that changed are
+ * compiled again (`overlay`), and the threads are sent those changes (a `RevisionChain` step: the
+ * changed flags' JSON, about 4 KB each) instead of a new full copy. A revision that changed
+ * nothing the snapshot holds (a write to another collection) keeps the previous snapshot and its
+ * revision number, so no thread does anything for it.
+ */
+export function nextSnapshot(chain: RevisionChain<SnapshotChanges>, revision: number, raw: Snapshot, previous: CurrentSnapshot | undefined): CurrentSnapshot {
+  const items = raw.flags.length + raw.segments.length;
+  const full = () => snapshotJson(raw);
+  if (previous === undefined) {
+    chain.record(revision, undefined, undefined, 0, items);
+    return { ref: chain.ship(revision, full, changesJson), compiled: compile(raw), raw };
+  }
+  const changes = changesBetween(previous.raw, raw);
+  if (changes === undefined) return { ...previous, raw };
+  chain.record(revision, previous.ref.revision, changes, weightOf(changes), items);
+  return { ref: chain.ship(revision, full, changesJson), compiled: overlay(previous.compiled, changes), raw };
+}
+
+/** A step's changes as JSON, the flags' from their JSON made once. */
+function changesJson(changes: SnapshotChanges): string {
+  return `{"flags":[${(changes.flags ?? []).map(jsonOf).join(',')}],"removedFlags":${JSON.stringify(changes.removedFlags ?? [])},` +
+    `"segments":${JSON.stringify(changes.segments ?? [])},"removedSegments":${JSON.stringify(changes.removedSegments ?? [])}}`;
 }
 
 /**
  * The evaluation snapshot, rebuilt from the configuration state once per revision (RevisionCache):
  * after this instance's commits (read-your-writes) and other instances' noticed within
- * REVISION_POLL_MS (Outbox.watchRevisions). Its build number is the revision the pool's threads
- * compile it once for.
+ * REVISION_POLL_MS (Outbox.watchRevisions). Its ref's revision is what the pool's threads bring
+ * their compiled copies up to, once per revision.
  */
 export class SnapshotCache extends RevisionCache<CurrentSnapshot> {
   constructor(source: SnapshotSource, outbox: Outbox) {
-    super(async (revision, previous) => {
-      const raw = await source.load();
-      const changes = previous && changesBetween(previous.raw, raw);
-      const compiled = !previous ? compile(raw) : changes ? overlay(previous.compiled, changes) : previous.compiled;
-      return { ref: { revision, buffer: snapshotJson(raw) }, compiled, raw };
-    });
+    const chain = new RevisionChain<SnapshotChanges>();
+    super(async (revision, previous) => nextSnapshot(chain, revision, await source.load(), previous));
     outbox.onCommitted(() => this.invalidate());
   }
 }
