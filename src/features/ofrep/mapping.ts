@@ -55,7 +55,8 @@ export function frontendInput(context: Readonly<Record<string, unknown>>): Recor
  * one; test/features/ofrep/evaluate.test.ts checks the two agree). Callgrind on the 400 contexts
  * of bench:ofrep (26 Nov, 20 000 contexts after 20 000 warm-up ones): 6.6 k instructions per
  * context, against 16.9 k for the two calls (12.3 k of them `frontendContext`'s); the bulk answer
- * with its context, 289 k → 280 k per request (bench/answer-instructions.ts's state).
+ * with its context, 289 k → 280 k per request (bench/seed.ts's 100 flags, both versions in
+ * alternating phases of one callgrind process).
  */
 export function ofrepFrontendContext(context: Readonly<Record<string, unknown>>, remoteAddress: string): Record<string, unknown> {
   const moved: Record<string, unknown> = {};
