@@ -14,7 +14,10 @@ import { isAllProjects, type TokenScope } from '../client-api/features.js';
 import type { FlagData } from '../flags/read-model.js';
 
 /** The fields Unleash's frontend API leaves at the top of the context (its `createContext`). */
-const ROOT_FIELDS = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress'] as const;
+export const ROOT_FIELDS = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress'] as const;
+
+/** `properties[x]` query keys: x is a property. */
+export const PROPERTY_KEY = /^properties\[(.+)\]$/;
 
 /**
  * The SDK context Unleash's frontend API evaluates (docs/rules.md §9.1), from a POST body's
@@ -37,7 +40,7 @@ export function frontendContext(input: Record<string, unknown>, remoteAddress: s
       for (const [name, inner] of Object.entries(value)) if (inner !== undefined && inner !== null) given[name] = sdkString(inner);
       continue;
     }
-    const match = /^properties\[(.+)\]$/.exec(key);
+    const match = PROPERTY_KEY.exec(key);
     if (match) given[match[1]!] = sdkString(value);
     else moved[key] = sdkString(value);
   }
@@ -47,10 +50,15 @@ export function frontendContext(input: Record<string, unknown>, remoteAddress: s
     const text = value === undefined || value === null ? '' : sdkString(value);
     if (text !== '') context[field] = text;
   }
+  return completeContext(context, remoteAddress, Object.assign(moved, given));
+}
+
+/** The rest of `frontendContext` once the top fields are set: the defaults of the fields left unset, then `properties`. */
+export function completeContext(context: Record<string, unknown>, remoteAddress: string, properties: Record<string, unknown>): Record<string, unknown> {
   context.appName ??= 'frontend-api';
   context.remoteAddress ??= remoteAddress;
   context.sessionId ??= randomBytes(18).toString('hex');
-  context.properties = Object.assign(moved, given);
+  context.properties = properties;
   return context;
 }
 

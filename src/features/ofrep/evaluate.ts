@@ -21,6 +21,9 @@
  *   Deciding the 100 flags is 215 k of it, so the rest is the listing: OFREP lists every flag (100
  *   entries) where `/api/frontend` lists the enabled ones (≈ 44 on these contexts). Joining an
  *   array instead of concatenating cost as much as flattening the concatenation saves (305 k);
+ *   keeping each piece also as `,json`, so that an entry is one concatenation instead of two,
+ *   cost more, not less: 300 k against 289 k, both versions in alternating phases of one
+ *   callgrind process (26 Nov), so the comma is added per entry;
  * - bench:ofrep (`--seconds=5 --rounds=3`, load 17–21), both versions in turn: O1 / F1 1.00×
  *   (1.03× with the hashed look-ups), single rounds 0.8–1.4×: here the ratio is 1 within noise.
  * In bench/seed.ts every flag's strategies depend on the context, so the splicing does not show

@@ -5,7 +5,7 @@
  * threads render the same bytes.
  */
 import type { CompiledFlagEnvironment, CompiledVariant, CompiledVariantSet, ContextReader, SdkDecision } from '../../evaluation/index.js';
-import { piece, type Piece } from '../frontend-api/evaluate.js';
+import { completeContext, piece, PROPERTY_KEY, ROOT_FIELDS, type Piece } from '../frontend-api/evaluate.js';
 import type { Reason } from './schemas.js';
 
 /** A context value as Unleash reads it: strings as they are, numbers and booleans as their text; anything else is left out. */
@@ -47,6 +47,43 @@ export function frontendInput(context: Readonly<Record<string, unknown>>): Recor
   const targetingKey = contextString(context.targetingKey);
   if (input.userId === undefined && targetingKey !== undefined) input.userId = targetingKey;
   return input;
+}
+
+/**
+ * `frontendContext(frontendInput(context), remoteAddress)` in one pass: the frontend API's context
+ * for an OpenFeature one, built without the intermediate input object (every bulk request builds
+ * one; test/features/ofrep/evaluate.test.ts checks the two agree). Callgrind on the 400 contexts
+ * of bench:ofrep (26 Nov, 20 000 contexts after 20 000 warm-up ones): 6.6 k instructions per
+ * context, against 16.9 k for the two calls (12.3 k of them `frontendContext`'s); the bulk answer
+ * with its context, 289 k → 280 k per request (bench/seed.ts's 100 flags, both versions in
+ * alternating phases of one callgrind process).
+ */
+export function ofrepFrontendContext(context: Readonly<Record<string, unknown>>, remoteAddress: string): Record<string, unknown> {
+  const moved: Record<string, unknown> = {};
+  const given: Record<string, unknown> = {};
+  for (const key of Object.keys(context)) {
+    if (key === 'targetingKey' || (ROOT_FIELDS as readonly string[]).includes(key)) continue;
+    const value = context[key];
+    if (key === 'properties' && isRecord(value)) {
+      for (const name of Object.keys(value)) {
+        const text = contextString(value[name]);
+        if (text !== undefined) given[name] = text;
+      }
+      continue;
+    }
+    const text = contextString(value);
+    if (text === undefined) continue;
+    const match = PROPERTY_KEY.exec(key);
+    if (match) given[match[1]!] = text;
+    else moved[key] = text;
+  }
+  const top: Record<string, unknown> = {};
+  for (const field of ROOT_FIELDS) {
+    let text = contextString(context[field]);
+    if (field === 'userId' && text === undefined) text = contextString(context.targetingKey);
+    if (text !== undefined && text !== '') top[field] = text;
+  }
+  return completeContext(top, remoteAddress, Object.assign(moved, given));
 }
 
 /**

@@ -11,7 +11,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyContextConfig, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyError, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, asError, OfrepError, ofrepRateLimited, ofrepUnauthorized, type OfrepErrorCode } from '../../errors.js';
 import { sdkCors } from '../../plugins/sdk-cors.js';
@@ -83,16 +83,17 @@ const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepOptions> = async (app, { servi
   app.addHook('onRequest', sdkCors(origins));
 
   app.decorateRequest('ofrepToken', null);
-  // Callback style and without a promise: a token look-up is a map read (tokens.ts).
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.method === 'OPTIONS' || request.routeOptions.url === EVENTS) return done();
+  // Callback style and without a promise: a token look-up is a map read (tokens.ts). A hook of the
+  // two evaluation routes, not of the plugin: a plugin hook would ask `request.routeOptions`
+  // which route it serves, and that getter builds an object on every call.
+  const authenticated: preValidationHookHandler = (request, _reply, done) => {
     try {
       request.ofrepToken = authenticate(service.tokens, request.headers);
       done();
     } catch (err) {
       done(asError(err));
     }
-  });
+  };
 
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const { status, code, details, headers } = ofrepFailure(error);
@@ -129,6 +130,7 @@ const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepOptions> = async (app, { servi
 
   app.post(SINGLE, {
     config,
+    preValidation: authenticated,
     schema: {
       tags: OFREP_TAGS,
       summary: 'Evaluate one flag for a context (server-side providers)',
@@ -147,6 +149,7 @@ const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepOptions> = async (app, { servi
 
   app.post(BULK, {
     config,
+    preValidation: authenticated,
     schema: {
       tags: OFREP_TAGS,
       summary: 'Evaluate every flag of the token\'s projects for a context (client-side providers)',

@@ -7,10 +7,10 @@ import { ofrepFlagNotFound } from '../../errors.js';
 import type { TokenScope } from '../client-api/features.js';
 import type { SdkStateCache } from '../client-api/state.js';
 import type { EvaluationDispatcher } from '../frontend-api/dispatch.js';
-import { frontendContext, piece, type FrontendAnswer, type Piece } from '../frontend-api/evaluate.js';
+import { piece, type FrontendAnswer, type Piece } from '../frontend-api/evaluate.js';
 import { evaluateOne, type OfrepQuestion } from './evaluate.js';
 import type { OfrepEventStreams } from './events.js';
-import { frontendInput } from './mapping.js';
+import { ofrepFrontendContext } from './mapping.js';
 import { scopeOf, streamKey, tokenOfStream, type OfrepToken, type OfrepTokens } from './tokens.js';
 
 /** Where the event streams are served, below the path Vane is reached at. */
@@ -32,7 +32,7 @@ export class OfrepService {
   bulk(token: OfrepToken, context: Readonly<Record<string, unknown>>, remoteAddress: string): FrontendAnswer | Promise<FrontendAnswer> {
     const question: OfrepQuestion = {
       scope: scopeOf(token),
-      context: frontendContext(frontendInput(context), remoteAddress),
+      context: ofrepFrontendContext(context, remoteAddress),
       streams: this.eventStreams(token),
     };
     return this.states.use((state) => this.dispatcher.answer(state, question));
@@ -40,7 +40,7 @@ export class OfrepService {
 
   /** One flag's evaluation JSON; 404 FLAG_NOT_FOUND when the token does not see it. */
   one(token: OfrepToken, key: string, context: Readonly<Record<string, unknown>>, remoteAddress: string): string | Promise<string> {
-    const input = frontendContext(frontendInput(context), remoteAddress);
+    const input = ofrepFrontendContext(context, remoteAddress);
     return this.states.use((state) => {
       const json = evaluateOne(state, scopeOf(token), key, input);
       if (json === undefined) throw ofrepFlagNotFound(key);

@@ -7,7 +7,8 @@ import t from 'tap';
 import { compile, type FlagConfig, type StrategyConfig } from '../../../src/evaluation/index.js';
 import { frontendContext, piece, type FrontendSource } from '../../../src/features/frontend-api/evaluate.js';
 import { answerOfrep, evaluateOne } from '../../../src/features/ofrep/evaluate.js';
-import { frontendInput } from '../../../src/features/ofrep/mapping.js';
+import { frontendInput, ofrepFrontendContext } from '../../../src/features/ofrep/mapping.js';
+import { Random, randomOfrepContext } from './helpers.js';
 
 const SCOPE = { projects: ['default'], environment: 'development' };
 const everyone = (id: string): StrategyConfig => ({ id, name: 'default', parameters: {}, constraints: [] });
@@ -78,4 +79,26 @@ t.test('the ETag is the same for the same body on a fresh state, and differs wit
   }
   t.equal(new Set(etags.values()).size, etags.size, `${etags.size} different bodies, as many ETags`);
   t.ok(etags.size > 1);
+});
+
+t.test('the one-pass context is the frontend API\'s context of the mapped input', async (t) => {
+  const random = new Random(4242);
+  const contexts: Array<Record<string, unknown>> = [
+    ...Array.from({ length: 300 }, () => randomOfrepContext(random)),
+    {}, { targetingKey: 'tk' }, { targetingKey: 'tk', userId: '' }, { targetingKey: 'tk', userId: { a: 1 } }, { targetingKey: 7, userId: null },
+    { userId: 42, sessionId: true, appName: '', environment: 1.5, remoteAddress: '10.1.1.1', targetingKey: 'tk' },
+    { properties: 'text' }, { properties: ['a'] }, { properties: null }, { properties: { a: 1, b: null, c: { d: 1 }, e: [1], f: false, g: 'x' } },
+    { 'properties[a]': 'top', properties: { a: 'inner', b: 'b' }, 'properties[b]': 5, a: 'moved', b: 'moved too' },
+    { properties: { a: 'inner' }, 'properties[a]': 'later', currentTime: '2026-01-01T00:00:00Z', x: null, y: [1], z: { w: 1 } },
+    JSON.parse('{"__proto__": "p", "properties": {"__proto__": "q", "r": "s"}, "constructor": "c"}') as Record<string, unknown>,
+  ];
+  for (const context of contexts) {
+    const expected = frontendContext(frontendInput(context), '10.0.0.9');
+    const actual = ofrepFrontendContext(context, '10.0.0.9');
+    // A context without a sessionId gets a random one in both.
+    if (frontendInput(context).sessionId === undefined || frontendInput(context).sessionId === '') actual.sessionId = expected.sessionId;
+    t.same(Object.keys(actual), Object.keys(expected), JSON.stringify(context));
+    t.same(Object.keys(actual.properties as object), Object.keys(expected.properties as object), JSON.stringify(context));
+    t.strictSame(actual, expected, JSON.stringify(context));
+  }
 });
