@@ -19,6 +19,8 @@ import type { AbstractCursor, Collection, Db, Document } from 'mongodb';
  *    probe's write and read did not finish in time: src/db/health.ts), operations are refused at
  *    once with DatabaseUnavailableError (503): writes answer at once instead of after the deadline,
  *    and background jobs fail fast and retry later. Requests served from memory never get here.
+ *    The health probe takes no slot (it asks whether the database answers, not how long the
+ *    queue is), and the health check sends one at a time.
  *
  * Work no request waits for (clears, revision publishing and polling, the metrics flush) runs
  * `inBackground`: a request's operation is granted
@@ -170,6 +172,9 @@ const WRITE_METHODS = new Set([
 const READ_METHODS = new Set(['findOne', 'countDocuments', 'estimatedDocumentCount', 'distinct', 'indexes', 'indexExists']);
 const CURSOR_METHODS = new Set(['find', 'aggregate', 'listIndexes']);
 
+/** A slot granted at once, held by no count (the health probe's). */
+const UNQUEUED = { granted: Promise.resolve(() => undefined), cancel: () => undefined };
+
 export class DatabaseGuard {
   private readonly writes: Slots;
   private readonly reads: Slots;
@@ -178,8 +183,6 @@ export class DatabaseGuard {
   private refused = 0;
   private overdue = 0;
   private troubleListener: (() => void) | undefined;
-  /** When an operation last completed (performance.now()): a busy database still makes progress. */
-  lastProgressAt = 0;
   maxStatements: number;
 
   constructor(
@@ -242,8 +245,12 @@ export class DatabaseGuard {
       throw new DatabaseUnavailableError(operation, collection, this.closedReason);
     }
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const slots = kind === 'write' ? this.writes : this.reads;
-    const { granted, cancel } = slots.acquire();
+    // A probe takes no slot: it asks whether the database answers, not how long the queue is.
+    // Queued behind the writers, a probe during a freeze waited its deadline unsent behind writes
+    // that each held the one FerretDB write slot up to twice theirs, and `/ready` turned 503 after
+    // 13 s instead of 3 s (the 2 000-flag soak). The health check sends one probe at a time, so
+    // the database gets at most one operation beyond the slots.
+    const { granted, cancel } = options.probe ? UNQUEUED : (kind === 'write' ? this.writes : this.reads).acquire();
     let sent = false;
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
@@ -274,10 +281,7 @@ export class DatabaseGuard {
           clearTimeout(overdueTimer);
           release();
         };
-        started.then(() => {
-          this.lastProgressAt = performance.now();
-          settled();
-        }, settled);
+        started.then(settled, settled);
         overdueTimer = setTimeout(() => {
           this.overdue++;
           release();
