@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { DatabaseGuard, GuardStats } from './guard.js';
+import { DatabaseTimeoutError, type DatabaseGuard, type GuardStats } from './guard.js';
 
 /**
  * Whether the database answers, checked continuously: every `intervalMs` one small write (this
@@ -183,6 +183,7 @@ export class DatabaseHealth {
       if (read?.count !== count) throw new Error(`the probe read back ${String(read?.count)} after writing ${count}`);
     } catch (err) {
       if (this.stopped) return false; // closing: the client went first
+      if (this.busyNotDead(err)) return this.isHealthy;
       this.lastError = err instanceof Error ? err.message : String(err);
       this.markFailing(this.lastError);
       await this.restartIfWedged();
@@ -191,6 +192,17 @@ export class DatabaseHealth {
     if (!this.driverAvailable) return false;
     this.markHealthy();
     return true;
+  }
+
+  /**
+   * The probe waited its whole deadline for a write slot while other operations kept completing:
+   * the database is busy (a long queue of writes), not gone. Closing the gate for that would turn
+   * a burst of writes into a burst of 503s for everyone; the writes queued past their deadline
+   * already answer 503 on their own.
+   */
+  private busyNotDead(err: unknown): boolean {
+    return err instanceof DatabaseTimeoutError && !err.sent &&
+      performance.now() - this.guard.lastProgressAt < this.guard.timeoutMs;
   }
 
   private markFailing(reason: string): void {
