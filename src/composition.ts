@@ -192,9 +192,14 @@ export async function initialiseState(
   await stores.segments.init();
   // The configuration state (src/db/state.ts) once the initial documents exist: reads and writes
   // from here on consult it.
+  // Known to the other instances before this one writes to what they write (Outbox.join); the
+  // load reads only.
+  const joined = stores.outbox.join();
+  joined.catch(() => undefined); // awaited below, after the load
   // Other instances' revisions first: what they write while the state loads is re-read after.
   await stores.outbox.markRevisionsSeen();
   await stores.outbox.state.load(progress);
+  await joined;
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await stores.users.init();
   await ensureInitialAdmin(services.users, stores.users, config.INIT_ADMIN_USER, config.INIT_ADMIN_PASSWORD);

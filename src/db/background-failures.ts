@@ -4,7 +4,7 @@
  * failed meanwhile. A database that does not answer fails a revision poll four times a second;
  * one line per failure would bury everything else in the log, none would hide the outage.
  */
-export type BackgroundJob = 'revision poll' | 'revision publish' | 'event flush' | 'outbox clear';
+export type BackgroundJob = 'revision poll' | 'revision publish' | 'event flush' | 'outbox clear' | 'lost write';
 
 export interface FailureLog {
   error(obj: unknown, msg?: string): void;

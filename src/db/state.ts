@@ -128,19 +128,29 @@ export class CollectionMirror<T extends StoredDocument> {
   }
 
   /** Re-reads one document (after a conditional write found it changed by another instance). */
-  async refresh(id: DocumentId): Promise<T | undefined> {
+  /**
+   * @param evenIfOlder take the stored document even at an older revision than the one held: the
+   *   caller found the database behind what this process wrote (a write of it was lost), and the
+   *   database is the truth; otherwise an older revision is a read that raced a newer write.
+   */
+  async refresh(id: DocumentId, evenIfOlder = false): Promise<T | undefined> {
     // By `_id` alone: any other condition makes FerretDB scan the collection.
     const found = await this.collection.findOne<T>({ _id: id });
     const doc = found && !found._deleted ? found : null;
-    this.written(id, doc);
+    this.written(id, doc, evenIfOlder);
     return doc ?? undefined;
   }
 
+  /** The revision held for `id` (undefined: not held). */
+  heldRevision(id: unknown): number | undefined {
+    return this.docs.get(id)?._rev;
+  }
+
   /** The database acknowledged `doc` (null: deleted) for `id`. */
-  written(id: unknown, doc: T | null): void {
+  written(id: unknown, doc: T | null, evenIfOlder = false): void {
     const held = this.docs.get(id);
     // An older revision never replaces a newer one (a refresh racing a write).
-    if (doc && held && (held._rev ?? 0) > (doc._rev ?? 0)) return;
+    if (!evenIfOlder && doc && held && (held._rev ?? 0) > (doc._rev ?? 0)) return;
     if (doc) this.docs.set(id, doc);
     else this.docs.delete(id);
     this.pending?.set(id, doc);

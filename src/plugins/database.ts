@@ -164,6 +164,8 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     health.stop();
     outbox.stopWatching();
     await outbox.settle().catch((err: unknown) => app.log.warn({ err }, 'clearing flushed events failed; the next start repairs it'));
+    // The others need not wait goneAfterMs to clear their documents' flushed events again.
+    await outbox.retire().catch((err: unknown) => app.log.warn({ err }, 'removing this instance\'s revision document failed; the others take it for gone in a minute'));
     await client.close(true);
     await embedded?.stop();
   });

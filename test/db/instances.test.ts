@@ -4,6 +4,7 @@
  */
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
+import { MongoClient } from 'mongodb';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument } from '../../src/db/outbox/index.js';
@@ -146,6 +147,9 @@ t.test('a change whose writer died before flushing its events is completed by a 
   await dying.published();
   t.notOk(await survivor.database.db.collection('events').findOne({ type: 'segment-created' }), 'the event is still pending');
 
+  // The dead writer's revision document ages (no more heartbeats): the survivor then knows it runs
+  // alone, and its clear of the document cannot undo anyone's write (Outbox.clearsAreSafe).
+  await survivor.database.db.collection('meta').updateOne({ _id: `rev:${dying.instance}` as never }, { $set: { at: new Date(Date.now() - 3_600_000) } });
   await survivor.database.outbox.pollRevisions();
   t.equal((await survivor.inject({ url: '/api/admin/segments/4242', headers: ADMIN })).statusCode, 200, 'the change is in the state');
   t.ok(
@@ -178,6 +182,96 @@ t.test('a change request applied from two instances at once is applied exactly o
   await Promise.all([a.database.outbox.flushed(), b.database.outbox.flushed()]); // events are appended after the response (Outbox.queueFlush)
   t.equal(await a.database.db.collection('events').countDocuments({ type: 'change-request-applied' }), 1, 'one change-request-applied event');
   t.equal(await a.database.db.collection('events').countDocuments({ type: 'feature-environment-enabled' }), 1, 'the change written once');
+});
+
+/**
+ * FerretDB applies an update by reading the document, then writing it back whole, outside any
+ * transaction. This does the same, with another instance's write landing between the two steps.
+ */
+async function rewriteWholeOnUpdate(
+  t: { teardown(fn: () => unknown): void }, app: FastifyInstance, collection: string, between: () => Promise<void>,
+): Promise<{ updates: number }> {
+  // Its own connection: the app's handle waits for the write slot its update holds.
+  const client = await MongoClient.connect(app.config.MONGODB_URL!);
+  t.teardown(() => client.close());
+  const raw = client.db(app.config.MONGODB_DB).collection<StoredDocument>(collection);
+  const handle = app.database.outbox['collections'].get(collection)!;
+  const seen = { updates: 0 };
+  handle.updateOne = async (filter: { _id?: unknown }, update: Record<string, Record<string, unknown>>) => {
+    seen.updates++;
+    const read = await raw.findOne({ _id: filter._id as never });
+    await between();
+    const { _id, ...rest } = read!;
+    for (const field of Object.keys(update.$unset ?? {})) delete (rest as Record<string, unknown>)[field];
+    return await raw.replaceOne({ _id }, rest);
+  };
+  return seen;
+}
+
+t.test('clearing flushed events never undoes another instance\'s write: no clear while another instance runs', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const b = await buildApp(config, { logger: false }); // closed by the test
+  let bClosed = false;
+  t.teardown(() => (bClosed ? undefined : b.close()));
+  const created = await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'shared', constraints: [] } });
+  const id = created.json().id as number;
+  await propagate(a, b);
+  const update = (description: string) => b.inject({
+    method: 'PUT', url: `/api/admin/segments/${id}`, headers: JSON_HEADERS, payload: { name: 'shared', description, constraints: [] },
+  });
+  let writtenBetween = false;
+  const clear = await rewriteWholeOnUpdate(t, a, 'segments', async () => {
+    if (writtenBetween) return;
+    t.equal((await update('written while A clears')).statusCode, 204);
+    writtenBetween = true;
+  });
+  await a.database.outbox.settle(); // A's flush, then its clear of the creation's `_outbox`
+  t.equal(clear.updates, 0, 'A does not clear while B runs');
+  if (!writtenBetween) {
+    t.equal((await update('written while A clears')).statusCode, 204);
+    writtenBetween = true;
+  }
+  const stored = await a.database.db.collection('segments').findOne({ _id: id as never });
+  t.equal(stored?.description, 'written while A clears', "B's write is kept");
+  t.ok(stored?._outbox, 'the flushed events stay until the next write');
+  await propagate(b, a);
+  t.equal((await a.inject({ url: `/api/admin/segments/${id}`, headers: ADMIN })).json().description, 'written while A clears');
+
+  // B stops cleanly (its revision document goes): A, alone again, clears after its writes.
+  await b.close();
+  bClosed = true;
+  a.database.outbox['clearsChecked'] = undefined;
+  const again = await a.inject({ method: 'PUT', url: `/api/admin/segments/${id}`, headers: JSON_HEADERS, payload: { name: 'shared', description: 'alone', constraints: [] } });
+  t.equal(again.statusCode, 204);
+  await a.database.outbox.settle();
+  t.notOk((await a.database.db.collection('segments').findOne({ _id: id as never }))?._outbox, 'cleared once A runs alone');
+  t.equal(clear.updates, 1);
+  t.equal((await a.database.db.collection('events').countDocuments({ type: 'segment-updated' })), 2, 'every event logged once');
+});
+
+t.test('a write the database lost (it holds an older revision than this instance wrote) is not retried against the lost revision', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const app = await instance(t, config);
+  const created = await app.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'lost', constraints: [] } });
+  const id = created.json().id as number;
+  const segments = app.database.db.collection('segments');
+  await app.database.outbox.settle();
+  const older = (await segments.findOne({ _id: id as never }))!;
+  const put = (description: string) => app.inject({
+    method: 'PUT', url: `/api/admin/segments/${id}`, headers: JSON_HEADERS, payload: { name: 'lost', description, constraints: [] },
+  });
+  t.equal((await put('kept in memory only')).statusCode, 204);
+  await app.database.outbox.settle();
+  // Another writer puts back the version it read before (as a FerretDB update racing this write does).
+  await segments.replaceOne({ _id: id as never }, older);
+  const res = await put('written on what the database holds');
+  t.equal(res.statusCode, 204, 'the retry writes on top of the stored revision');
+  const stored = (await segments.findOne({ _id: id as never }))!;
+  t.equal(stored.description, 'written on what the database holds');
+  t.equal(stored._rev, (older._rev as number) + 1);
 });
 
 t.test('deleting a segment while another instance adds a strategy using it never leaves a dangling reference', async (t) => {

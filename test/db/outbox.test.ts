@@ -110,6 +110,11 @@ t.test('a repeated flush after a crash at any step of an append stores the event
   await outbox.pollRevisions();
   await outbox.flush(coll, 'claim-pruned');
   t.equal(await storedCopies(three.key), 1, 'not stored twice');
+  t.notOk(await tail.findOne({ _id: tailKey(9) }), 'a flush finds it in the log by key: no new claim (Outbox.alreadyLogged)');
+  // Appended again all the same (another instance's flush that read the document before it was stored):
+  outbox.eventLog.startAfter(8); // as a flush does, from the other instance's newest id
+  await outbox.eventLog.append(three);
+  t.equal(await storedCopies(three.key), 1, 'not stored twice');
   const voided = await tail.findOne({ _id: tailKey(9) });
   t.ok(voided?.void, 'the claim it made instead is a void slot');
 

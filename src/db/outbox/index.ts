@@ -284,7 +284,18 @@ export class Outbox {
 
   /** A conditional write found the document changed: the state re-reads it before the caller retries. */
   private async conflict(coll: Collection<StoredDocument>, id: DocumentId): Promise<never> {
-    await this.state.mirrorOf(coll.collectionName)?.refresh(id);
+    const mirror = this.state.mirrorOf(coll.collectionName);
+    if (mirror) {
+      const held = mirror.heldRevision(id);
+      // Under the document's lock, so no write of this process lands between the read and taking it in.
+      const found = await this.documentLock.run(this.documentKey(coll, id), () => mirror.refresh(id, true));
+      if (held !== undefined && found && (found._rev ?? 0) < held) {
+        // Only a write that put back an older version does this (on FerretDB, by two instances
+        // writing one document at once): the state now holds what the database holds, and the
+        // retry writes on top of it instead of failing against a revision that is gone.
+        this.backgroundError('lost write', new Error(`${coll.collectionName} ${String(id)}: the database holds revision ${found._rev ?? 0}, older than the ${held} this process held; a write to it was lost`));
+      }
+    }
     throw new ConcurrentModificationError(`document ${String(id)} changed meanwhile`);
   }
 
@@ -496,6 +507,7 @@ export class Outbox {
     this.deferredClears.delete(key);
     await this.documentLock.run(key, async () => {
       if (this.queuedFlushes.has(key)) return; // a later write's flush arms the clear again
+      if (!(await this.clearsAreSafe())) return;
       await this.conditionally(entry.coll, entry.id, entry.rev, (filter) =>
         entry.coll.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } }));
     });
@@ -508,11 +520,17 @@ export class Outbox {
     await this.published();
   }
 
+  /**
+   * @param ownWrite the document as this process just wrote it (flushWritten): its clear is
+   *   deferred (deferClear); otherwise as read back from the database (repair, an orphan check),
+   *   where its events may be in the log already (see alreadyLogged).
+   */
   private async flushLocked(
-    c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, deferClear = false,
+    c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, ownWrite = false,
   ): Promise<void> {
     const pending = pendingEvents(doc._outbox);
-    await this.appendLocked(pending);
+    if (ownWrite || !(await this.alreadyLogged(pending))) await this.appendLocked(pending);
+    const deferClear = ownWrite;
     // On FerretDB by `_id` alone (see atomicFilters): the document was read or written just
     // before, under this process's keyed lock, and other instances learn of its new revision
     // only through the revision just published.
@@ -522,8 +540,23 @@ export class Outbox {
     } else if (pending.length) {
       this.state.mirrorOf(c.collectionName)?.flushed(id, doc._rev);
       if (deferClear) this.deferClear(c, id, doc._rev);
-      else await c.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } });
+      else if (await this.clearsAreSafe()) await c.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } });
     }
+  }
+
+  /**
+   * Whether events read back from a document are all in the log already: flushed, with the clear
+   * left undone (clearsAreSafe) or not yet run. Appending them again would be harmless but not
+   * free: once their ids have left the event tail, each would take a new id and leave it void.
+   * One read: a flush appends a document's events in order, so the last one stored means all are.
+   */
+  private async alreadyLogged(events: PendingEvent[]): Promise<boolean> {
+    const missing = this.stillPending(events);
+    const last = missing.at(-1);
+    if (!last) return true;
+    if (!(await this.eventLog.stored(last.key))) return false;
+    for (const event of missing) this.remember(event.key);
+    return true;
   }
 
   /** Moves the next event id past the other instances' newest before appending. */
@@ -546,6 +579,60 @@ export class Outbox {
    */
   async markRevisionsSeen(): Promise<void> {
     await this.revisions.markSeen();
+  }
+
+  /**
+   * Makes this instance known to the others (its revision document, then a heartbeat) and
+   * resolves when it may write: at once when it is alone, else after JOIN_MARGIN_MS, because
+   * an instance that thought itself alone may have a clear under way (see clearsAreSafe) that
+   * this instance's first writes must not land in. Awaited before the start's first write; the
+   * state loads meanwhile.
+   */
+  async join(): Promise<void> {
+    const started = Date.now();
+    if (await this.revisions.announce()) {
+      await new Promise((r) => setTimeout(r, Math.max(0, started + Outbox.JOIN_MARGIN_MS - Date.now())));
+    }
+  }
+
+  /** Removes this instance's revision document (a clean stop: the others need not wait for it to age). */
+  async retire(): Promise<void> {
+    await this.revisions.retire();
+  }
+
+  /**
+   * How long a starting instance waits before writing when another one runs: longer than an
+   * answer of othersAlive is reused (CLEARS_CHECK_MS) plus the clear it allowed (milliseconds).
+   */
+  static readonly JOIN_MARGIN_MS = 1000;
+  /** How long an answer of othersAlive decides clears (one small read per clear otherwise). */
+  static readonly CLEARS_CHECK_MS = 250;
+  private clearsChecked: { at: number; safe: Promise<boolean> } | undefined;
+
+  /**
+   * Whether clearing a document's flushed `_outbox` can never undo another instance's write.
+   * FerretDB applies an update by reading the document and writing it back whole, outside any
+   * transaction (FerretDB 1.24: `Query`, then `UpdateAll` by `_id`); a write by another instance
+   * between the two is lost, and no condition in the filter prevents it (see atomicFilters).
+   * Seen in test/db/instances.test.ts: A's clear of the change request it had just approved put
+   * back the Approved version over B's apply, which then failed and left the request stuck.
+   * So on FerretDB a clear runs only while no other instance runs (Revisions.othersAlive); with
+   * others, `_outbox` keeps its flushed events until the document's next write replaces it (that
+   * writer leaves them out: stillPending, or the held copy already dropped them: flushed), and
+   * repair and the others' orphan checks find them in the log by key (isLogged) and append
+   * nothing. MongoDB applies the `_rev` condition atomically: a clear there is always safe.
+   */
+  private async clearsAreSafe(): Promise<boolean> {
+    if (this.atomicFilters) return true;
+    const now = Date.now();
+    if (!this.clearsChecked || now - this.clearsChecked.at > Outbox.CLEARS_CHECK_MS) {
+      const safe = this.revisions.othersAlive().then((alive) => !alive);
+      this.clearsChecked = { at: now, safe };
+      safe.catch(() => {
+        if (this.clearsChecked?.safe === safe) this.clearsChecked = undefined;
+      });
+    }
+    return await this.clearsChecked.safe;
   }
 
   /**

@@ -49,7 +49,18 @@ const RECENT_CHANGES = 64;
 /** Revision documents of instances silent this long are removed (their changes were seen long ago). */
 const REVISION_DOCUMENT_TTL_MS = 24 * 3600_000;
 
+/**
+ * How often an instance rewrites its revision document when it has nothing to publish, so the
+ * others know it is running (see othersAlive).
+ */
+const HEARTBEAT_MS = 10_000;
+
 export class Revisions {
+  /**
+   * Another instance whose revision document is older than this is taken for gone (it crashed;
+   * one that stops cleanly removes its document: retire). Six missed heartbeats.
+   */
+  goneAfterMs = 6 * HEARTBEAT_MS;
   private readonly meta: Collection<MetaDocument>;
   /** An instance id for this process's revision document. */
   readonly instance = randomUUID();
@@ -80,7 +91,16 @@ export class Revisions {
     this.publishSoon();
   }
 
-  private async publish(): Promise<void> {
+  /**
+   * Writes this instance's revision document: with `bump`, the writes since the last publish as a
+   * new revision; without, the same revision again with a new `at` (the heartbeat).
+   */
+  private async publish(bump: boolean): Promise<void> {
+    if (!bump) {
+      const doc = { seq: this.seq, at: new Date(), lastId: this.lastEventId(), changes: BSON.EJSON.stringify(this.recent) };
+      await this.meta.replaceOne({ _id: REVISION_PREFIX + this.instance }, doc, { upsert: true });
+      return;
+    }
     const changed = this.changedSincePublish.splice(0);
     const before = { seq: this.seq, recent: this.recent };
     this.seq++;
@@ -107,6 +127,8 @@ export class Revisions {
 
   private publishing: Promise<void> | undefined;
   private publishAgain = false;
+  /** Whether the next write of the revision document is a new revision (else a heartbeat). */
+  private bumpDue = false;
   private publishError: (err: unknown) => void = () => undefined;
   private pollError: (err: unknown) => void = () => undefined;
 
@@ -116,16 +138,21 @@ export class Revisions {
    * FerretDB) overlaps the flush of the events. Writes meanwhile are published together by one
    * more write. Other instances see the change within a poll interval plus these milliseconds.
    */
-  private publishSoon(): void {
+  private publishSoon(bump = true): void {
+    this.bumpDue ||= bump;
     if (this.publishing) {
       this.publishAgain = true;
       return;
     }
+    // One writer of the revision document at a time: a heartbeat overtaking a publish would put
+    // back the older `seq`, which the others read as a restart (and reload their whole state).
     this.publishing = inBackground(async () => {
       try {
         do {
           this.publishAgain = false;
-          await this.publish();
+          const bump = this.bumpDue;
+          this.bumpDue = false;
+          await this.publish(bump);
         } while (this.publishAgain);
       } catch (err) {
         this.publishError(err);
@@ -138,6 +165,44 @@ export class Revisions {
   /** Resolves once every write of this process so far is published (tests, closing). */
   async published(): Promise<void> {
     while (this.publishing) await this.publishing;
+  }
+
+  /**
+   * Writes this instance's revision document now (whether or not it wrote anything yet) and every
+   * HEARTBEAT_MS from then on, so the others know it runs (othersAlive); resolves with whether
+   * another instance is running. Called before this instance writes anything.
+   */
+  async announce(): Promise<boolean> {
+    this.publishSoon(false);
+    await this.published();
+    this.stopHeartbeat();
+    this.heartbeat = setInterval(() => this.publishSoon(false), HEARTBEAT_MS);
+    this.heartbeat.unref();
+    return await this.othersAlive();
+  }
+
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  private stopHeartbeat(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  /**
+   * Whether another instance may be writing to this database: one whose revision document was
+   * written less than goneAfterMs ago. Read from the database, not from the last poll: an
+   * instance that started since is seen at once.
+   */
+  async othersAlive(): Promise<boolean> {
+    const now = Date.now();
+    return (await this.otherRevisions()).some((d) => d.at !== undefined && now - d.at.getTime() < this.goneAfterMs);
+  }
+
+  /** Stops the heartbeat and removes this instance's revision document (a clean stop). */
+  async retire(): Promise<void> {
+    this.stopHeartbeat();
+    await this.published();
+    await this.meta.deleteOne({ _id: REVISION_PREFIX + this.instance });
   }
 
   private watchTimer: NodeJS.Timeout | undefined;
