@@ -65,6 +65,29 @@ t.test('complete blocks are sealed into event_blocks, the tail is pruned, a rest
   t.match(metrics, /^vane_event_log_body_bytes [1-9]\d*$/m, 'metrics: bytes held');
 });
 
+t.test('an instance started after a clean stop claims the id after the newest event it loaded, without the slow path', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const a = await buildApp(config, { logger: false });
+  await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)));
+  await a.close(); // removes its revision document, and with it the newest id it published
+  const b = await buildApp(config, { logger: false });
+  t.teardown(() => b.close());
+  const appender = b.stores.eventLog['appender'];
+  let scans = 0;
+  const find = appender.events.find.bind(appender.events);
+  appender.events.find = ((...args: Parameters<typeof find>) => {
+    scans++;
+    return find(...args);
+  }) as typeof find;
+  const res = await b.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: 'after-restart' } });
+  t.equal(res.statusCode, 201);
+  await b.database.outbox.flushed();
+  const stored = await b.database.db.collection('events').findOne({ type: 'tag-created', 'data.value': 'after-restart' });
+  t.equal(stored?.id, 1306, 'the id after the newest');
+  t.equal(scans, 0, 'no search of the stored events for the newest id');
+});
+
 t.test('blocks sealed in the first format (32-event segments, no dictionary) are read next to new ones', async (t) => {
   const a = await buildTestApp(t);
   await seedLog(a, Array.from({ length: 600 }, (_, i) => filler(6 + i)));
