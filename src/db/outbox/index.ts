@@ -505,18 +505,31 @@ export class Outbox {
     if (!entry) return;
     clearTimeout(entry.timer);
     this.deferredClears.delete(key);
-    await this.documentLock.run(key, async () => {
+    const run = this.documentLock.run(key, async () => {
       if (this.queuedFlushes.has(key)) return; // a later write's flush arms the clear again
       if (!(await this.clearsAreSafe())) return;
       await this.conditionally(entry.coll, entry.id, entry.rev, (filter) =>
         entry.coll.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } }));
     });
+    this.runningClears.add(run);
+    try {
+      await run;
+    } finally {
+      this.runningClears.delete(run);
+    }
   }
+
+  /**
+   * Clears under way, their timer fired: `settle` waits for them too, or the repair after a
+   * start's settle found a document its clear was still reading `meta` for (CI, once).
+   */
+  private readonly runningClears = new Set<Promise<void>>();
 
   /** Runs every queued flush and waiting clear now (closing the app; tests that look at stored documents). */
   async settle(): Promise<void> {
     await this.flushed();
     await Promise.all([...this.deferredClears.keys()].map((key) => this.runDeferredClear(key)));
+    await Promise.allSettled([...this.runningClears]); // their failures are reported where they run
     await this.published();
   }
 
