@@ -190,12 +190,12 @@ export async function initialiseState(
   await stores.tags.init();
   await stores.flags.init();
   await stores.segments.init();
-  // The configuration state (src/db/state.ts) once the initial documents exist: reads and writes
-  // from here on consult it.
   // Known to the other instances before this one writes to what they write (Outbox.join); the
   // load reads only.
   const joined = stores.outbox.join();
   joined.catch(() => undefined); // awaited below, after the load
+  // The configuration state (src/db/state.ts) once the initial documents exist: reads and writes
+  // from here on consult it.
   // Other instances' revisions first: what they write while the state loads is re-read after.
   await stores.outbox.markRevisionsSeen();
   await stores.outbox.state.load(progress);

@@ -127,8 +127,8 @@ export class CollectionMirror<T extends StoredDocument> {
     }
   }
 
-  /** Re-reads one document (after a conditional write found it changed by another instance). */
   /**
+   * Re-reads one document (after a conditional write found it changed by another instance).
    * @param evenIfOlder take the stored document even at an older revision than the one held: the
    *   caller found the database behind what this process wrote (a write of it was lost), and the
    *   database is the truth; otherwise an older revision is a read that raced a newer write.

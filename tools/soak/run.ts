@@ -491,8 +491,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const frozenAt = performance.now();
     const probeWrite = async () => (await write('POST .../features (probe)', '/api/admin/projects/default/features', 'POST', { name: `soak-probe-${random.int(0, 1e9)}` }));
     let first = await probeWrite();
-    // Failed without reaching Vane (status 0: a keep-alive connection the server had just closed,
-    // seen once in CI): sent again, with what happened in the log.
+    // Failed without an answer (status 0: a connection error or the abort; CI's counts once held one
+    // such write while the freeze probe got no 503): sent again, with the error in the log.
     for (let retry = 0; first.status === 0 && retry < 2; retry++) {
       log(`the write while frozen failed without an answer after ${Math.round(first.ms)} ms (${first.text}); sent again`);
       first = await probeWrite();

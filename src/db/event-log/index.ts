@@ -116,20 +116,20 @@ export class EventLog {
   // -------------------------------------------------------------------------------------------
   // reading
 
-  /**
-   * Whether any event with one of these keys is in the log. Reads the database (the copy may not
-   * have heard of another instance's): a claim in the small tail first; only a key whose claim has
-   * left the tail is looked for in `events` (on FerretDB a scan of the log, so for rare paths).
-   */
   /** Whether the event with this key is stored in the log (one read by `_id`). */
   async stored(key: string): Promise<boolean> {
     return (await this.appender.events.findOne({ _id: key }, { projection: { _id: 1 } })) !== null;
   }
 
+  /**
+   * Whether any event with one of these keys is in the log. Reads the database (the copy may not
+   * have heard of another instance's): a claim in the small tail first; only a key whose claim has
+   * left the tail is looked for in `events` (on FerretDB a scan of the log, so for rare paths).
+   */
   async has(keys: Iterable<string>): Promise<boolean> {
     const all = [...keys];
     for (const key of all) if (await this.appender.tail.findOne({ key }, { projection: { _id: 1 } })) return true;
-    for (const key of all) if (await this.appender.events.findOne({ _id: key }, { projection: { _id: 1 } })) return true;
+    for (const key of all) if (await this.stored(key)) return true;
     return false;
   }
 

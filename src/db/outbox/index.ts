@@ -543,7 +543,6 @@ export class Outbox {
   ): Promise<void> {
     const pending = pendingEvents(doc._outbox);
     if (ownWrite || !(await this.alreadyLogged(pending))) await this.appendLocked(pending);
-    const deferClear = ownWrite;
     // On FerretDB by `_id` alone (see atomicFilters): the document was read or written just
     // before, under this process's keyed lock, and other instances learn of its new revision
     // only through the revision just published.
@@ -552,7 +551,7 @@ export class Outbox {
       await c.deleteOne(filter);
     } else if (pending.length) {
       this.state.mirrorOf(c.collectionName)?.flushed(id, doc._rev);
-      if (deferClear) this.deferClear(c, id, doc._rev);
+      if (ownWrite) this.deferClear(c, id, doc._rev);
       else if (await this.clearsAreSafe()) await c.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } });
     }
   }
@@ -632,7 +631,7 @@ export class Outbox {
    * So on FerretDB a clear runs only while no other instance runs (Revisions.othersAlive); with
    * others, `_outbox` keeps its flushed events until the document's next write replaces it (that
    * writer leaves them out: stillPending, or the held copy already dropped them: flushed), and
-   * repair and the others' orphan checks find them in the log by key (isLogged) and append
+   * repair and the others' orphan checks find them in the log by key (alreadyLogged) and append
    * nothing. MongoDB applies the `_rev` condition atomically: a clear there is always safe.
    */
   private async clearsAreSafe(): Promise<boolean> {
