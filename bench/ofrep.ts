@@ -12,6 +12,12 @@
  * O2  O1 with If-None-Match of each context's last answer (providers polling: 304s)
  *
  * The goal: O1 at least F1's req/s, p99 ≤ 20 ms.
+ *
+ * Then the ratio alone, paired: F1 and O1 in alternating 1-second slices (`--pairs`, default 30),
+ * each O1 slice against the F1 slice beside it. Why: on this 2-core virtual machine whole rounds
+ * of one scenario swing 2× (26 Nov, 8-second rounds of F1: 3 390 to 7 598 req/s), slower than a
+ * slice, so the medians of rounds compare different stretches of the machine (their O1 / F1 was
+ * 0.91× and 1.04× in two runs of the same tree an hour apart); adjacent slices share one.
  */
 import { startVane } from './servers.js';
 import { cannon, figure, median, rotating, type Figure } from './cannon.js';
@@ -20,6 +26,7 @@ import { FLAG_COUNT, frontendContexts, seed, type Target } from './seed.js';
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const SECONDS = Number(arg('seconds') ?? process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(arg('rounds') ?? process.env.BENCH_ROUNDS ?? 3);
+const PAIRS = Number(arg('pairs') ?? 30);
 
 type Scenario = 'F1' | 'FA' | 'O1' | 'O2';
 const SCENARIOS: Scenario[] = ['F1', 'FA', 'O1', 'O2'];
@@ -76,9 +83,42 @@ async function main(): Promise<void> {
     const ratio = median(figures.O1!).rps / median(figures.F1!).rps;
     console.log(`\nO1 / F1: ${ratio.toFixed(2)}× (${ROUNDS} rounds of ${SECONDS} s, 16 connections, node ${process.version}, ${FLAG_COUNT} flags, 400 rotating contexts)`);
     console.log('(O2\'s answers are 304s, which autocannon counts as non-2xx)');
+    if (PAIRS > 0) console.log(paired(await pairs(options.F1, options.O1, base.connections)));
   } finally {
     await vane.cleanup();
   }
+}
+
+interface Slice { requests: number; seconds: number }
+
+/** `PAIRS` pairs of 1-second slices, F1 and O1 in alternating order (so neither always goes first). */
+async function pairs(f1: Parameters<typeof cannon>[0], o1: Parameters<typeof cannon>[0], connections: number): Promise<Array<{ f1: Slice; o1: Slice }>> {
+  const slice = async (options: Parameters<typeof cannon>[0]): Promise<Slice> => {
+    const { result } = await cannon({ ...options, duration: 1, connections });
+    return { requests: result.requests.total, seconds: result.duration };
+  };
+  const out: Array<{ f1: Slice; o1: Slice }> = [];
+  console.error(`${PAIRS} pairs of 1-second slices…`);
+  for (let i = 0; i < PAIRS; i++) {
+    if (i % 2 === 0) {
+      const a = await slice(f1);
+      out.push({ f1: a, o1: await slice(o1) });
+    } else {
+      const b = await slice(o1);
+      out.push({ o1: b, f1: await slice(f1) });
+    }
+  }
+  return out;
+}
+
+function paired(results: Array<{ f1: Slice; o1: Slice }>): string {
+  const rate = ({ requests, seconds }: Slice) => requests / seconds;
+  const ratios = results.map(({ f1, o1 }) => rate(o1) / rate(f1)).sort((a, b) => a - b);
+  const sum = (pick: (pair: { f1: Slice; o1: Slice }) => Slice) => results.reduce((acc, pair) => ({ requests: acc.requests + pick(pair).requests, seconds: acc.seconds + pick(pair).seconds }), { requests: 0, seconds: 0 });
+  const quartile = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]!.toFixed(2);
+  const [f1, o1] = [sum((pair) => pair.f1), sum((pair) => pair.o1)];
+  return `paired O1 / F1 (${results.length} pairs of 1-second slices): median ${quartile(0.5)}× (quartiles ${quartile(0.25)}–${quartile(0.75)}), `
+    + `over all slices ${(rate(o1) / rate(f1)).toFixed(2)}× (F1 ${rate(f1).toFixed(0)}, O1 ${rate(o1).toFixed(0)} req/s)`;
 }
 
 main().catch((err: unknown) => {
