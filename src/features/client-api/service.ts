@@ -2,9 +2,10 @@ import { gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { notFound } from '../../errors.js';
 import {
-  clientFeatureView, featuresDocument, inlinesSegments, isAllProjects, resolveQuery, shortHash,
+  clientFeatureView, featuresDocument, FEATURES_OPENING, inlinesSegments, isAllProjects, resolveQuery, shortHash,
   type FeatureQuery, type FeaturesDocument, type TokenScope,
 } from './features.js';
+import { gzipJoined } from './gzip-groups.js';
 import type { SdkState, SdkStateCache } from './state.js';
 
 /** A serialized body kept for one (token scope, query, segment mode). */
@@ -42,9 +43,10 @@ export class ClientFeaturesService {
     const key = resolved === undefined ? `scope\0${inline}\0${scope.environment}\0${scope.projects.join(',')}` : JSON.stringify(resolved);
     const stored = this.bodies.get(key);
     if (stored && stored.build === state.build) return stored;
-    const document = featuresDocument(state.flags, state.segments, resolved ?? resolveQuery(scope, query, inline), state.revisionId);
+    const document = featuresDocument(state.flags, state.segments, resolved ?? resolveQuery(scope, query, inline), state.revisionId, stored?.pieces);
     if (stored && stored.etag === document.etag) {
       stored.build = state.build;
+      stored.pieces = document.pieces; // the same content, made of this state's flag objects
       return stored;
     }
     const next: StoredBody = { ...document, build: state.build };
@@ -52,10 +54,13 @@ export class ClientFeaturesService {
     return next;
   }
 
-  /** The body's gzip form, made on first demand and kept with it. */
+  /**
+   * The body's gzip form, made on first demand and kept with it: a flag list from its flags'
+   * groups compressed once (gzip-groups.ts), so after a write only the changed flags' group is.
+   */
   compressed(body: StoredBody): Buffer | undefined {
     if (body.json.length < COMPRESS_THRESHOLD) return undefined;
-    body.gzip ??= gzipSync(body.json, { level: 6 });
+    body.gzip ??= body.pieces ? gzipJoined(FEATURES_OPENING, body.pieces.flags, body.pieces.tail) : gzipSync(body.json, { level: 6 });
     return body.gzip;
   }
 

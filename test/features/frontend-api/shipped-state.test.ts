@@ -91,17 +91,22 @@ function answers(source: Parameters<typeof frontendToggles>[0]): string {
   return out.join('\n');
 }
 
-/** The client API's body as it was made before per-flag pieces: every view serialised at once. */
-function wholeDocument(state: SdkState, inline: boolean) {
+/**
+ * The client API's body as it was made before per-flag pieces, every view serialised at once, with
+ * the ETag given (it combines the pieces' fingerprints: checked apart, see `etags` below).
+ */
+function wholeDocument(state: SdkState, inline: boolean, etag: string) {
   const query = resolveQuery({ projects: ['*'], environment: 'development' }, {}, inline);
   const features = state.flags.map((flag) => clientFeatureView(flag, query.environment, state.segments, inline));
   const featuresJson = JSON.stringify(features);
   const queryJson = JSON.stringify(query);
   const segmentsJson = inline ? undefined : JSON.stringify(usedSegments(state.flags, query.environment, state.segments));
   const queryHash = shortHash(queryJson);
-  const etag = `"${queryHash}:${shortHash(`${featuresJson}\n${segmentsJson ?? ''}`)}:v1"`;
   const meta = JSON.stringify({ revisionId: state.revisionId, etag, queryHash });
-  return `{"version":2,"features":${featuresJson},"query":${queryJson}${segmentsJson === undefined ? '' : `,"segments":${segmentsJson}`},"meta":${meta}}`;
+  return {
+    body: `{"version":2,"features":${featuresJson},"query":${queryJson}${segmentsJson === undefined ? '' : `,"segments":${segmentsJson}`},"meta":${meta}}`,
+    content: `${featuresJson}\n${segmentsJson ?? ''}`,
+  };
 }
 
 t.test('threads following, skipping and joining the chain answer as the main thread; the client body is the one serialised whole', async (t) => {
@@ -119,6 +124,11 @@ t.test('threads following, skipping and joining the chain answer as the main thr
   let bodies = 0;
   let orders = 0;
   let fullCopies = 0;
+  // Each body's content (flags and segments) by ETag, and the reverse: one ETag per content.
+  const contentOf = new Map<string, string>();
+  const etagOf = new Map<string, string>();
+  let etagClashes = 0;
+  const previousPieces: Partial<Record<'true' | 'false', ReturnType<typeof featuresDocument>['pieces']>> = {};
   const builds = MAX_STEPS * 2 + 20;
   for (let build = 1; build <= builds; build++) {
     state = stateOf(build, build * 10, config.flags, config.segments, state);
@@ -137,13 +147,22 @@ t.test('threads following, skipping and joining the chain answer as the main thr
     }
     for (const inline of [false, true]) {
       const query = resolveQuery({ projects: ['*'], environment: 'development' }, {}, inline);
-      if (featuresDocument(state.flags, state.segments, query, state.revisionId).json.toString('utf8') !== wholeDocument(state, inline)) bodies++;
+      // Every other build from the previous document's pieces, as the client API does.
+      const document = featuresDocument(state.flags, state.segments, query, state.revisionId, build % 2 === 0 ? previousPieces[`${inline}`] : undefined);
+      previousPieces[`${inline}`] = document.pieces;
+      const whole = wholeDocument(state, inline, document.etag);
+      if (document.json.toString('utf8') !== whole.body) bodies++;
+      const content = `${inline}\n${whole.content}`;
+      if ((contentOf.get(document.etag) ?? content) !== content || (etagOf.get(content) ?? document.etag) !== document.etag) etagClashes++;
+      contentOf.set(document.etag, content);
+      etagOf.set(content, document.etag);
     }
     config = write(rng, config, counter);
   }
   t.equal(differing, 0, `${builds} builds of random writes: frontend answers of the threads' copies`);
   t.equal(orders, 0, 'the copies list the flags in the state\'s order');
   t.equal(bodies, 0, 'client bodies, segments inlined and not');
+  t.equal(etagClashes, 0, `one ETag per body content and one content per ETag (${etagOf.size} contents)`);
   t.ok(fullCopies >= 3, `the chain started again past its bound (${fullCopies} full copies)`);
 });
 
