@@ -225,6 +225,30 @@ function reindex(index: FlagIndex, changed: Array<[id: unknown, stored: StoredFl
 }
 
 /**
+ * The live list of `ordered` from the one made of `previous.ordered`, when the flags changed in
+ * place (see FlagStore.snapshotSource); undefined otherwise.
+ */
+function liveInPlace(previous: { ordered: readonly FlagDocument[]; live: FlagData[] }, ordered: readonly FlagDocument[]): FlagData[] | undefined {
+  if (ordered.length !== previous.ordered.length) return undefined;
+  const limit = 16 + ordered.length / 8;
+  let live: FlagData[] | undefined;
+  let position = -1; // the live position of index `scanned`, counted up to it
+  let scanned = -1;
+  let changes = 0;
+  for (let i = 0; i < ordered.length; i++) {
+    const flag = ordered[i]!;
+    const before = previous.ordered[i]!;
+    if (flag === before) continue;
+    if (flag.name !== before.name || flag.archived || before.archived || ++changes > limit) return undefined;
+    live ??= previous.live.slice();
+    for (scanned++; scanned <= i; scanned++) if (!previous.ordered[scanned]!.archived) position++;
+    scanned = i;
+    live[position] = bare(flag);
+  }
+  return live ?? previous.live;
+}
+
+/**
  * Flags, read from the configuration state (src/db/state.ts): no read here goes to the database.
  * Lists and indexes are derived once per revision.
  */
@@ -361,10 +385,21 @@ export class FlagStore {
 
   /**
    * Every non-archived flag, without bookkeeping: what the playground evaluates and the SDK state
-   * holds. Each flag's copy is made once per stored revision (`bare`), so a revision costs one
-   * pass over the list, not a copy of every flag.
+   * holds. Each flag's copy is made once per stored revision (`bare`), and after the usual write
+   * (flags changed in place: the same flags in the same order, none archived or restored) the
+   * list is the previous one copied with the changed places replaced, found by identity (the
+   * index keeps an unchanged flag's object): at 5 000 flags the filter and the copies' look-ups
+   * were 4 ms of every build after a write (`--cpu-prof`, 26 Nov), the copy is a memcpy.
    */
   async snapshotSource(): Promise<FlagData[]> {
-    return this.state.derived('flags:snapshot', () => this.ordered().filter((f) => !f.archived).map(bare));
+    return this.state.derived('flags:snapshot', () => {
+      const ordered = this.ordered();
+      const previous = this.lastSnapshot;
+      const live = (previous !== undefined && liveInPlace(previous, ordered)) || ordered.filter((f) => !f.archived).map(bare);
+      this.lastSnapshot = { ordered, live };
+      return live;
+    });
   }
+
+  private lastSnapshot: { ordered: readonly FlagDocument[]; live: FlagData[] } | undefined;
 }
