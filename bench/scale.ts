@@ -186,8 +186,11 @@ async function measure(target: Target, pid: number, size: number): Promise<Omit<
   await cannonRun('client features', { url: `${target.url}/api/client/features`, connections: 16, headers: { authorization: client } });
   await cannonRun('admin flag list', { url: `${target.url}/api/admin/projects/default/features`, connections: 8, headers: { authorization: target.token } });
 
-  // First read after a write against a steady read: a toggle, then the read.
-  const toggle = (k: number) => call(target, 'POST', `/api/admin/projects/default/features/${seedFlagName((k * 31 + 5) % size)}/environments/development/${k % 2 ? 'on' : 'off'}`);
+  // First read after a write against a steady read: a toggle, then the read. Off, then on again,
+  // on the same flag (every seed flag is on in development), so every toggle changes something:
+  // before 26 Nov each toggle took the next flag, and turning an enabled flag on wrote nothing, so
+  // half the "after a write" reads followed no write.
+  const toggle = (k: number) => call(target, 'POST', `/api/admin/projects/default/features/${seedFlagName((Math.floor(k / 2) * 31 + 5) % size)}/environments/development/${k % 2 ? 'on' : 'off'}`);
   const reads: Record<string, () => Promise<void>> = {
     'deprecated playground': () => post(`${target.url}/api/admin/playground`, target.token, playgroundBody(0)),
     'frontend API': () => post(`${target.url}/api/frontend`, frontend, { context: frontendBodies[0] }),
