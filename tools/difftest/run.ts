@@ -17,10 +17,10 @@
  * the tester inserts them into its database (the rows `POST /api/admin/projects` would make).
  * Exit code 1 when anything differs.
  */
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { applyConfiguration, generateConfiguration, type AdminRequest } from './config.js';
+import { peerProjectCreator } from './peer-projects.js';
 import { generateCases } from './contexts.js';
 import { differences, kindOf, normaliseBody, type Difference } from './compare.js';
 import { compareSdkSurfaces, parseSurfaces, SURFACES } from './sdk-run.js';
@@ -54,22 +54,6 @@ const peerBase = args.peer ?? '';
 const out = args.out ?? `/tmp/difftest-seed-${seed}.json`;
 
 /** Inserts a project into the reference's PostgreSQL (as root through `runuser -u postgres`). */
-function peerProjectCreator(database: string): (id: string, name: string) => Promise<number> {
-  const port = execFileSync('sh', ['-c', `pg_lsclusters -h | awk '$2=="main"{print $3; exit}'`]).toString().trim();
-  return async (id, name) => {
-    const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
-    const sql =
-      `INSERT INTO projects(id, name) VALUES (${quote(id)}, ${quote(name)});` +
-      `INSERT INTO project_environments(project_id, environment_name) VALUES (${quote(id)}, 'development'), (${quote(id)}, 'production');` +
-      `INSERT INTO project_settings(project) VALUES (${quote(id)});`;
-    try {
-      execFileSync('runuser', ['-u', 'postgres', '--', 'psql', '-p', port, '-d', database, '-v', 'ON_ERROR_STOP=1', '-qtA', '-c', sql], { stdio: 'pipe' });
-      return 201;
-    } catch {
-      return 409;
-    }
-  };
-}
 
 async function post(base: string, token: string, path: string, body: unknown): Promise<{ status: number; json: unknown; text: string }> {
   const { status, text } = await send(base, token, 'POST', path, body);
