@@ -202,18 +202,18 @@ export interface FeaturesDocument {
   /** Strong ETag: the query's hash and a hash of the content, so it changes exactly when the body does. */
   etag: string;
   /**
-   * The body as FEATURES_OPENING, `flags` joined by commas and `tail`: what its gzip form is
-   * assembled from (gzip-groups.ts). Absent for a one-flag body.
+   * The body as FEATURES_OPENING, the parts' bytes joined by commas and `tail`: what its gzip form
+   * is assembled from (gzip-groups.ts). Absent for a one-flag body.
    */
   pieces?: DocumentPieces;
 }
 
 export interface DocumentPieces {
-  flags: readonly Buffer[];
-  tail: Buffer;
-  /** What they were made of: the flags selected, their parts (aligned) and the segments (see featuresDocument's `previous`). */
-  selected: readonly FlagData[];
+  /** The selected flags' parts, in the body's order. */
   parts: readonly FeaturePart[];
+  tail: Buffer;
+  /** What the parts were made of: the flags selected (aligned) and the segments (see featuresDocument's `previous`). */
+  selected: readonly FlagData[];
   segments: ReadonlyMap<number, SegmentConfig>;
 }
 
@@ -238,7 +238,6 @@ export function featuresDocument(
 ): FeaturesDocument {
   const selected = flags.filter((flag) => matchesQuery(flag, query));
   const inline = query.inlineSegmentConstraints;
-  const flagBytes: Buffer[] = [];
   const parts: FeaturePart[] = [];
   const body: Buffer[] = [FEATURES_OPENING];
   let high = 0;
@@ -252,7 +251,6 @@ export function featuresDocument(
     parts.push(part);
     if (i > 0) body.push(COMMA);
     body.push(part.bytes);
-    flagBytes.push(part.bytes);
     high = mixBlock(high, part.high);
     low = mixBlock(low, part.low);
   }
@@ -267,5 +265,5 @@ export function featuresDocument(
   const meta = JSON.stringify({ revisionId, etag, queryHash });
   const tail = Buffer.from(`],"query":${queryJson}${segmentsJson === undefined ? '' : `,"segments":${segmentsJson}`},"meta":${meta}}`, 'utf8');
   body.push(tail);
-  return { json: Buffer.concat(body), etag, pieces: { flags: flagBytes, tail, selected, parts, segments } };
+  return { json: Buffer.concat(body), etag, pieces: { parts, tail, selected, segments } };
 }

@@ -16,10 +16,12 @@
  * last (and the one after a changed group when the change reaches its dictionary); removing one in
  * the middle shifts every group after it (all compressed again, as before).
  *
- * Measured at 5 000 flags (bench/seed.ts, 3.5 MB of JSON, 26 Nov, `node /tmp/clientcost.mjs` in
- * the closing note): gzip of the whole body once per revision made the first
- * `/api/client/features` after a write 48 ms against 0.9 ms steady; see the README's scale section
- * for this version's figures.
+ * At 5 000 bench flags (bench/seed.ts) the body is 3.5 MB of JSON, 94 KB gzipped whole: the whole
+ * was compressed again for every revision and scope; now one group of 64 flags (≈ 45 KB) is, and
+ * the assembled body is 96.7 KB. End to end, the first gzip read after a write did not change
+ * beyond the noise of the 2-core machine it was measured on (26 Nov: 11.4 ms before, 14.5 after,
+ * 0.7 steady, side by side): other per-revision work still walks every flag (see the README's
+ * scale section).
  */
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 
@@ -88,16 +90,16 @@ function groupOf(members: readonly Buffer[], leading: boolean, dictionary: Buffe
   return group;
 }
 
-const heads = new Map<string, Run>();
+/** The openings compressed, by their buffer (a constant, such as FEATURES_OPENING). */
+const heads = new WeakMap<Buffer, Run>();
 
 /**
  * The gzip form of `head` + the flags' bytes joined by commas + `tail`, byte for byte what
- * gunzip gives back. `head` is one of a few constant openings (kept compressed by content).
+ * gunzip gives back. `head` is a constant buffer, compressed once.
  */
 export function gzipJoined(head: Buffer, flags: readonly Buffer[], tail: Buffer): Buffer {
-  const key = head.toString('latin1');
-  let opening = heads.get(key);
-  if (opening === undefined) heads.set(key, (opening = run(head, false)));
+  let opening = heads.get(head);
+  if (opening === undefined) heads.set(head, (opening = run(head, false)));
   const runs: Run[] = [opening];
   for (let start = 0; start < flags.length; start += GROUP_SIZE) runs.push(groupOf(flags.slice(start, start + GROUP_SIZE), start > 0, runs.at(-1)!.end));
   runs.push(run(tail, true, runs.at(-1)!.end));

@@ -60,7 +60,7 @@ export class ClientFeaturesService {
    */
   compressed(body: StoredBody): Buffer | undefined {
     if (body.json.length < COMPRESS_THRESHOLD) return undefined;
-    body.gzip ??= body.pieces ? gzipJoined(FEATURES_OPENING, body.pieces.flags, body.pieces.tail) : gzipSync(body.json, { level: 6 });
+    body.gzip ??= body.pieces ? gzipJoined(FEATURES_OPENING, body.pieces.parts.map((part) => part.bytes), body.pieces.tail) : gzipSync(body.json, { level: 6 });
     return body.gzip;
   }
 

@@ -232,8 +232,8 @@ function liveInPlace(previous: { ordered: readonly FlagDocument[]; live: FlagDat
   if (ordered.length !== previous.ordered.length) return undefined;
   const limit = 16 + ordered.length / 8;
   let live: FlagData[] | undefined;
-  let position = -1; // the live position of index `scanned`, counted up to it
-  let scanned = -1;
+  let position = -1; // the live position of ordered[counted - 1]
+  let counted = 0;
   let changes = 0;
   for (let i = 0; i < ordered.length; i++) {
     const flag = ordered[i]!;
@@ -241,8 +241,7 @@ function liveInPlace(previous: { ordered: readonly FlagDocument[]; live: FlagDat
     if (flag === before) continue;
     if (flag.name !== before.name || flag.archived || before.archived || ++changes > limit) return undefined;
     live ??= previous.live.slice();
-    for (scanned++; scanned <= i; scanned++) if (!previous.ordered[scanned]!.archived) position++;
-    scanned = i;
+    for (; counted <= i; counted++) if (!previous.ordered[counted]!.archived) position++;
     live[position] = bare(flag);
   }
   return live ?? previous.live;

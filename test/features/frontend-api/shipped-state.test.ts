@@ -93,7 +93,7 @@ function answers(source: Parameters<typeof frontendToggles>[0]): string {
 
 /**
  * The client API's body as it was made before per-flag pieces, every view serialised at once, with
- * the ETag given (it combines the pieces' fingerprints: checked apart, see `etags` below).
+ * the ETag given (it combines the pieces' fingerprints: checked apart, see `etagOf` below).
  */
 function wholeDocument(state: SdkState, inline: boolean, etag: string) {
   const query = resolveQuery({ projects: ['*'], environment: 'development' }, {}, inline);
