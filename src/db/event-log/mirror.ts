@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Collection, Db } from 'mongodb';
 import { Gauge, type Registry } from 'prom-client';
 import { isDuplicateKey } from '../keys.js';
@@ -47,6 +48,17 @@ const SYNC_RETRY_MS = 1000;
 const ON_DEMAND_BLOCKS = 64;
 /** Blocks read by key at once while looking for those after the last chunk (the guard's read slots on FerretDB). */
 const PARALLEL_READS = 4;
+/**
+ * Documents per round trip of the start's reads: each round trip has the database deadline
+ * (DB_TIMEOUT_MS, 2 s by default). The driver's default batches (up to 16 MB) made the chunks'
+ * first round trip 32 chunks of ~0.5 MB, which a cold FerretDB did not return within 2 s at 10 M
+ * events: the start failed, waited and began again, 85–99 s to `/ready` in three starts out of
+ * four on 26 Nov (9–12 s otherwise). 4 chunks or 64 blocks are ~2 MB.
+ */
+const CHUNKS_PER_BATCH = 4;
+const BLOCKS_PER_BATCH = 64;
+/** Between attempts of the background load of the sealed events' JSON after a failed round trip. */
+const BODY_RETRY_MS = 1000;
 
 interface LogMetaDocument {
   _id: string;
@@ -85,6 +97,9 @@ export class EventLogMirror {
   /** Sealed blocks indexed from a chunk whose JSON is not loaded yet. */
   private readonly bodiless = new Set<number>();
   private bodyLoad: Promise<void> = Promise.resolve();
+  private bodyLoadStarted = false;
+  /** The listeners to appends and commits are registered (start may run again after a failure). */
+  private listening = false;
   private readonly tail: Collection<TailEntry>;
   private readonly meta: Collection<LogMetaDocument>;
   /** Slots of blocks not sealed yet: the event, or null for a void slot. */
@@ -128,28 +143,59 @@ export class EventLogMirror {
    * bench/event-index.ts), the ≤ 255 blocks after them by key, 4 at a time, and the tail.
    */
   async start(): Promise<void> {
-    this.appender.onAppended((entry) => {
-      this.accept(entry);
-      this.schedule(() => this.sealComplete());
-    });
-    this.writer.onCommitted((remote) => {
-      if (remote) this.requestSync();
-    });
+    // A start that failed (the database did not answer in time) is begun again by the caller:
+    // what it loaded stays (chunks and blocks already indexed are skipped), and it listens once.
+    if (!this.listening) {
+      this.listening = true;
+      this.appender.onAppended((entry) => {
+        this.accept(entry);
+        this.schedule(() => this.sealComplete());
+      });
+      this.writer.onCommitted((remote) => {
+        if (remote) this.requestSync();
+      });
+    }
+    const started = performance.now();
+    let decoding = 0;
+    let ordering: number;
     this.index.beginBulk();
     try {
-      for await (const doc of this.chunks.find({})) this.loadChunk(doc);
+      // The next round trip is in flight while a batch is decoded (the decoding, ~1.6 s of CPU at
+      // 10 M events, overlaps the reading instead of following it).
+      const cursor = this.chunks.find({}, { batchSize: CHUNKS_PER_BATCH });
+      try {
+        let more = cursor.hasNext();
+        while (await more) {
+          const docs = cursor.readBufferedDocuments();
+          more = cursor.hasNext();
+          more.catch(() => undefined); // awaited on the next turn; a failure must not go unhandled meanwhile
+          await yieldToEventLoop(); // the round trip is sent before the CPU work
+          const at = performance.now();
+          for (const doc of docs) this.loadChunk(doc);
+          decoding += performance.now() - at;
+        }
+      } finally {
+        await cursor.close().catch(() => undefined);
+      }
       if (this.chunked.size === 0) {
-        for await (const doc of this.blocks.find({})) this.loadBlock(doc);
+        for await (const doc of this.blocks.find({}, { batchSize: BLOCKS_PER_BATCH })) this.loadBlock(doc);
       } else {
         await this.loadBlocksAfterChunks();
       }
       for await (const entry of this.tail.find({})) this.accept(entry);
     } finally {
+      const at = performance.now();
       this.index.endBulk();
+      ordering = performance.now() - at;
     }
-    this.bodyLoad = this.loadBodies().catch((err: unknown) => {
-      this.log.warn({ err }, 'event log mirror: loading the sealed events\' JSON failed (pages read their blocks by key)');
-    });
+    const ms = (value: number) => Math.round(value);
+    this.log.info({
+      events: this.index.size, chunks: this.chunked.size, ms: ms(performance.now() - started), decodingMs: ms(decoding), orderingMs: ms(ordering),
+    }, 'event log mirror: index loaded');
+    if (!this.bodyLoadStarted) {
+      this.bodyLoadStarted = true;
+      this.bodyLoad = this.loadBodies();
+    }
     const meta = await this.meta.findOne({ _id: META_ID });
     if (meta?.complete || !(await this.appender.events.findOne({}, { projection: { _id: 1 } }))) {
       if (!meta?.complete) await this.markComplete();
@@ -193,20 +239,34 @@ export class EventLogMirror {
    * not wait for it).
    */
   private async loadBodies(): Promise<void> {
-    if (this.bodiless.size === 0) return;
     const started = Date.now();
-    const cursor = this.blocks.find({}, { projection: { columns: 0, strings: 0 } });
-    for await (const doc of cursor) {
-      if (this.stopped) {
-        await cursor.close();
+    for (let attempt = 1; this.bodiless.size > 0 && !this.stopped; attempt++) {
+      try {
+        await this.readBodies();
+        if (this.stopped) return;
+        if (this.bodiless.size > 0) this.log.warn({ blocks: this.bodiless.size }, 'event log mirror: blocks listed by chunks are missing from event_blocks');
+        else this.log.info({ seconds: (Date.now() - started) / 1000 }, 'event log mirror: sealed events\' JSON loaded');
         return;
+      } catch (err) {
+        // Pages read their blocks by key meanwhile; the pass begins again, skipping the blocks it read.
+        this.log.warn({ err, attempt, blocks: this.bodiless.size }, 'event log mirror: loading the sealed events\' JSON failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, BODY_RETRY_MS).unref());
       }
-      this.sealBodies(doc);
-      if (this.bodiless.size === 0) break;
     }
-    await cursor.close();
-    if (this.bodiless.size > 0) this.log.warn({ blocks: this.bodiless.size }, 'event log mirror: blocks listed by chunks are missing from event_blocks');
-    else this.log.info({ seconds: (Date.now() - started) / 1000 }, 'event log mirror: sealed events\' JSON loaded');
+  }
+
+  /** One pass over `event_blocks` for the JSON of the blocks still without it. */
+  private async readBodies(): Promise<void> {
+    const cursor = this.blocks.find({}, { projection: { columns: 0, strings: 0 }, batchSize: BLOCKS_PER_BATCH });
+    try {
+      for await (const doc of cursor) {
+        if (this.stopped) return;
+        this.sealBodies(doc);
+        if (this.bodiless.size === 0) return;
+      }
+    } finally {
+      await cursor.close().catch(() => undefined);
+    }
   }
 
   private sealBodies(doc: BlockDocument): void {

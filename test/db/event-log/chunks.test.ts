@@ -98,6 +98,28 @@ t.test('a log of blocks only gets its chunks; a later start reads the index from
   second.stop();
 });
 
+t.test('a start reads more chunks than one round trip carries, and may be begun again after a failed attempt', async (t) => {
+  const a = await buildTestApp(t);
+  await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)));
+  const expected = await answersOf(new EventSearchService(a.stores.eventLog, a.config.baseUrl, { fromDatabase: true }));
+  const db = a.database.db;
+  const writer = a.database.outbox;
+  // Chunks of one block: blocks 0–4 are sealed, five chunks, two round trips of the start's read (4 per batch).
+  const first = new EventLog(db, writer, QUIET, { chunkBlocks: 1 });
+  await first.start();
+  await first.settled();
+  t.equal(await db.collection<ChunkDocument>('event_chunks').countDocuments(), 5, 'five chunks');
+  const second = new EventLog(db, writer, QUIET, { chunkBlocks: 1 });
+  await second.start();
+  // As the start-up does when an attempt failed on a database deadline: start again on the same log.
+  await second.start();
+  t.equal(second.stats().events, first.stats().events, 'every event indexed once');
+  await second.settled();
+  t.same(await answersOf(new EventSearchService(second, a.config.baseUrl)), expected, 'the same answers as the database, bodies loaded');
+  first.stop();
+  second.stop();
+});
+
 /** Seeds `count` events as sealed blocks (the last incomplete block's in the tail), as a long-running Vane leaves its log. */
 async function seedBlocks(url: string, dbName: string, count: number): Promise<void> {
   const client = await new MongoClient(url).connect();
