@@ -83,14 +83,7 @@ export interface SeedOptions {
 export async function seed(target: Target, prefix = SEED_PREFIX, options: SeedOptions = {}): Promise<void> {
   const flags = options.flags ?? FLAG_COUNT;
   const concurrency = Math.max(1, options.concurrency ?? 1);
-  const segmentIds: number[] = [];
-  for (let s = 0; s < 5; s++) {
-    const segment = (await call(target, 'POST', '/api/admin/segments', {
-      name: `${prefix}-segment-${s}`,
-      constraints: [constraint(s * 3), constraint(s * 3 + 1)],
-    })) as { id: number };
-    segmentIds.push(segment.id);
-  }
+  const segmentIds = (await seedSegments(target, prefix)).map((s) => s.id);
   const dependency = async (i: number) => {
     if (i % 10 !== 9) return;
     await call(target, 'POST', `/api/admin/projects/default/features/${seedFlagName(i, prefix)}/dependencies`, { feature: seedFlagName(i - 1, prefix), enabled: true });
@@ -117,16 +110,34 @@ export function seedFlagName(i: number, prefix = SEED_PREFIX): string {
   return `${prefix}.flag.${String(i).padStart(3, '0')}`;
 }
 
-/** One flag of the seed with its strategies, variants and environments turned on. */
-async function seedFlag(target: Target, prefix: string, i: number, segmentIds: number[]): Promise<void> {
+/** A strategy of the seed as the admin API's create body takes it. */
+interface SeedStrategy {
+  name: string;
+  parameters: Record<string, string>;
+  constraints: ReturnType<typeof constraint>[];
+  segments?: number[];
+  variants?: Array<Record<string, unknown>>;
+}
+
+/** One flag of the seed as data: what `seedFlag` sends request by request and `importSeed` imports in batches. */
+interface SeedFlag {
+  name: string;
+  description: string;
+  /** Per environment (`development`, `production`): its strategies in order and its variants; every environment is on. */
+  environments: Array<{ environment: string; strategies: SeedStrategy[]; variants?: Array<Record<string, unknown>> }>;
+  /** Every tenth flag depends on its predecessor (enabled). */
+  parent?: string;
+}
+
+const SEED_ENVIRONMENTS = ['development', 'production'];
+
+function seedFlagDefinition(i: number, prefix: string, segmentIds: number[]): SeedFlag {
   const name = seedFlagName(i, prefix);
-  await call(target, 'POST', '/api/admin/projects/default/features', { name, description: `bench flag ${i}` });
-  for (const environment of ['development', 'production']) {
-    const base = `/api/admin/projects/default/features/${name}/environments/${environment}`;
-    const strategies = 1 + (i % 3);
-    for (let k = 0; k < strategies; k++) {
+  const environments = SEED_ENVIRONMENTS.map((environment) => {
+    const strategies: SeedStrategy[] = [];
+    for (let k = 0; k < 1 + (i % 3); k++) {
       const kind = (i + k) % 3;
-      const body =
+      strategies.push(
         kind === 0
           ? {
               name: 'flexibleRollout',
@@ -142,17 +153,92 @@ async function seedFlag(target: Target, prefix: string, i: number, segmentIds: n
             }
           : kind === 1
             ? { name: 'default', parameters: {}, constraints: [constraint(i + k + 2)] }
-            : { name: 'remoteAddress', parameters: { IPs: '10.0.0.0/8, 192.168.1.1' }, constraints: [] };
-      await call(target, 'POST', `${base}/strategies`, body);
+            : { name: 'remoteAddress', parameters: { IPs: '10.0.0.0/8, 192.168.1.1' }, constraints: [] },
+      );
     }
-    if (i % 5 === 0) {
-      await call(target, 'PUT', `${base}/variants`, [
-        { name: 'a', weight: 340, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['1'] }] },
-        { name: 'b', weight: 330, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"x":1}' } },
-        { name: 'c', weight: 100, weightType: 'fix', stickiness: 'default' },
-      ]);
-    }
+    const variants = i % 5 === 0
+      ? [
+          { name: 'a', weight: 340, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['1'] }] },
+          { name: 'b', weight: 330, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"x":1}' } },
+          { name: 'c', weight: 100, weightType: 'fix', stickiness: 'default' },
+        ]
+      : undefined;
+    return { environment, strategies, ...(variants ? { variants } : {}) };
+  });
+  return { name, description: `bench flag ${i}`, environments, ...(i % 10 === 9 ? { parent: seedFlagName(i - 1, prefix) } : {}) };
+}
+
+/** One flag of the seed with its strategies, variants and environments turned on. */
+async function seedFlag(target: Target, prefix: string, i: number, segmentIds: number[]): Promise<void> {
+  const flag = seedFlagDefinition(i, prefix, segmentIds);
+  await call(target, 'POST', '/api/admin/projects/default/features', { name: flag.name, description: flag.description });
+  for (const { environment, strategies, variants } of flag.environments) {
+    const base = `/api/admin/projects/default/features/${flag.name}/environments/${environment}`;
+    for (const strategy of strategies) await call(target, 'POST', `${base}/strategies`, strategy);
+    if (variants) await call(target, 'PUT', `${base}/variants`, variants);
     await call(target, 'POST', `${base}/on`);
+  }
+}
+
+async function seedSegments(target: Target, prefix: string): Promise<Array<{ id: number; name: string }>> {
+  const segments: Array<{ id: number; name: string }> = [];
+  for (let s = 0; s < 5; s++) {
+    const name = `${prefix}-segment-${s}`;
+    const segment = (await call(target, 'POST', '/api/admin/segments', { name, constraints: [constraint(s * 3), constraint(s * 3 + 1)] })) as { id: number };
+    segments.push({ id: segment.id, name });
+  }
+  return segments;
+}
+
+/** Flags per import request (bench/scale.ts's reference load: 250 flags took ~1 s per environment at 5 000). */
+const IMPORT_BATCH = 250;
+
+/**
+ * The same configuration as `seed`, loaded into the Unleash reference through its batch import
+ * (`POST /api/admin/features-batch/import`, one request per environment per batch of flags).
+ * Why: loaded one change per request, the reference slows to ~27 flags a minute past 3 000 flags
+ * (26 Nov), so it never reached 5 000 in a bench run. The import needs a personal access token
+ * (it refuses admin tokens): made here through the default admin user's session. Vane has no
+ * import; it is always loaded through `seed`. The segments are created through the API first (the
+ * import refers to them by name).
+ */
+export async function importSeed(target: Target, prefix = SEED_PREFIX, options: { flags?: number } = {}): Promise<void> {
+  const flags = options.flags ?? FLAG_COUNT;
+  const login = await fetch(`${target.url}/auth/simple/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'unleash4all' }),
+  });
+  const cookie = login.headers.get('set-cookie')?.split(';')[0];
+  // The whole answer first: the session is stored as it ends (asked before that, the token request got a 401).
+  await login.text();
+  if (login.status !== 200 || !cookie) throw new Error(`${target.name}: admin login → ${login.status}`);
+  const tokenRes = await fetch(`${target.url}/api/admin/user/tokens`, {
+    method: 'POST', headers: { cookie, 'content-type': 'application/json' },
+    body: JSON.stringify({ description: `bench import ${prefix} ${Date.now()}`, expiresAt: '2099-01-01T00:00:00.000Z' }),
+  });
+  if (tokenRes.status !== 201) throw new Error(`${target.name}: personal access token → ${tokenRes.status} ${await tokenRes.text()}`);
+  const importer: Target = { ...target, token: ((await tokenRes.json()) as { secret: string }).secret };
+  const segments = await seedSegments(target, prefix);
+  const segmentIds = segments.map((s) => s.id);
+  for (let first = 0; first < flags; first += IMPORT_BATCH) {
+    const batch = Array.from({ length: Math.min(IMPORT_BATCH, flags - first) }, (_, k) => seedFlagDefinition(first + k, prefix, segmentIds));
+    for (const environment of SEED_ENVIRONMENTS) {
+      const featureStrategies = batch.flatMap((flag) => flag.environments.find((e) => e.environment === environment)!.strategies
+        .map((strategy, sortOrder) => ({ featureName: flag.name, sortOrder, segments: [], variants: [], ...strategy })));
+      const data = {
+        features: batch.map((flag) => ({ name: flag.name, description: flag.description, type: 'release', project: 'default' })),
+        featureStrategies,
+        featureEnvironments: batch.map((flag) => ({
+          name: flag.name, featureName: flag.name, environment, enabled: true,
+          variants: flag.environments.find((e) => e.environment === environment)!.variants ?? [],
+        })),
+        segments: segments.filter((segment) => featureStrategies.some((s) => s.segments.includes(segment.id))),
+        dependencies: batch.filter((flag) => flag.parent).map((flag) => ({ feature: flag.name, dependencies: [{ feature: flag.parent!, enabled: true }] })),
+        featureTags: [],
+        tagTypes: [],
+        contextFields: [],
+      };
+      await call(importer, 'POST', '/api/admin/features-batch/import', { project: 'default', environment, data });
+    }
   }
 }
 
