@@ -42,6 +42,7 @@ const { values: args } = parseArgs({
     flags: { type: 'string', default: '100,1000,2000,5000' },
     'with-reference': { type: 'boolean', default: false },
     'reference-load': { type: 'string', default: 'auto' },
+    'reference-samples': { type: 'string' },
     samples: { type: 'string', default: '100' },
     out: { type: 'string', default: 'bench/results' },
   },
@@ -49,6 +50,12 @@ const { values: args } = parseArgs({
 const SIZES = args.flags.split(',').map(Number);
 if (SIZES.some((n) => !Number.isInteger(n) || n < 10)) throw new Error('--flags takes sizes of at least 10, comma-separated');
 const SAMPLES = Number(args.samples);
+/**
+ * The reference's write samples and read pairs (at most READ_PAIRS), when fewer than Vane's: at
+ * 5 000 flags each of its writes took ~10 s (26 Nov), so 50 of each kind and 60 read pairs were
+ * most of an hour.
+ */
+const REFERENCE_SAMPLES = Number(args['reference-samples'] ?? args.samples);
 const REFERENCE_LOAD = args['reference-load'];
 if (!['auto', 'api', 'import'].includes(REFERENCE_LOAD)) throw new Error('--reference-load takes auto, api or import');
 /** `auto`: the reference's API load is used up to this size, its batch import above. */
@@ -162,7 +169,10 @@ async function makeRoom(target: Target, size: number): Promise<void> {
 }
 
 /** Everything but load and start-up, on a running server with the configuration loaded. */
-async function measure(target: Target, pid: number, size: number): Promise<Omit<ServerFigures, 'loadSeconds' | 'loadedBy' | 'startupMs'>> {
+async function measure(
+  target: Target, pid: number, size: number, samples = SAMPLES,
+): Promise<Omit<ServerFigures, 'loadSeconds' | 'loadedBy' | 'startupMs'>> {
+  const pairs = Math.min(READ_PAIRS, samples);
   const client = await createToken(target, 'client');
   const frontend = await createToken(target, 'frontend');
   const random = new Random(size);
@@ -213,8 +223,8 @@ async function measure(target: Target, pid: number, size: number): Promise<Omit<
     const steady: number[] = [];
     const afterWrite: number[] = [];
     await read();
-    for (let i = 0; i < READ_PAIRS; i++) steady.push(await timed(read));
-    for (let i = 0; i < READ_PAIRS; i++) {
+    for (let i = 0; i < pairs; i++) steady.push(await timed(read));
+    for (let i = 0; i < pairs; i++) {
       await toggle(k++);
       afterWrite.push(await timed(read));
     }
@@ -225,10 +235,10 @@ async function measure(target: Target, pid: number, size: number): Promise<Omit<
   const writes: ServerFigures['writes'] = {};
   for (const [name, write] of Object.entries(await writers(target, size))) {
     const ms: number[] = [];
-    const samples = name === 'environment on/off' ? SAMPLES + (SAMPLES % 2) : SAMPLES;
+    const count = name === 'environment on/off' ? samples + (samples % 2) : samples;
     const creating = name === 'flag create';
     if (creating) await makeRoom(target, size);
-    for (let i = 0; i < samples; i++) {
+    for (let i = 0; i < count; i++) {
       let created: { name: string } | undefined;
       ms.push(await timed(async () => (created = (await write(i)) as { name: string } | undefined)));
       if (creating && created) await call(target, 'DELETE', `/api/admin/projects/default/features/${created.name}`);
@@ -277,7 +287,7 @@ async function referenceAt(size: number): Promise<ServerFigures> {
     reference = startReference({ fresh: false });
     await waitHealthy(reference.target.url);
     const startupMs = performance.now() - restarted;
-    return { loadSeconds: round(loadSeconds), loadedBy, startupMs: Math.round(startupMs), ...(await measure(reference.target, reference.pid, size)) };
+    return { loadSeconds: round(loadSeconds), loadedBy, startupMs: Math.round(startupMs), ...(await measure(reference.target, reference.pid, size, REFERENCE_SAMPLES)) };
   } finally {
     stopReference();
   }
@@ -358,7 +368,7 @@ async function main(): Promise<void> {
   mkdirSync(args.out, { recursive: true });
   const save = () => {
     const file = join(args.out, `scale-${stamp}`);
-    writeFileSync(`${file}.json`, JSON.stringify({ node: process.version, samples: SAMPLES, seconds: DURATION, results }, null, 2));
+    writeFileSync(`${file}.json`, JSON.stringify({ node: process.version, samples: SAMPLES, referenceSamples: REFERENCE_SAMPLES, seconds: DURATION, results }, null, 2));
     writeFileSync(`${file}.svg`, chart(results));
     return file;
   };
@@ -374,7 +384,8 @@ async function main(): Promise<void> {
   }
   const file = save();
   console.log(table(results));
-  console.log(`\n(${SAMPLES} writes per kind, ${DURATION} s per throughput run, ${READ_PAIRS} read pairs, node ${process.version}; ${file}.json, ${file}.svg)`);
+  const referenceShare = REFERENCE_SAMPLES === SAMPLES ? '' : `; the reference ${REFERENCE_SAMPLES} writes and ${Math.min(READ_PAIRS, REFERENCE_SAMPLES)} read pairs`;
+  console.log(`\n(${SAMPLES} writes per kind, ${DURATION} s per throughput run, ${Math.min(READ_PAIRS, SAMPLES)} read pairs${referenceShare}, node ${process.version}; ${file}.json, ${file}.svg)`);
 }
 
 main().catch((err: unknown) => {
