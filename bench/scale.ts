@@ -77,7 +77,7 @@ interface ServerFigures {
   peakRssMb: number;
   errors: number;
 }
-interface SizeResult { flags: number; vane?: ServerFigures; reference?: ServerFigures }
+interface SizeResult { flags: number; vane?: ServerFigures; reference?: ServerFigures; referenceFailure?: string }
 
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const summarise = (ms: number[]): Percentiles => {
@@ -223,10 +223,20 @@ async function measure(
     const steady: number[] = [];
     const afterWrite: number[] = [];
     await read();
-    for (let i = 0; i < pairs; i++) steady.push(await timed(read));
+    // A read that fails (the reference at 5 000 flags reset connections once its database pool
+    // ran dry after the throughput runs) is counted as an error and left out of the medians.
+    const sample = async (into: number[]) => {
+      try {
+        into.push(await timed(read));
+      } catch (err) {
+        errors++;
+        console.error(`${target.name}: ${name} read failed: ${(err as Error).message}`);
+      }
+    };
+    for (let i = 0; i < pairs; i++) await sample(steady);
     for (let i = 0; i < pairs; i++) {
       await toggle(k++);
-      afterWrite.push(await timed(read));
+      await sample(afterWrite);
     }
     readFigures[name] = { steady: round(median(steady)), afterWrite: round(median(afterWrite)) };
   }
@@ -297,6 +307,7 @@ function table(results: SizeResult[]): string {
   const rows: string[] = ['| flags | server | load s | start-up ms | strategy add p50/p99 | flag create p50/p99 | on/off p50/p99 | variants p50/p99 | segment p50/p99 | playground req/s | advanced req/s | frontend req/s | client features req/s | flag list req/s | first read after write / steady (playground, frontend, client) ms | RSS MB (peak) |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const r of results) {
+    if (r.referenceFailure) rows.push(`| ${r.flags} | Unleash | failed: ${r.referenceFailure} |`);
     for (const [server, f] of [['Vane', r.vane], ['Unleash', r.reference]] as const) {
       if (!f) continue;
       const w = (k: string) => `${f.writes[k]?.p50} / ${f.writes[k]?.p99}`;
@@ -375,11 +386,17 @@ async function main(): Promise<void> {
   for (const size of SIZES) {
     console.error(`${size} flags: Vane…`);
     const result: SizeResult = { flags: size, vane: await vaneAt(size) };
+    results.push(result);
+    save(); // Vane's figures kept before the reference's run, which can take an hour or fail
     if (withReference) {
       console.error(`${size} flags: the reference…`);
-      result.reference = await referenceAt(size);
+      try {
+        result.reference = await referenceAt(size);
+      } catch (err) {
+        result.referenceFailure = (err as Error).message;
+        console.error(`${size} flags: the reference failed: ${result.referenceFailure}`);
+      }
     }
-    results.push(result);
     save(); // after every size, so a long run that fails late keeps what it measured
   }
   const file = save();
