@@ -12,6 +12,8 @@
  * Pure; the hashes live in the index's own column (`group`), which every call is given.
  */
 
+import { grow } from './grow.js';
+
 /** Buckets before the first resize. */
 const INITIAL_BUCKETS = 1024;
 /** Grouped events per bucket beyond which the table doubles (the chains a lookup walks stay short). */
@@ -30,12 +32,7 @@ export class GroupIndex {
 
   /** Room for ids below `length` (the chain array grows with the index's columns). */
   ensureCapacity(length: number): void {
-    if (this.next.length >= length) return;
-    let size = Math.max(this.next.length * 2, 1024);
-    while (size < length) size *= 2;
-    const next = new Int32Array(size);
-    next.set(this.next);
-    this.next = next;
+    this.next = grow(this.next, length);
   }
 
   /** Links `id`, whose hash is `group[id]` (0: no group, not linked). */

@@ -39,6 +39,7 @@
 
 import { BlockCounts } from './block-counts.js';
 import { GroupIndex } from './group-index.js';
+import { grow } from './grow.js';
 
 export interface IndexedEvent {
   id: number;
@@ -113,15 +114,6 @@ export function groupHash(groupId: string): number {
 /** An event's group hash: the one it carries (decoded from a block) or its group id's; 0 for none. */
 export function groupHashOf(event: IndexedEvent): number {
   return event.groupHash ?? (event.groupId ? groupHash(event.groupId) : 0);
-}
-
-function grow<T extends Float64Array | Uint32Array | Uint16Array | Int32Array | Uint8Array>(array: T, minLength: number, initial = 1024): T {
-  if (array.length >= minLength) return array;
-  let length = Math.max(array.length * 2, initial);
-  while (length < minLength) length *= 2;
-  const next = new (array.constructor as new (n: number) => T)(length);
-  next.set(array);
-  return next;
 }
 
 /** (at, id) of `a` sorts before that of `b`. */
