@@ -186,6 +186,15 @@ async function measure(
   const auth = { authorization: target.token, 'content-type': 'application/json' };
   let errors = 0;
 
+  /** One request of each kind alone: what picks a throughput run's kind (cannonRun) and the timed reads. */
+  const single: Record<string, () => Promise<void>> = {
+    'deprecated playground': () => post(`${target.url}/api/admin/playground`, target.token, playgroundBody(0)),
+    'advanced playground': () => post(`${target.url}/api/admin/playground/advanced`, target.token, advancedBody(0)),
+    'frontend API': () => post(`${target.url}/api/frontend`, frontend, { context: frontendBodies[0] }),
+    'client features': () => get(`${target.url}/api/client/features`, client),
+    'admin flag list': () => get(`${target.url}/api/admin/projects/default/features`, target.token),
+  };
+
   const throughput: Record<string, number> = {};
   /**
    * Requests per second of one kind. A server whose single request takes over SLOW_REQUEST_MS
@@ -194,11 +203,11 @@ async function measure(
    * the requests it leaves in flight kept such a server busy through the next runs (at 5 000 flags
    * the reference answered none in any run, 26 Nov, the frontend API included, 50 ms alone).
    */
-  const cannonRun = async (name: string, options: Parameters<typeof cannon>[0], single: () => Promise<void>) => {
+  const cannonRun = async (name: string, options: Parameters<typeof cannon>[0]) => {
     // The second of two requests alone: the first builds what a server builds on first use (Vane's
     // pool threads compile the 5 000 flags, ~2 s, and sent its first run to the slow path below).
-    await single();
-    const alone = await timed(single);
+    await single[name]!();
+    const alone = await timed(single[name]!);
     if (alone > SLOW_REQUEST_MS) {
       const amount = (options.connections ?? 1) * SLOW_REQUESTS_PER_CONNECTION;
       const started = performance.now();
@@ -215,38 +224,31 @@ async function measure(
   await cannonRun('deprecated playground', {
     url: `${target.url}/api/admin/playground`, connections: 8,
     ...rotating(contexts.map((_, i) => ({ method: 'POST' as const, path: '/api/admin/playground', headers: auth, body: JSON.stringify(playgroundBody(i)) }))),
-  }, () => post(`${target.url}/api/admin/playground`, target.token, playgroundBody(1)));
+  });
   await cannonRun('advanced playground', {
     url: `${target.url}/api/admin/playground/advanced`, connections: 4,
     ...rotating(contexts.map((_, i) => ({ method: 'POST' as const, path: '/api/admin/playground/advanced', headers: auth, body: JSON.stringify(advancedBody(i)) }))),
-  }, () => post(`${target.url}/api/admin/playground/advanced`, target.token, advancedBody(1)));
+  });
   await cannonRun('frontend API', {
     url: `${target.url}/api/frontend`, connections: 16,
     ...rotating(frontendBodies.map((c) => ({
       method: 'POST' as const, path: '/api/frontend', headers: { authorization: frontend, 'content-type': 'application/json' }, body: JSON.stringify({ context: c }),
     }))),
-  }, () => post(`${target.url}/api/frontend`, frontend, { context: frontendBodies[1] }));
-  await cannonRun('client features', { url: `${target.url}/api/client/features`, connections: 16, headers: { authorization: client } },
-    () => get(`${target.url}/api/client/features`, client));
-  await cannonRun('admin flag list', { url: `${target.url}/api/admin/projects/default/features`, connections: 8, headers: { authorization: target.token } },
-    () => get(`${target.url}/api/admin/projects/default/features`, target.token));
+  });
+  await cannonRun('client features', { url: `${target.url}/api/client/features`, connections: 16, headers: { authorization: client } });
+  await cannonRun('admin flag list', { url: `${target.url}/api/admin/projects/default/features`, connections: 8, headers: { authorization: target.token } });
 
   // First read after a write against a steady read: a toggle, then the read. Off, then on again,
   // on the same flag (every seed flag is on in development), so every toggle changes something:
   // before 26 Nov each toggle took the next flag, and turning an enabled flag on wrote nothing, so
   // half the "after a write" reads followed no write.
   const toggle = (k: number) => call(target, 'POST', `/api/admin/projects/default/features/${seedFlagName((Math.floor(k / 2) * 31 + 5) % size)}/environments/development/${k % 2 ? 'on' : 'off'}`);
-  const reads: Record<string, () => Promise<void>> = {
-    'deprecated playground': () => post(`${target.url}/api/admin/playground`, target.token, playgroundBody(0)),
-    'frontend API': () => post(`${target.url}/api/frontend`, frontend, { context: frontendBodies[0] }),
-    'client features': () => get(`${target.url}/api/client/features`, client),
-  };
   const readFigures: ServerFigures['reads'] = {};
   let k = 0;
-  for (const [name, read] of Object.entries(reads)) {
+  for (const name of ['deprecated playground', 'frontend API', 'client features']) {
+    const read = single[name]!;
     const steady: number[] = [];
     const afterWrite: number[] = [];
-    await read();
     // A read that fails (the reference at 5 000 flags reset connections once its database pool
     // ran dry after the throughput runs) is counted as an error and left out of the medians.
     const sample = async (into: number[]) => {
@@ -257,6 +259,7 @@ async function measure(
         console.error(`${target.name}: ${name} read failed: ${(err as Error).message}`);
       }
     };
+    await sample([]); // warm-up, not counted
     for (let i = 0; i < pairs; i++) await sample(steady);
     for (let i = 0; i < pairs; i++) {
       await toggle(k++);
