@@ -123,8 +123,8 @@ interface SeedStrategy {
 interface SeedFlag {
   name: string;
   description: string;
-  /** Per environment (`development`, `production`): its strategies in order and its variants; every environment is on. */
-  environments: Array<{ environment: string; strategies: SeedStrategy[]; variants?: Array<Record<string, unknown>> }>;
+  /** By environment (`development`, `production`): its strategies in order and its variants; every environment is on. */
+  environments: Record<string, { strategies: SeedStrategy[]; variants?: Array<Record<string, unknown>> }>;
   /** Every tenth flag depends on its predecessor (enabled). */
   parent?: string;
 }
@@ -133,7 +133,7 @@ const SEED_ENVIRONMENTS = ['development', 'production'];
 
 function seedFlagDefinition(i: number, prefix: string, segmentIds: number[]): SeedFlag {
   const name = seedFlagName(i, prefix);
-  const environments = SEED_ENVIRONMENTS.map((environment) => {
+  const environments = Object.fromEntries(SEED_ENVIRONMENTS.map((environment) => {
     const strategies: SeedStrategy[] = [];
     for (let k = 0; k < 1 + (i % 3); k++) {
       const kind = (i + k) % 3;
@@ -163,8 +163,8 @@ function seedFlagDefinition(i: number, prefix: string, segmentIds: number[]): Se
           { name: 'c', weight: 100, weightType: 'fix', stickiness: 'default' },
         ]
       : undefined;
-    return { environment, strategies, ...(variants ? { variants } : {}) };
-  });
+    return [environment, { strategies, ...(variants ? { variants } : {}) }];
+  }));
   return { name, description: `bench flag ${i}`, environments, ...(i % 10 === 9 ? { parent: seedFlagName(i - 1, prefix) } : {}) };
 }
 
@@ -172,7 +172,7 @@ function seedFlagDefinition(i: number, prefix: string, segmentIds: number[]): Se
 async function seedFlag(target: Target, prefix: string, i: number, segmentIds: number[]): Promise<void> {
   const flag = seedFlagDefinition(i, prefix, segmentIds);
   await call(target, 'POST', '/api/admin/projects/default/features', { name: flag.name, description: flag.description });
-  for (const { environment, strategies, variants } of flag.environments) {
+  for (const [environment, { strategies, variants }] of Object.entries(flag.environments)) {
     const base = `/api/admin/projects/default/features/${flag.name}/environments/${environment}`;
     for (const strategy of strategies) await call(target, 'POST', `${base}/strategies`, strategy);
     if (variants) await call(target, 'PUT', `${base}/variants`, variants);
@@ -222,14 +222,14 @@ export async function importSeed(target: Target, prefix = SEED_PREFIX, options: 
   for (let first = 0; first < flags; first += IMPORT_BATCH) {
     const batch = Array.from({ length: Math.min(IMPORT_BATCH, flags - first) }, (_, k) => seedFlagDefinition(first + k, prefix, segmentIds));
     for (const environment of SEED_ENVIRONMENTS) {
-      const featureStrategies = batch.flatMap((flag) => flag.environments.find((e) => e.environment === environment)!.strategies
+      const featureStrategies = batch.flatMap((flag) => flag.environments[environment]!.strategies
         .map((strategy, sortOrder) => ({ featureName: flag.name, sortOrder, segments: [], variants: [], ...strategy })));
       const data = {
         features: batch.map((flag) => ({ name: flag.name, description: flag.description, type: 'release', project: 'default' })),
         featureStrategies,
         featureEnvironments: batch.map((flag) => ({
           name: flag.name, featureName: flag.name, environment, enabled: true,
-          variants: flag.environments.find((e) => e.environment === environment)!.variants ?? [],
+          variants: flag.environments[environment]!.variants ?? [],
         })),
         segments: segments.filter((segment) => featureStrategies.some((s) => s.segments.includes(segment.id))),
         dependencies: batch.filter((flag) => flag.parent).map((flag) => ({ feature: flag.name, dependencies: [{ feature: flag.parent!, enabled: true }] })),
