@@ -235,7 +235,13 @@ async function measure(
       method: 'POST' as const, path: '/api/frontend', headers: { authorization: frontend, 'content-type': 'application/json' }, body: JSON.stringify({ context: c }),
     }))),
   });
-  await cannonRun('client features', { url: `${target.url}/api/client/features`, connections: 16, headers: { authorization: client } });
+  // With the official Node SDK's `accept-encoding: gzip,deflate` (unleash-client 6.12 through
+  // make-fetch-happen, seen on the wire, 26 Nov): SDKs take the document compressed, and both
+  // servers compress it (the reference per request, Vane once per state); at 5 000 flags it is
+  // 3.5 MB plain. The timed reads (`single`) send the same through fetch.
+  await cannonRun('client features', {
+    url: `${target.url}/api/client/features`, connections: 16, headers: { authorization: client, 'accept-encoding': 'gzip,deflate' },
+  });
   await cannonRun('admin flag list', { url: `${target.url}/api/admin/projects/default/features`, connections: 8, headers: { authorization: target.token } });
 
   // First read after a write against a steady read: a toggle, then the read. Off, then on again,

@@ -15,7 +15,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { move } from 'piscina';
-import type { FrontendAnswer, FrontendQuestion } from '../src/features/frontend-api/evaluate.js';
+import type { FrontendQuestion, ReceivedAnswer } from '../src/features/frontend-api/evaluate.js';
 import type { SdkBatch } from '../src/features/frontend-api/shipped-state.js';
 import type { OfrepQuestion } from '../src/features/ofrep/evaluate.js';
 import type { ImpactChunk } from '../src/features/playground-batch/evaluate.js';
@@ -33,9 +33,9 @@ export interface Tasks {
   /** Counts and examples of a change request's impact on a range of contexts, with NDJSON lines when asked. */
   impact: { input: ImpactTask; result: ImpactChunk & { lines?: Uint8Array } };
   /** The frontend API's questions of one loop turn, answered in order. */
-  frontend: { input: SdkBatch<'frontend', FrontendQuestion>; result: FrontendAnswer[] };
+  frontend: { input: SdkBatch<'frontend', FrontendQuestion>; result: ReceivedAnswer[] };
   /** OFREP's bulk evaluations of one loop turn, answered in order. */
-  ofrep: { input: SdkBatch<'ofrep', OfrepQuestion>; result: FrontendAnswer[] };
+  ofrep: { input: SdkBatch<'ofrep', OfrepQuestion>; result: ReceivedAnswer[] };
 }
 
 export type TaskKind = keyof Tasks;

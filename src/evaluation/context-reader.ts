@@ -24,7 +24,15 @@ export type SdkRules = 'specification' | 'frontend';
 const lowerCase = (value: string): string => value.toLowerCase();
 const localeLowerCase = (value: string): string => value.toLocaleLowerCase();
 
+/** The last reader's id in this thread (ids start at 1: 0 is "no reader" in the memos that key on them). */
+let lastReaderId = 0;
+
 export class ContextReader {
+  /**
+   * Unique in this thread, for memos of context-only results (constraints.ts `constraintHolds`):
+   * comparing a number keeps no reference to the context alive.
+   */
+  readonly id = ++lastReaderId;
   private readonly top: JsonObject;
   private readonly properties: JsonObject | undefined;
   private nowMs = Number.NaN;

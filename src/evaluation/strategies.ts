@@ -6,6 +6,7 @@ import { compileConstraints, type CompiledConstraint } from './constraints.js';
 import type { ContextReader } from './context-reader.js';
 import { randomIntString, rolloutBucket } from './hash.js';
 import { flat, isObject, jsonPrefixBeforeKey, jsonString, setOwn } from './json.js';
+import { Interner } from './intern.js';
 import { parseIpRange, ipInRange, type IpRange } from './parse.js';
 import type { StrategyConfig } from './types.js';
 import { compileStrategyVariants, type CompiledVariantSet } from './variants.js';
@@ -59,8 +60,8 @@ export class CompiledStrategy {
   readonly rolloutGroupId: string;
   readonly stickiness: string;
   readonly userIds: ReadonlySet<string>;
-  readonly addresses: ReadonlySet<string>;
-  readonly ipv4Ranges: readonly IpRange[];
+  /** remoteAddress `IPs`, shared by every strategy with the same list (null for other kinds). */
+  readonly addressList: AddressList | null;
 
   /** Report object head `{name, id, title?, disabled, parameters}` and its JSON up to `"result":`. */
   readonly reportHead: Readonly<Record<string, unknown>>;
@@ -92,11 +93,7 @@ export class CompiledStrategy {
     this.rolloutGroupId = parameters.groupId ?? '';
     this.stickiness = parameters.stickiness || 'default';
     this.userIds = new Set(kind === StrategyKind.UserWithId ? splitList(parameters.userIds) : []);
-    const addresses = kind === StrategyKind.RemoteAddress ? splitList(parameters.IPs) : [];
-    this.addresses = new Set(addresses);
-    this.ipv4Ranges = addresses
-      .map(parseIpRange)
-      .filter((range): range is IpRange => range !== null && !range.v6);
+    this.addressList = kind === StrategyKind.RemoteAddress ? addressLists.get(parameters.IPs ?? '', () => new AddressList(parameters.IPs)) : null;
 
     const head: Record<string, unknown> = { name: this.name, id: config.id };
     if (typeof config.title === 'string' && config.title !== '') head.title = config.title;
@@ -159,16 +156,46 @@ function stickyRolloutHolds(strategy: CompiledStrategy, stickyId: string | undef
   return stickyId !== undefined && strategy.percentage > 0 && rolloutBucket(stickyId, strategy.rolloutGroupId) <= strategy.percentage;
 }
 
-/** Exact entry match, or an IPv4 address inside an IPv4 entry (address or CIDR). */
+/**
+ * A remoteAddress strategy's `IPs`: its entries, and its IPv4 entries (addresses or CIDR blocks)
+ * as ranges. One per distinct list in the thread (an Interner): flags that share an office or VPN
+ * list share one object, whose answer for a context is remembered like a constraint's
+ * (constraints.ts `constraintHolds`).
+ */
+class AddressList {
+  readonly addresses: ReadonlySet<string>;
+  readonly ipv4Ranges: readonly IpRange[];
+  memoReader = 0;
+  memoResult = false;
+
+  constructor(list: string | undefined) {
+    const addresses = splitList(list);
+    this.addresses = new Set(addresses);
+    this.ipv4Ranges = addresses.map(parseIpRange).filter((range): range is IpRange => range !== null && !range.v6);
+  }
+
+  /** Exact entry match, or an IPv4 address inside an IPv4 entry (address or CIDR). */
+  holds(context: ContextReader): boolean {
+    if (this.memoReader === context.id) return this.memoResult;
+    const address = context.topLevel('remoteAddress');
+    let result = false;
+    if (address !== undefined) {
+      if (this.addresses.has(address)) result = true;
+      else if (this.ipv4Ranges.length > 0) {
+        const ip = context.ipOf('remoteAddress');
+        result = ip !== null && this.ipv4Ranges.some((range) => ipInRange(ip, range));
+      }
+    }
+    this.memoReader = context.id;
+    this.memoResult = result;
+    return result;
+  }
+}
+
+const addressLists = new Interner<AddressList>();
+
 function remoteAddressHolds(strategy: CompiledStrategy, context: ContextReader): boolean {
-  const address = context.topLevel('remoteAddress');
-  if (address === undefined) return false;
-  if (strategy.addresses.has(address)) return true;
-  if (strategy.ipv4Ranges.length === 0) return false;
-  const ip = context.ipOf('remoteAddress');
-  if (ip === null) return false;
-  for (const range of strategy.ipv4Ranges) if (ipInRange(ip, range)) return true;
-  return false;
+  return strategy.addressList !== null && strategy.addressList.holds(context);
 }
 
 /** Comma-separated list with whitespace around entries ignored. */

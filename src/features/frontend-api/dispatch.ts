@@ -20,13 +20,13 @@
  */
 import { Counter, type Registry } from 'prom-client';
 import type { SdkState } from '../client-api/state.js';
-import { answerQuestion, type FrontendAnswer, type FrontendQuestion, type FrontendSource } from './evaluate.js';
+import { answerQuestion, type FrontendAnswer, type FrontendQuestion, type FrontendSource, type ReceivedAnswer } from './evaluate.js';
 import { shippedState, type BatchTask } from './shipped-state.js';
 
 /** What the dispatcher needs of the pool (Piscina's `idleThreads`, and `run` with the entry point of its questions, workers/protocol.ts). */
 export interface FrontendPool<Q = FrontendQuestion> {
   idleThreads(): number;
-  run(task: BatchTask<Q>): Promise<FrontendAnswer[]>;
+  run(task: BatchTask<Q>): Promise<ReceivedAnswer[]>;
 }
 
 /** How one question is answered, the same in place and in the worker (evaluate.ts `answerQuestion`, OFREP's `answerOfrep`). */
@@ -117,7 +117,7 @@ export class EvaluationDispatcher<Q> {
     this.pool!.run(task).then(
       (answers) => {
         this.counts.pool += batch.length;
-        for (let i = 0; i < batch.length; i++) batch[i]!.done(answers[i]!);
+        for (let i = 0; i < batch.length; i++) batch[i]!.done(asBuffer(answers[i]!));
       },
       (err: unknown) => {
         this.onTaskFailure(err);
@@ -143,4 +143,9 @@ export class FrontendDispatcher extends EvaluationDispatcher<FrontendQuestion> {
   constructor(pool: FrontendPool | undefined, onTaskFailure: (err: unknown) => void = () => undefined) {
     super(pool, onTaskFailure, answerQuestion);
   }
+}
+
+/** A pool thread's answer with its body as a Buffer over the same bytes (no copy). */
+function asBuffer({ body, etag }: ReceivedAnswer): FrontendAnswer {
+  return { body: Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength), etag };
 }

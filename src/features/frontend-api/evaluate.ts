@@ -76,13 +76,15 @@ function sdkString(value: unknown): string {
  */
 export interface Piece {
   readonly json: string;
+  /** `json` in UTF-8, copied as it is into an answer's body (`frontendToggles`). */
+  readonly bytes: Buffer;
   readonly high: number;
   readonly low: number;
 }
 
 export function piece(json: string): Piece {
   const digest = hash('sha1', json, 'buffer');
-  return { json, high: digest.readInt32LE(0), low: digest.readInt32LE(4) };
+  return { json, bytes: Buffer.from(json), high: digest.readInt32LE(0), low: digest.readInt32LE(4) };
 }
 
 const variantPieces = new WeakMap<CompiledVariant, [Piece, Piece]>();
@@ -163,8 +165,8 @@ export function decideScoped(state: FrontendSource, environment: string, scoped:
 interface TogglePieces {
   /** `{"name":…,"enabled":true,"variant":` and `,"impressionData":…}`, around a variant; fingerprinted together. */
   around: Piece;
-  head: string;
-  tail: string;
+  head: Buffer;
+  tail: Buffer;
   /** The whole toggle when enabled without a variant, and when disabled (`/all`). */
   enabledPlain: Piece;
   disabled: Piece;
@@ -186,8 +188,8 @@ function togglePiecesOf(data: Pick<FlagData, 'name' | 'impressionData'>): Toggle
     const tail = `,"impressionData":${data.impressionData}}`;
     pieces = {
       around: piece(`${head}\0${tail}`),
-      head,
-      tail,
+      head: Buffer.from(head),
+      tail: Buffer.from(tail),
       enabledPlain: piece(`${head}${DISABLED_ON}${tail}`),
       disabled: piece(`{"name":${name},"enabled":false,"variant":${DISABLED_OFF}${tail}`),
     };
@@ -216,19 +218,36 @@ export function answerQuestion(source: FrontendSource, { scope, context, all }: 
   return frontendToggles(source, scope, context, all);
 }
 
-/** A frontend answer: its JSON and a strong ETag that differs whenever the JSON does. */
+/**
+ * A frontend answer: its JSON, in UTF-8, and a strong ETag that differs whenever the JSON does.
+ * Bytes, not a string: at 5 000 flags an answer is ~340 KB, and sent as a string it was measured
+ * twice more on the main thread (its UTF-8 length for content-length, then its encoding into the
+ * socket: 1.0 ms of a 10 ms answer, 26 Nov); copied from pre-encoded pieces it is one memcpy, and
+ * a pool thread's answer crosses to the main thread as bytes.
+ */
 export interface FrontendAnswer {
-  body: string;
+  body: Buffer;
   etag: string;
 }
+
+/** An answer as the main thread receives it from a pool thread: structured cloning makes its Buffer a plain Uint8Array. */
+export interface ReceivedAnswer {
+  body: Uint8Array;
+  etag: string;
+}
+
+/** UTF-8 bytes of the fixed text around an answer's list. */
+export const TOGGLES_OPEN = Buffer.from('{"toggles":[');
+const COMMA = Buffer.from(',');
+const TOGGLES_CLOSE = Buffer.from(']}');
 
 /** `{"toggles":[…]}` for one context: only enabled flags, or every flag when `all`. */
 export function frontendToggles(state: FrontendSource, scope: TokenScope, context: Record<string, unknown>, all: boolean): FrontendAnswer {
   const environment = scope.environment;
   // One reader for every flag: the context's derived values are computed once per request.
   const reader = new ContextReader(context, 'frontend');
-  let out = '{"toggles":[';
-  let separator = '';
+  const out: Buffer[] = [TOGGLES_OPEN];
+  let length = TOGGLES_OPEN.length;
   // Two 32-bit lanes over the parts' fingerprints, in order: 64 bits of the body's content.
   let high = all ? 1 : 0;
   let low = all ? 1 : 0;
@@ -238,34 +257,41 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
   for (let i = 0; i < scoped.flags.length; i++) {
     const decision = decideScoped(state, environment, scoped.flags[i]!, reader);
     const pieces = toggles[i]!;
+    if (!decision.enabled && !all) continue;
+    if (parts > 0) {
+      out.push(COMMA);
+      length += 1;
+    }
     let part: Piece;
     if (!decision.enabled) {
-      if (!all) continue;
       part = pieces.disabled;
-      out += separator + part.json;
+      out.push(part.bytes);
+      length += part.bytes.length;
     } else if (decision.variant === null) {
       part = pieces.enabledPlain;
-      out += separator + part.json;
+      out.push(part.bytes);
+      length += part.bytes.length;
     } else {
       const variant = pickedVariant(decision.variant, decision.strategyVariant);
       high = mixBlock(high, pieces.around.high);
       low = mixBlock(low, pieces.around.low);
       parts++;
       part = variant;
-      out += separator + pieces.head + variant.json + pieces.tail;
+      out.push(pieces.head, variant.bytes, pieces.tail);
+      length += pieces.head.length + variant.bytes.length + pieces.tail.length;
     }
     high = mixBlock(high, part.high);
     low = mixBlock(low, part.low);
     parts++;
-    separator = ',';
   }
-  const body = out + ']}';
-  return { body, etag: combinedEtag(body, high, low, parts) };
+  out.push(TOGGLES_CLOSE);
+  const body = Buffer.concat(out, length + TOGGLES_CLOSE.length);
+  return { body, etag: combinedEtag(body.length, high, low, parts) };
 }
 
-/** A strong ETag from the body's length and the two lanes of its parts' fingerprints, mixed in order (`mixBlock`). */
-export function combinedEtag(body: string, high: number, low: number, parts: number): string {
-  return `"${body.length.toString(36)}-${hex8(finishHash(high, parts))}${hex8(finishHash(low, parts))}"`;
+/** A strong ETag from the body's length (in bytes) and the two lanes of its parts' fingerprints, mixed in order (`mixBlock`). */
+export function combinedEtag(length: number, high: number, low: number, parts: number): string {
+  return `"${length.toString(36)}-${hex8(finishHash(high, parts))}${hex8(finishHash(low, parts))}"`;
 }
 
 function hex8(n: number): string {

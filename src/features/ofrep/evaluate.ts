@@ -110,8 +110,8 @@ export function answerOfrep(source: FrontendSource, { scope, context, streams }:
     high = mixBlock(high, part.high);
     low = mixBlock(low, part.low);
   }
-  const body = `${out}],"eventStreams":${streams.json}}`;
-  return { body, etag: combinedEtag(body, mixBlock(high, streams.high), mixBlock(low, streams.low), parts.length + 1) };
+  const body = Buffer.from(`${out}],"eventStreams":${streams.json}}`);
+  return { body, etag: combinedEtag(body.length, mixBlock(high, streams.high), mixBlock(low, streams.low), parts.length + 1) };
 }
 
 /** One flag's evaluation JSON, or undefined when the token does not see a flag of that name. */

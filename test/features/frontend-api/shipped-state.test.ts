@@ -84,7 +84,7 @@ function answers(source: Parameters<typeof frontendToggles>[0]): string {
       const context = frontendContext({ userId, sessionId: `s${userId}` }, '10.0.0.1');
       for (const all of [false, true]) {
         const answer = frontendToggles(source, scope, context, all);
-        out.push(answer.body, answer.etag);
+        out.push(answer.body.toString(), answer.etag);
       }
     }
   }
