@@ -237,7 +237,7 @@ export interface ReceivedAnswer {
 }
 
 /** UTF-8 bytes of the fixed text around an answer's list. */
-export const TOGGLES_OPEN = Buffer.from('{"toggles":[');
+const TOGGLES_OPEN = Buffer.from('{"toggles":[');
 const COMMA = Buffer.from(',');
 const TOGGLES_CLOSE = Buffer.from(']}');
 
