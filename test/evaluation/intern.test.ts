@@ -6,11 +6,10 @@
 import fc from 'fast-check';
 import t from 'tap';
 import {
-  compile, ContextReader, decide, type ConstraintConfig, type FlagConfig, type SdkDecision, type StrategyConfig,
+  compile, ContextReader, decide, type ConstraintConfig, type FlagConfig, type SdkDecision, type Snapshot, type StrategyConfig,
 } from '../../src/evaluation/index.js';
 import { Interner } from '../../src/evaluation/intern.js';
 import { contextArb, snapshotArb } from './fixtures/arbitraries.js';
-import type { Snapshot } from '../../src/evaluation/index.js';
 import { constraint, ENV, flag, strategy } from './fixtures/builders.js';
 
 t.test('identical definitions share one compiled object, in one snapshot and across snapshots', async (t) => {

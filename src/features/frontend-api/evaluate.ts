@@ -76,27 +76,35 @@ function sdkString(value: unknown): string {
  */
 export interface Piece {
   readonly json: string;
-  /** `json` in UTF-8, copied as it is into an answer's body (`frontendToggles`). */
-  readonly bytes: Buffer;
   readonly high: number;
   readonly low: number;
 }
 
 export function piece(json: string): Piece {
   const digest = hash('sha1', json, 'buffer');
-  return { json, bytes: Buffer.from(json), high: digest.readInt32LE(0), low: digest.readInt32LE(4) };
+  return { json, high: digest.readInt32LE(0), low: digest.readInt32LE(4) };
 }
 
-const variantPieces = new WeakMap<CompiledVariant, [Piece, Piece]>();
+/** A piece of a frontend answer, with its JSON in UTF-8 as `frontendToggles` copies it into the body. */
+interface BytePiece extends Piece {
+  readonly bytes: Buffer;
+}
+
+function bytePiece(json: string): BytePiece {
+  const { high, low } = piece(json);
+  return { json, bytes: Buffer.from(json), high, low };
+}
+
+const variantPieces = new WeakMap<CompiledVariant, [BytePiece, BytePiece]>();
 
 /** The variant as the frontend API shows it: payload after `enabled` for a strategy's variant, before it for the environment's. */
-function pickedVariant(variant: CompiledVariant, strategyVariant: boolean): Piece {
+function pickedVariant(variant: CompiledVariant, strategyVariant: boolean): BytePiece {
   let pair = variantPieces.get(variant);
   if (pair === undefined) {
     const name = JSON.stringify(variant.name);
     const payload = variant.payload === undefined ? '' : `,"payload":${JSON.stringify(variant.payload)}`;
     const tail = '"feature_enabled":true,"featureEnabled":true}';
-    pair = [piece(`{"name":${name}${payload},"enabled":true,${tail}`), piece(`{"name":${name},"enabled":true${payload},${tail}`)];
+    pair = [bytePiece(`{"name":${name}${payload},"enabled":true,${tail}`), bytePiece(`{"name":${name},"enabled":true${payload},${tail}`)];
     variantPieces.set(variant, pair);
   }
   return strategyVariant ? pair[1] : pair[0];
@@ -168,8 +176,8 @@ interface TogglePieces {
   head: Buffer;
   tail: Buffer;
   /** The whole toggle when enabled without a variant, and when disabled (`/all`). */
-  enabledPlain: Piece;
-  disabled: Piece;
+  enabledPlain: BytePiece;
+  disabled: BytePiece;
 }
 
 /**
@@ -190,8 +198,8 @@ function togglePiecesOf(data: Pick<FlagData, 'name' | 'impressionData'>): Toggle
       around: piece(`${head}\0${tail}`),
       head: Buffer.from(head),
       tail: Buffer.from(tail),
-      enabledPlain: piece(`${head}${DISABLED_ON}${tail}`),
-      disabled: piece(`{"name":${name},"enabled":false,"variant":${DISABLED_OFF}${tail}`),
+      enabledPlain: bytePiece(`${head}${DISABLED_ON}${tail}`),
+      disabled: bytePiece(`{"name":${name},"enabled":false,"variant":${DISABLED_OFF}${tail}`),
     };
     flagToggles.set(data, pieces);
   }
@@ -247,7 +255,6 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
   // One reader for every flag: the context's derived values are computed once per request.
   const reader = new ContextReader(context, 'frontend');
   const out: Buffer[] = [TOGGLES_OPEN];
-  let length = TOGGLES_OPEN.length;
   // Two 32-bit lanes over the parts' fingerprints, in order: 64 bits of the body's content.
   let high = all ? 1 : 0;
   let low = all ? 1 : 0;
@@ -258,19 +265,14 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
     const decision = decideScoped(state, environment, scoped.flags[i]!, reader);
     const pieces = toggles[i]!;
     if (!decision.enabled && !all) continue;
-    if (parts > 0) {
-      out.push(COMMA);
-      length += 1;
-    }
-    let part: Piece;
+    if (parts > 0) out.push(COMMA);
+    let part: BytePiece;
     if (!decision.enabled) {
       part = pieces.disabled;
       out.push(part.bytes);
-      length += part.bytes.length;
     } else if (decision.variant === null) {
       part = pieces.enabledPlain;
       out.push(part.bytes);
-      length += part.bytes.length;
     } else {
       const variant = pickedVariant(decision.variant, decision.strategyVariant);
       high = mixBlock(high, pieces.around.high);
@@ -278,14 +280,13 @@ export function frontendToggles(state: FrontendSource, scope: TokenScope, contex
       parts++;
       part = variant;
       out.push(pieces.head, variant.bytes, pieces.tail);
-      length += pieces.head.length + variant.bytes.length + pieces.tail.length;
     }
     high = mixBlock(high, part.high);
     low = mixBlock(low, part.low);
     parts++;
   }
   out.push(TOGGLES_CLOSE);
-  const body = Buffer.concat(out, length + TOGGLES_CLOSE.length);
+  const body = Buffer.concat(out);
   return { body, etag: combinedEtag(body.length, high, low, parts) };
 }
 
