@@ -7,7 +7,7 @@
 import {
   catchUp, compile, mergeChanges, overlay, type Caught, type CompiledSnapshot, type FlagConfig, type SegmentConfig, type Step,
 } from '../src/evaluation/index.js';
-import type { FrontendAnswer, FrontendSource } from '../src/features/frontend-api/evaluate.js';
+import type { FrontendAnswer, FrontendSource, SourceStep } from '../src/features/frontend-api/evaluate.js';
 import type { BatchTask, ShippedChanges, ShippedFlag, ShippedJson, ShippedState } from '../src/features/frontend-api/shipped-state.js';
 import { toFlagConfig, type FlagData } from '../src/features/flags/read-model.js';
 
@@ -34,6 +34,8 @@ type Entry = FrontendSource['flags'][number];
 interface Held extends FrontendSource {
   readonly flags: readonly Entry[];
   readonly byName: ReadonlyMap<string, Entry>;
+  /** Cleared once the next state is made from this one: only the newest holds a step back. */
+  step: SourceStep | undefined;
 }
 
 function entryOf([name, project, impressionData]: ShippedFlag): Entry {
@@ -52,6 +54,7 @@ function wholeState(text: string): Held {
       segments: json.segments.map(([, segment]) => JSON.parse(segment) as SegmentConfig),
     }),
     memo: new Map(),
+    step: undefined,
   };
 }
 
@@ -62,10 +65,16 @@ function wholeState(text: string): Held {
 function applySteps(held: Held, steps: ReadonlyArray<Step<ShippedChanges>>): Held {
   const byName = new Map(held.byName);
   let order: readonly string[] | undefined;
+  let removed = false;
+  const changedNames = new Set<string>();
   for (const { changes } of steps) {
     for (const name of changes.removedFlags) byName.delete(name);
-    for (const flag of changes.flags) byName.set(flag[0], entryOf(flag));
+    for (const flag of changes.flags) {
+      byName.set(flag[0], entryOf(flag));
+      changedNames.add(flag[0]);
+    }
     if (changes.order !== undefined) order = changes.order;
+    if (changes.removedFlags.length > 0) removed = true;
   }
   const merged = mergeChanges(steps.map(({ changes }) => ({
     flags: changes.flags.map(([, , , flag]) => flagConfigOf(flag)),
@@ -77,7 +86,9 @@ function applySteps(held: Held, steps: ReadonlyArray<Step<ShippedChanges>>): Hel
   const flags = order === undefined
     ? held.flags.map((entry) => byName.get(entry.name)!)
     : order.map((name) => byName.get(name)!);
-  return { flags, byName, compiled, memo: new Map() };
+  held.step = undefined;
+  const changed = order === undefined && !removed ? [...changedNames].map((name) => byName.get(name)!) : undefined;
+  return { flags, byName, compiled, memo: new Map(), step: { basis: held, changed } };
 }
 
 /** A thread's copy of the latest state it was sent. */

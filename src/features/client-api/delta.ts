@@ -8,7 +8,7 @@
 import type { SegmentConfig } from '../../evaluation/index.js';
 import type { FlagData } from '../flags/read-model.js';
 import { clientFeatureView, isAllProjects, type TokenScope } from './features.js';
-import type { SdkState } from './state.js';
+import { flagJsonOf, type SdkState, type StateChanges } from './state.js';
 import type { DeltaBody, DeltaEventView, DeltaSegmentView } from './schemas.js';
 
 /** What changed between two states (scope-free: filtered per token when sent). */
@@ -64,14 +64,38 @@ export class DeltaLog {
   advance(state: SdkState): Change | undefined {
     const previous = this.state;
     this.state = state;
-    const flags = new Set<string>();
-    const removedFlags = new Map<string, string>();
-    const projects = new Set<string>();
+    const change: Change = {
+      eventId: 0, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set(),
+    };
+    const changes = previous !== undefined && state.step?.basis === previous ? state.changes : undefined;
+    if (changes !== undefined) this.follow(state, previous!, changes, change);
+    else this.compare(state, previous, change);
+    const { flags, removedFlags, segments, removedSegments } = change;
+    this.lastEventId = Math.max(Date.now(), this.lastEventId + 1);
+    if (previous === undefined) {
+      // The baseline: an empty change, so a delta from its id is known (and empty).
+      this.changes.push({
+        eventId: this.lastEventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set(),
+      });
+      return undefined;
+    }
+    if (flags.size + removedFlags.size + segments.size + removedSegments.size === 0) {
+      // Nothing an SDK sees changed (an event-only write): keep the id so ETags stay valid.
+      this.lastEventId = this.changes.at(-1)?.eventId ?? this.lastEventId;
+      return undefined;
+    }
+    change.eventId = this.lastEventId;
+    this.changes.push(change);
+    if (this.changes.length > HISTORY) this.changes.shift();
+    return change;
+  }
+
+  /** The change found by comparing every flag's and segment's JSON with the log's own copy: a pass over the whole state. */
+  private compare(state: SdkState, previous: SdkState | undefined, { flags, removedFlags, projects, segments, removedSegments }: Change): void {
     const seenFlags = new Set<string>();
     for (const flag of state.flags) {
       seenFlags.add(flag.name);
-      const json = state.flagJson.get(flag.name);
-      if (json === undefined) continue;
+      const json = flagJsonOf(flag);
       if (this.flagJson.get(flag.name) !== json) {
         flags.add(flag.name);
         projects.add(flag.project);
@@ -87,8 +111,6 @@ export class DeltaLog {
       removedFlags.set(name, old?.project ?? 'default');
       projects.add(old?.project ?? 'default');
     }
-    const segments = new Set<number>();
-    const removedSegments = new Set<number>();
     for (const [id, json] of state.segmentJson) {
       if (this.segmentJson.get(id) !== json) segments.add(id);
       this.segmentJson.set(id, json);
@@ -99,23 +121,35 @@ export class DeltaLog {
         removedSegments.add(id);
       }
     }
-    this.lastEventId = Math.max(Date.now(), this.lastEventId + 1);
-    if (previous === undefined) {
-      // The baseline: an empty change, so a delta from its id is known (and empty).
-      this.changes.push({
-        eventId: this.lastEventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set(),
-      });
-      return undefined;
+  }
+
+  /**
+   * The same change read off the state's own `changes` (since the state this log held): a write
+   * costs the log its changed flags, not a comparison of every flag's JSON (0.8 ms of the first
+   * read after each write at 2 000 flags, `--cpu-prof` of the server, 27 Nov).
+   */
+  private follow(state: SdkState, previous: SdkState, changes: StateChanges, { flags, removedFlags, projects, segments, removedSegments }: Change): void {
+    for (const flag of changes.flags) {
+      flags.add(flag.name);
+      projects.add(flag.project);
+      const before = previous.flagsByName.get(flag.name);
+      if (before !== undefined) projects.add(before.project);
+      this.flagJson.set(flag.name, flagJsonOf(flag));
     }
-    if (flags.size + removedFlags.size + segments.size + removedSegments.size === 0) {
-      // Nothing an SDK sees changed (an event-only write): keep the id so ETags stay valid.
-      this.lastEventId = this.changes.at(-1)?.eventId ?? this.lastEventId;
-      return undefined;
+    for (const name of changes.removedFlags) {
+      this.flagJson.delete(name);
+      const project = previous.flagsByName.get(name)?.project ?? 'default';
+      removedFlags.set(name, project);
+      projects.add(project);
     }
-    const change: Change = { eventId: this.lastEventId, flags, removedFlags, segments, removedSegments, projects };
-    this.changes.push(change);
-    if (this.changes.length > HISTORY) this.changes.shift();
-    return change;
+    for (const segment of changes.segments) {
+      segments.add(segment.id);
+      this.segmentJson.set(segment.id, state.segmentJson.get(segment.id)!);
+    }
+    for (const id of changes.removedSegments) {
+      this.segmentJson.delete(id);
+      removedSegments.add(id);
+    }
   }
 
   /** Whether `eventId` is one this log can bridge from. */

@@ -19,10 +19,10 @@ export interface SdkState {
   readonly flagsByName: ReadonlyMap<string, FlagData>;
   readonly segments: ReadonlyMap<number, SegmentConfig>;
   /**
-   * Each flag's and segment's JSON: what tells one state's flag from the previous one's (the
-   * rebuild recompiles only changed flags, the delta log sends only changed ones).
+   * Each segment's JSON: what tells one state's segment from the previous one's. A flag's is
+   * `flagJsonOf(flag)`, made once per flag revision (the rebuild recompiles only changed flags, the
+   * delta log sends only changed ones).
    */
-  readonly flagJson: ReadonlyMap<string, string>;
   readonly segmentJson: ReadonlyMap<number, string>;
   /** For the frontend API: the engine's compiled form of the same configuration. */
   readonly compiled: CompiledSnapshot;
@@ -32,6 +32,18 @@ export interface SdkState {
   readonly chain: RevisionChain<StateChanges>;
   /** Per-state memo (serialized bodies by token scope); dropped with the state. */
   readonly memo: Map<string, unknown>;
+  /**
+   * The previous build and what changed since (frontend-api/evaluate.ts `SourceStep`: per-state
+   * lists derived at the cost of the change; the delta log's advance). Cleared by the next build,
+   * so a state holds at most the one before it.
+   */
+  step: SdkStep | undefined;
+}
+
+export interface SdkStep {
+  readonly basis: SdkState;
+  /** The changed flags when every other flag kept its place (none added, removed or moved); undefined otherwise. */
+  readonly changed: readonly FlagData[] | undefined;
 }
 
 type Listener = (state: SdkState) => void;
@@ -89,7 +101,11 @@ export class SdkStateCache extends RevisionCache<SdkState> {
 /** Each flag's JSON, made once per flag revision: the source hands out one object per stored revision and never changes it. */
 const flagJsons = new WeakMap<FlagData, string>();
 
-/** The flag's JSON as the state's `flagJson` holds it. */
+/**
+ * The flag's JSON: what tells a state's flag from the previous state's (an unchanged flag is the
+ * same object, and its JSON the same string). Looked up through the flag, not kept in a map of the
+ * state's own: a write then copies one map fewer (see compile.ts orderedInPlace for the figures).
+ */
 export function flagJsonOf(flag: FlagData): string {
   let json = flagJsons.get(flag);
   if (json === undefined) {
@@ -118,17 +134,15 @@ export function stateOf(build: number, revisionId: number, flags: readonly FlagD
   const segmentJson = new Map(segmentList.map((segment) => [segment.id, JSON.stringify(segment)]));
   const inPlace = previous === undefined ? undefined : changedInPlace(previous, flags);
   let live: readonly FlagData[];
-  let flagJson: ReadonlyMap<string, string>;
   let flagsByName: ReadonlyMap<string, FlagData>;
   let changes: StateChanges | undefined;
   if (previous !== undefined && inPlace !== undefined) {
-    ({ flagJson, flagsByName, changes } = updatedInPlace(previous, flags, inPlace, segmentList, segmentJson));
+    ({ flagsByName, changes } = updatedInPlace(previous, flags, inPlace, segmentList, segmentJson));
     live = flags;
   } else {
     live = flags.filter((flag) => !flag.archived);
-    flagJson = new Map(live.map((flag) => [flag.name, flagJsonOf(flag)]));
     flagsByName = new Map(live.map((flag) => [flag.name, flag]));
-    changes = previous === undefined ? undefined : changesSince(previous, live, flagJson, segmentList, segmentJson);
+    changes = previous === undefined ? undefined : changesSince(previous, live, flagsByName, segmentList, segmentJson);
   }
   const unchanged = changes !== undefined && changes.flags.length + changes.removedFlags.length + changes.segments.length + changes.removedSegments.length === 0;
   const chain = previous?.chain ?? new RevisionChain<StateChanges>();
@@ -144,6 +158,8 @@ export function stateOf(build: number, revisionId: number, flags: readonly FlagD
       flags: changes.flags.map(toFlagConfig), removedFlags: changes.removedFlags, segments: changes.segments, removedSegments: changes.removedSegments,
     });
   }
+  // The state before `previous` is let go here: only the newest state keeps a step back.
+  if (previous !== undefined) previous.step = undefined;
   return {
     build,
     revisionId,
@@ -152,12 +168,12 @@ export function stateOf(build: number, revisionId: number, flags: readonly FlagD
     segments: previous !== undefined && changes !== undefined && changes.segments.length + changes.removedSegments.length === 0
       ? previous.segments
       : new Map(segmentList.map((segment) => [segment.id, segment])),
-    flagJson,
     segmentJson,
     compiled,
     changes,
     chain,
     memo: new Map(),
+    step: previous === undefined || changes === undefined ? undefined : { basis: previous, changed: changes.order === undefined && changes.removedFlags.length === 0 ? changes.flags : undefined },
   };
 }
 
@@ -178,18 +194,18 @@ export interface StateChanges {
 function changesSince(
   previous: SdkState,
   live: readonly FlagData[],
-  flagJson: ReadonlyMap<string, string>,
+  flagsByName: ReadonlyMap<string, FlagData>,
   segmentList: readonly SegmentConfig[],
   segmentJson: ReadonlyMap<number, string>,
 ): StateChanges {
   const flags: FlagData[] = [];
   for (const flag of live) {
     const before = previous.flagsByName.get(flag.name);
-    if (before !== flag && previous.flagJson.get(flag.name) !== flagJson.get(flag.name)) flags.push(flag);
+    if (before !== flag && (before === undefined || flagJsonOf(before) !== flagJsonOf(flag))) flags.push(flag);
   }
   const removedFlags: string[] = [];
   if (previous.flags.length !== live.length || flags.length > 0) {
-    for (const flag of previous.flags) if (!flagJson.has(flag.name)) removedFlags.push(flag.name);
+    for (const flag of previous.flags) if (!flagsByName.has(flag.name)) removedFlags.push(flag.name);
   }
   let reordered = previous.flags.length !== live.length;
   for (let i = 0; !reordered && i < live.length; i++) reordered = previous.flags[i]!.name !== live[i]!.name;
@@ -232,22 +248,19 @@ function changedInPlace(previous: SdkState, flags: readonly FlagData[]): number[
 
 function updatedInPlace(
   previous: SdkState, flags: readonly FlagData[], changed: readonly number[], segmentList: readonly SegmentConfig[], segmentJson: ReadonlyMap<number, string>,
-): { flagJson: ReadonlyMap<string, string>; flagsByName: ReadonlyMap<string, FlagData>; changes: StateChanges } {
+): { flagsByName: ReadonlyMap<string, FlagData>; changes: StateChanges } {
   const segments = segmentChanges(previous, segmentList, segmentJson);
   if (changed.length === 0) {
-    return { flagJson: previous.flagJson, flagsByName: previous.flagsByName, changes: { flags: [], removedFlags: [], ...segments, order: undefined } };
+    return { flagsByName: previous.flagsByName, changes: { flags: [], removedFlags: [], ...segments, order: undefined } };
   }
-  const flagJson = new Map(previous.flagJson);
   const flagsByName = new Map(previous.flagsByName);
   const changedFlags: FlagData[] = [];
   for (const i of changed) {
     const flag = flags[i]!;
-    const json = flagJsonOf(flag);
-    if (json !== previous.flagJson.get(flag.name)) changedFlags.push(flag);
-    flagJson.set(flag.name, json);
+    if (flagJsonOf(flag) !== flagJsonOf(previous.flags[i]!)) changedFlags.push(flag);
     flagsByName.set(flag.name, flag);
   }
-  return { flagJson, flagsByName, changes: { flags: changedFlags, removedFlags: [], ...segments, order: undefined } };
+  return { flagsByName, changes: { flags: changedFlags, removedFlags: [], ...segments, order: undefined } };
 }
 
 function weightOf(changes: StateChanges): number {

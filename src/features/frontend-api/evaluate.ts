@@ -113,17 +113,31 @@ function pickedVariant(variant: CompiledVariant, strategyVariant: boolean): Byte
 const DISABLED_ON = '{"name":"disabled","enabled":false,"feature_enabled":true,"featureEnabled":true}';
 const DISABLED_OFF = '{"name":"disabled","enabled":false,"feature_enabled":false,"featureEnabled":false}';
 
+type FlagEntry = Pick<FlagData, 'name' | 'project' | 'impressionData'>;
+
 /** What a frontend answer reads of the SDK state (src/features/client-api/state.ts). */
 export interface FrontendSource {
-  readonly flags: ReadonlyArray<Pick<FlagData, 'name' | 'project' | 'impressionData'>>;
+  readonly flags: readonly FlagEntry[];
   readonly compiled: CompiledSnapshot;
   /** Per-state memo: the scoped flag lists live there and go with the state. */
   readonly memo: Map<string, unknown>;
+  /** The source this one was built from, while it is the previous one (see `derivedScope`). */
+  readonly step?: SourceStep | undefined;
+}
+
+export interface SourceStep {
+  readonly basis: FrontendSource;
+  /**
+   * The flags a write changed, when every other flag kept its entry, its compiled form and its
+   * place (none added, removed or moved); undefined otherwise. A changed segment changes no
+   * compiled flag: strategies look segments up by id when they are evaluated (compile.ts overlay).
+   */
+  readonly changed: readonly FlagEntry[] | undefined;
 }
 
 /** A flag a token sees, with its compiled form for the token's environment. */
 export interface ScopeFlag {
-  readonly data: Pick<FlagData, 'name' | 'project' | 'impressionData'>;
+  readonly data: FlagEntry;
   readonly flag: CompiledFlag;
   readonly env: CompiledFlagEnvironment;
 }
@@ -145,6 +159,12 @@ export function scopeFlags(state: FrontendSource, scope: TokenScope): ScopeFlags
   const key = `scope\0${scope.environment}\0${scope.projects.join(',')}`;
   const memo = state.memo.get(key) as ScopeFlags | undefined;
   if (memo) return memo;
+  const scoped = derivedScope(state, scope, key) ?? wholeScope(state, scope);
+  state.memo.set(key, scoped);
+  return scoped;
+}
+
+function wholeScope(state: FrontendSource, scope: TokenScope): ScopeFlags {
   const all = isAllProjects(scope.projects);
   const flags: ScopeFlag[] = [];
   const byName = new Map<string, number>();
@@ -155,9 +175,45 @@ export function scopeFlags(state: FrontendSource, scope: TokenScope): ScopeFlags
     byName.set(data.name, flags.length);
     flags.push({ data, flag, env: flag.environment(scope.environment) });
   }
-  const scoped: ScopeFlags = { flags, byName, rendered: new Map() };
-  state.memo.set(key, scoped);
-  return scoped;
+  return { flags, byName, rendered: new Map() };
+}
+
+/**
+ * The scope's list after a write, from the previous state's (when it made one and the write kept
+ * every other flag in its place): a copy with the changed flags' places replaced, and the frontend
+ * API's toggle pieces the same way. Built whole, the list and the pieces cost look-ups of every
+ * flag of the scope, paid by the first answer after each write: 0.65 ms of CPU at 2 000 flags in
+ * the server (`--cpu-prof`, a toggle then a frontend read, 300 times, 27 Nov); derived, the list
+ * takes 0.08 ms instead of 0.83 at 2 000 flags and 0.09 instead of 1.96 at 5 000 (bench/readers.ts).
+ */
+function derivedScope(state: FrontendSource, scope: TokenScope, key: string): ScopeFlags | undefined {
+  const step = state.step;
+  if (step?.changed === undefined) return undefined;
+  const basis = step.basis.memo.get(key) as ScopeFlags | undefined;
+  if (basis === undefined) return undefined;
+  if (step.changed.length === 0) return basis;
+  const all = isAllProjects(scope.projects);
+  const flags = basis.flags.slice();
+  const places: number[] = [];
+  for (const data of step.changed) {
+    const at = basis.byName.get(data.name);
+    const inScope = all || scope.projects.includes(data.project);
+    if (at === undefined && !inScope) continue;
+    // A flag that entered or left the scope (moved to another project): the list is built whole.
+    if (at === undefined || !inScope) return undefined;
+    const flag = state.compiled.flags.get(data.name);
+    if (flag === undefined) return undefined;
+    flags[at] = { data, flag, env: flag.environment(scope.environment) };
+    places.push(at);
+  }
+  const rendered = new Map<string, unknown>();
+  const toggles = basis.rendered.get(TOGGLES) as TogglePieces[] | undefined;
+  if (toggles !== undefined) {
+    const copy = toggles.slice();
+    for (const at of places) copy[at] = togglePiecesOf(flags[at]!.data);
+    rendered.set(TOGGLES, copy);
+  }
+  return { flags, byName: basis.byName, rendered };
 }
 
 /**
@@ -188,7 +244,7 @@ interface TogglePieces {
  */
 const flagToggles = new WeakMap<object, TogglePieces>();
 
-function togglePiecesOf(data: Pick<FlagData, 'name' | 'impressionData'>): TogglePieces {
+function togglePiecesOf(data: FlagEntry): TogglePieces {
   let pieces = flagToggles.get(data);
   if (pieces === undefined) {
     const name = JSON.stringify(data.name);
@@ -206,11 +262,14 @@ function togglePiecesOf(data: Pick<FlagData, 'name' | 'impressionData'>): Toggle
   return pieces;
 }
 
+/** The frontend API's entry in `ScopeFlags.rendered`. */
+const TOGGLES = 'frontend';
+
 function togglePieces(scoped: ScopeFlags): TogglePieces[] {
-  const memo = scoped.rendered.get('frontend') as TogglePieces[] | undefined;
+  const memo = scoped.rendered.get(TOGGLES) as TogglePieces[] | undefined;
   if (memo) return memo;
   const pieces = scoped.flags.map(({ data }) => togglePiecesOf(data));
-  scoped.rendered.set('frontend', pieces);
+  scoped.rendered.set(TOGGLES, pieces);
   return pieces;
 }
 

@@ -5,76 +5,26 @@
  * one serialised whole.
  */
 import t from 'tap';
-import type { SegmentConfig, StrategyConfig } from '../../../src/evaluation/index.js';
 import { MAX_STEPS } from '../../../src/evaluation/revision-chain.js';
 import { clientFeatureView, featuresDocument, resolveQuery, shortHash, usedSegments } from '../../../src/features/client-api/features.js';
 import { stateOf, type SdkState } from '../../../src/features/client-api/state.js';
-import { frontendContext, frontendToggles } from '../../../src/features/frontend-api/evaluate.js';
+import { frontendContext, frontendToggles, type ScopeFlags } from '../../../src/features/frontend-api/evaluate.js';
 import { shippedState } from '../../../src/features/frontend-api/shipped-state.js';
-import type { FlagData } from '../../../src/features/flags/read-model.js';
 import { WorkerStates } from '../../../workers/sdk-state.js';
 import { seeded } from '../client-api/random-config.js';
+import { randomFlag, randomSegment, write, type Config } from '../client-api/random-states.js';
 
 const SCOPES = [
   { projects: ['*'], environment: 'development' },
   { projects: ['other'], environment: 'production' },
 ];
 
-function randomStrategy(rng: () => number, id: string, segmentIds: number[]): StrategyConfig {
-  const segments = segmentIds.length > 0 && rng() < 0.4 ? [segmentIds[Math.floor(rng() * segmentIds.length)]!] : [];
-  const constraints = rng() < 0.5 ? [{ contextName: 'userId', operator: 'IN', values: ['1', '7'], inverted: false, caseInsensitive: false }] : [];
-  return rng() < 0.5
-    ? { id, name: 'default', parameters: {}, constraints, segments, ...(rng() < 0.15 ? { disabled: true } : {}) }
-    : { id, name: 'flexibleRollout', parameters: { rollout: String(Math.floor(rng() * 101)), stickiness: 'userId', groupId: id }, constraints, segments, variants: [] };
-}
-
-function randomFlag(rng: () => number, name: string, createdAt: Date, segmentIds: number[]): FlagData {
-  const environments: FlagData['environments'] = {};
-  for (const environment of ['development', 'production']) {
-    environments[environment] = {
-      enabled: rng() < 0.8,
-      strategies: Array.from({ length: 1 + Math.floor(rng() * 2) }, (_, k) => randomStrategy(rng, `${name}-${environment}-${k}`, segmentIds)),
-      variants: rng() < 0.3 ? [{ name: 'v', weight: 1000, weightType: 'variable', stickiness: 'default' }] : [],
-    };
-  }
-  return {
-    _id: name, name, project: rng() < 0.7 ? 'default' : 'other', description: null, type: 'release', impressionData: rng() < 0.3,
-    stale: false, archived: false, archivedAt: null, createdAt, createdBy: { id: 1, name: 'admin' }, tags: [],
-    lifecycle: { stage: 'initial', enteredStageAt: createdAt }, dependencies: [], environments, strategyIds: [],
-  };
-}
-
-function randomSegment(rng: () => number, id: number): SegmentConfig {
-  return { id, name: `segment-${id}`, constraints: [{ contextName: 'userId', operator: 'IN', values: [String(Math.floor(rng() * 50)), '7'] }] };
-}
-
-interface Config { flags: FlagData[]; segments: SegmentConfig[] }
-
-/** One random write, with new objects only for what changes (as the flags store hands them out). */
-function write(rng: () => number, config: Config, counter: { next: number }): Config {
-  let { flags, segments } = config;
-  const ids = segments.map((s) => s.id);
-  const kind = rng();
-  const at = Math.floor(rng() * flags.length);
-  if (kind < 0.4 && flags.length > 0) {
-    flags = flags.map((f, k) => (k === at ? randomFlag(rng, f.name, f.createdAt, ids) : f));
-  } else if (kind < 0.5 && flags.length > 0) {
-    flags = flags.map((f, k) => (k === at ? { ...f, impressionData: !f.impressionData, project: f.project === 'default' ? 'other' : 'default' } : f));
-  } else if (kind < 0.62) {
-    flags = [...flags, randomFlag(rng, `flag-${counter.next++}`, new Date(Date.UTC(2026, 0, 1) + counter.next * 1000), ids)];
-  } else if (kind < 0.72 && flags.length > 0) {
-    flags = flags.filter((_, k) => k !== at);
-  } else if (kind < 0.76 && flags.length > 0) {
-    flags = flags.map((f, k) => (k === at ? { ...f, archived: true } : f));
-  } else if (kind < 0.88 && segments.length > 0) {
-    const i = Math.floor(rng() * segments.length);
-    segments = segments.map((s, k) => (k === i ? randomSegment(rng, s.id) : s));
-  } else if (kind < 0.94) {
-    segments = [...segments, randomSegment(rng, counter.next++)];
-  } else if (segments.length > 0) {
-    segments = segments.filter((_, k) => k !== Math.floor(rng() * segments.length));
-  }
-  return { flags, segments };
+/** Whether the state's scope list for every flag was derived from the previous state's (it shares the name index). */
+function isDerived(state: SdkState): boolean {
+  const key = `scope\0development\0*`;
+  const list = state.memo.get(key) as ScopeFlags | undefined;
+  const before = state.step?.basis.memo.get(key) as ScopeFlags | undefined;
+  return list !== undefined && before !== undefined && list !== before && list.byName === before.byName;
 }
 
 function answers(source: Parameters<typeof frontendToggles>[0]): string {
@@ -121,6 +71,8 @@ t.test('threads following, skipping and joining the chain answer as the main thr
   const skipping = new WorkerStates();
   let state: SdkState | undefined;
   let differing = 0;
+  let wholeDiffering = 0;
+  let derived = 0;
   let bodies = 0;
   let orders = 0;
   let fullCopies = 0;
@@ -133,6 +85,10 @@ t.test('threads following, skipping and joining the chain answer as the main thr
   for (let build = 1; build <= builds; build++) {
     state = stateOf(build, build * 10, config.flags, config.segments, state);
     const expected = answers(state);
+    // The state's scope lists came from the previous state's after an in-place write; answered
+    // from lists built whole (a source with no step back), the bytes must be the same.
+    if (answers({ flags: state.flags, compiled: state.compiled, memo: new Map() }) !== expected) wholeDiffering++;
+    if (isDerived(state)) derived++;
     // Not every build is shipped (a build answered on the main thread alone never is).
     if (build % 5 !== 3) {
       const shipped = shippedState(state);
@@ -160,6 +116,8 @@ t.test('threads following, skipping and joining the chain answer as the main thr
     config = write(rng, config, counter);
   }
   t.equal(differing, 0, `${builds} builds of random writes: frontend answers of the threads' copies`);
+  t.equal(wholeDiffering, 0, `the scope lists derived from the previous build's answer as lists built whole (${derived} builds derived them)`);
+  t.ok(derived >= builds / 4, 'most in-place writes derive the scope lists');
   t.equal(orders, 0, 'the copies list the flags in the state\'s order');
   t.equal(bodies, 0, 'client bodies, segments inlined and not');
   t.equal(etagClashes, 0, `one ETag per body content and one content per ETag (${etagOf.size} contents)`);
