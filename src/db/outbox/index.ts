@@ -56,6 +56,9 @@ interface Uncertain {
   events: PendingEvent[];
 }
 
+/** What a conditional write reads of the document it replaces: its id, revision and pending events. */
+export type Written = Pick<StoredDocument, '_id' | '_rev' | '_outbox'>;
+
 /** Drops the event log's notes (tests and tools that build an outbox without a logger). */
 const SILENT: MirrorLogger = { info: () => undefined, warn: () => undefined };
 
@@ -303,7 +306,7 @@ export class Outbox {
    * Replaces `current` (as read, with its `_rev`) by `next`. Throws ConcurrentModificationError
    * when another writer got there first; callers re-read and retry (see `retrying`).
    */
-  async replace<T extends StoredDocument>(coll: Collection<T>, current: T, next: T, events: PendingEvent[]): Promise<void> {
+  async replace<T extends StoredDocument>(coll: Collection<T>, current: Written, next: T, events: PendingEvent[]): Promise<void> {
     const outbox = [...this.stillPending(current._outbox), ...events];
     const { _id: _replaced, ...fields } = next;
     const stored = { ...fields, [REV_FIELD]: (current._rev ?? 0) + 1, ...(outbox.length ? { [OUTBOX_FIELD]: packEvents(outbox) } : {}) };
@@ -329,7 +332,7 @@ export class Outbox {
    * by an earlier flush meanwhile never removes this write's events (runDeferredClear).
    */
   private async conditionalWrite(
-    c: Collection<StoredDocument>, current: StoredDocument, stored: Document & Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>,
+    c: Collection<StoredDocument>, current: Written, stored: Document & Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>,
     pending: PendingEvent[], inState: StoredDocument | null,
   ): Promise<{ flush?: Promise<void> }> {
     const key = this.documentKey(c, current._id);
@@ -391,7 +394,10 @@ export class Outbox {
     this.holdClears(key);
     // Not background work: readers of the log wait for it (`flushed`), and granted only every
     // fifth slot behind requests' writes, an event search waited over 10 s under the soak.
-    const flush = this.flushWritten(c, id, doc)
+    // Started in the loop's next turn, after the write's response is sent (see
+    // Revisions.publishAfterResponse); flushes keep their order (setImmediate runs callbacks in turn).
+    const flush = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.flushWritten(c, id, doc))
       .catch((err: unknown) => {
         // Its events stay durable in the document, and in memory until `reconcile` appends them
         // when the database answers (see appendLocked: the document may lose them meanwhile).

@@ -88,7 +88,24 @@ export class Revisions {
    */
   changed(coll: string, id: unknown): void {
     this.changedSincePublish.push({ coll, id });
-    this.publishSoon();
+    this.publishAfterResponse();
+  }
+
+  /** The publish `changed` asked for, until it starts (see publishAfterResponse). */
+  private scheduled: Promise<void> | undefined;
+
+  /**
+   * Starts the publish in the loop's next turn: the write's response, sent in the microtasks
+   * after its database write, goes out first, and writes of the same turn are published together.
+   * Started at once, its database write was issued before the response and held it up (1 ms of a
+   * 7–9 ms flag write at 2 000 flags, `strace` of the server, 27 Nov).
+   */
+  private publishAfterResponse(): void {
+    this.scheduled ??= new Promise((resolve) => setImmediate(() => {
+      this.scheduled = undefined;
+      this.publishSoon();
+      resolve();
+    }));
   }
 
   /**
@@ -164,7 +181,7 @@ export class Revisions {
 
   /** Resolves once every write of this process so far is published (tests, closing). */
   async published(): Promise<void> {
-    while (this.publishing) await this.publishing;
+    while (this.scheduled || this.publishing) await (this.scheduled ?? this.publishing);
   }
 
   /**
