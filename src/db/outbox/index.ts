@@ -1,4 +1,5 @@
 import type { Collection, Db, Document, Filter } from 'mongodb';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { BackgroundJob } from '../background-failures.js';
 import { DatabaseTimeoutError, DatabaseUnavailableError, inBackground } from '../guard.js';
 import { KeyedLock } from '../keyed-lock.js';
@@ -396,7 +397,7 @@ export class Outbox {
     // fifth slot behind requests' writes, an event search waited over 10 s under the soak.
     // Started in the loop's next turn, after the write's response is sent (see
     // Revisions.publishAfterResponse); flushes keep their order (setImmediate runs callbacks in turn).
-    const flush = new Promise<void>((resolve) => setImmediate(resolve))
+    const flush = yieldToEventLoop()
       .then(() => this.flushWritten(c, id, doc))
       .catch((err: unknown) => {
         // Its events stay durable in the document, and in memory until `reconcile` appends them

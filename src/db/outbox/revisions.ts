@@ -1,6 +1,7 @@
 import type { BackgroundJob } from '../background-failures.js';
 import { inBackground } from '../guard.js';
 import { randomUUID } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { BSON, type Collection, type Db } from 'mongodb';
 
 /**
@@ -101,11 +102,10 @@ export class Revisions {
    * 7–9 ms flag write at 2 000 flags, `strace` of the server, 27 Nov).
    */
   private publishAfterResponse(): void {
-    this.scheduled ??= new Promise((resolve) => setImmediate(() => {
+    this.scheduled ??= yieldToEventLoop().then(() => {
       this.scheduled = undefined;
       this.publishSoon();
-      resolve();
-    }));
+    });
   }
 
   /**

@@ -22,6 +22,10 @@ export interface Change {
   projects: Set<string>;
 }
 
+function emptyChange(eventId: number): Change {
+  return { eventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set() };
+}
+
 /** How many revisions a delta can bridge; an older event id gets a full hydration. */
 const HISTORY = 500;
 
@@ -64,9 +68,7 @@ export class DeltaLog {
   advance(state: SdkState): Change | undefined {
     const previous = this.state;
     this.state = state;
-    const change: Change = {
-      eventId: 0, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set(),
-    };
+    const change = emptyChange(0);
     const changes = previous !== undefined && state.step?.basis === previous ? state.changes : undefined;
     if (changes !== undefined) this.follow(state, previous!, changes, change);
     else this.compare(state, previous, change);
@@ -74,9 +76,7 @@ export class DeltaLog {
     this.lastEventId = Math.max(Date.now(), this.lastEventId + 1);
     if (previous === undefined) {
       // The baseline: an empty change, so a delta from its id is known (and empty).
-      this.changes.push({
-        eventId: this.lastEventId, flags: new Set(), removedFlags: new Map(), segments: new Set(), removedSegments: new Set(), projects: new Set(),
-      });
+      this.changes.push(emptyChange(this.lastEventId));
       return undefined;
     }
     if (flags.size + removedFlags.size + segments.size + removedSegments.size === 0) {
