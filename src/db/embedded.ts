@@ -14,28 +14,79 @@ export const FERRETDB_VERSION = 'v1.24.2';
 const FERRETDB_MODULE = 'github.com/FerretDB/FerretDB';
 
 /**
- * The one change Vane makes to FerretDB's source before building it, and the name of the build
- * that carries it (the cache folder, so that a build without it is never reused).
+ * The changes Vane makes to FerretDB's source before building it, and the name of the build that
+ * carries them (the cache folder, so that a build without them is never reused). Both only change
+ * which rows SQLite is asked for; what FerretDB answers is the same (docs/operations.md).
  *
- * FerretDB 1.24's SQLite backend creates each collection's unique `_id` index on the expression
- * `_ferretdb_sjson->"_id"`, but looks documents up by `_ferretdb_sjson->'$._id'` (`IDColumn`, in
- * `find` by `_id`, and in every update and delete). SQLite uses an expression index only for the
- * same expression, so every one of those statements scanned the whole table, evaluating the JSON
- * of every document: the cost of reading, replacing or deleting one document by `_id` grew with
- * the collection. `->'_id'` is the same JSON path (SQLite reads a bare label as `$.label`) and is
- * the index's expression, so the planner takes the index (`EXPLAIN QUERY PLAN`: `SCAN` before,
- * `SEARCH … USING INDEX …__id_` after). Existing databases already have that index; nothing is
- * migrated. Measured with the mongodb driver, 40 operations each on 2 000 documents of 4 KB (the
- * machine busy with other work, so the figures are rough): replaceOne by `_id` 86.5 → 5.8 ms,
- * deleteOne 74.6 → 1.3 ms, findOne of a document near the end of the table 25.3 → 5.1 ms, of a
- * missing `_id` 14.8 → 1.8 ms; on 100 documents both builds take 1–5 ms. test/db/embedded.test.ts
- * checks the plan.
+ * 1. The `_id` index is used. FerretDB 1.24's SQLite backend creates each collection's unique
+ *    `_id` index on the expression `_ferretdb_sjson->"_id"`, but looks documents up by
+ *    `_ferretdb_sjson->'$._id'` (`IDColumn`, in `find` by `_id`, and in every update and delete).
+ *    SQLite uses an expression index only for the same expression, so every one of those
+ *    statements scanned the whole table, evaluating the JSON of every document: the cost of
+ *    reading, replacing or deleting one document by `_id` grew with the collection. `->'_id'` is
+ *    the same JSON path (SQLite reads a bare label as `$.label`) and is the index's expression, so
+ *    the planner takes the index (`EXPLAIN QUERY PLAN`: `SCAN` before, `SEARCH … USING INDEX
+ *    …__id_` after). Existing databases already have that index; nothing is migrated. Measured
+ *    with the mongodb driver, 40 operations each on 2 000 documents of 4 KB (the machine busy with
+ *    other work, so the figures are rough): replaceOne by `_id` 86.5 → 5.8 ms, deleteOne 74.6 →
+ *    1.3 ms, findOne of a document near the end of the table 25.3 → 5.1 ms, of a missing `_id`
+ *    14.8 → 1.8 ms; on 100 documents both builds take 1–5 ms.
+ * 2. An `_id` equality is pushed down beside other fields. FerretDB asks SQLite for one `_id`
+ *    only when `_id` is the filter's one field (`if params.Filter.Len() == 1`), and reads every
+ *    document for `{_id, _rev}`: 44 ms for one conditional replace at 100 flags. Its handlers
+ *    (find, update, delete, findAndModify) filter every row a query returns by the whole filter
+ *    again, so narrowing the query to the rows of that `_id` changes no answer: the patched
+ *    check takes the filter's top-level `_id` whatever else it holds (`vaneFilterID`, a file
+ *    added to the package). Vane's conditional writes then take one command instead of an `_id`
+ *    read and a write (Outbox.conditionally; the build is recognised by `explain`, which reports
+ *    `filterPushdown` for such a filter only when patched).
+ *
+ * test/db/embedded.test.ts checks both plans.
  */
-export const FERRETDB_ID_PATCH = {
-  file: 'internal/backends/sqlite/metadata/metadata.go',
-  from: `IDColumn = DefaultColumn + "->'$._id'"`,
-  to: `IDColumn = DefaultColumn + "->'_id'"`,
-  build: 'idindex1',
+export const FERRETDB_PATCH = {
+  edits: [
+    {
+      file: 'internal/backends/sqlite/metadata/metadata.go',
+      from: `IDColumn = DefaultColumn + "->'$._id'"`,
+      to: `IDColumn = DefaultColumn + "->'_id'"`,
+      count: 1,
+    },
+    {
+      // Query and Explain both.
+      file: 'internal/backends/sqlite/collection.go',
+      from: 'if params.Filter.Len() == 1 {\n\t\tv, _ := params.Filter.Get("_id")\n',
+      to: '{\n\t\tv := vaneFilterID(params.Filter)\n',
+      count: 2,
+    },
+  ],
+  added: {
+    file: 'internal/backends/sqlite/vane_filter_id.go',
+    source: `// Added by Vane (src/db/embedded.ts, FERRETDB_PATCH).
+
+package sqlite
+
+import "github.com/FerretDB/FerretDB/internal/types"
+
+// vaneFilterID returns the value the filter's top-level _id field must equal (nil when the
+// filter has no _id, or more than one). Callers push it down only when it is a string or an
+// ObjectID; the handler filters the rows by the whole filter afterwards.
+func vaneFilterID(filter *types.Document) any {
+\tvar id any
+\tvalues := filter.Values()
+\tfor i, key := range filter.Keys() {
+\t\tif key != "_id" {
+\t\t\tcontinue
+\t\t}
+\t\tif id != nil {
+\t\t\treturn nil
+\t\t}
+\t\tid = values[i]
+\t}
+\treturn id
+}
+`,
+  },
+  build: 'idindex2',
 } as const;
 
 export interface EmbeddedServer {
@@ -132,7 +183,7 @@ async function withLock<T>(lockPath: string, fn: () => Promise<T> | T): Promise<
  * `go mod download` the exact version, copy it to a writable folder, write version.txt, `go build`.
  */
 export async function ensureFerretDB(log: Logger): Promise<string | undefined> {
-  const binDir = join(cacheDir(), `ferretdb-${FERRETDB_VERSION}-${FERRETDB_ID_PATCH.build}`);
+  const binDir = join(cacheDir(), `ferretdb-${FERRETDB_VERSION}-${FERRETDB_PATCH.build}`);
   const bin = join(binDir, 'ferretdb');
   if (existsSync(bin)) return bin;
   const go = which('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
@@ -159,7 +210,7 @@ export async function ensureFerretDB(log: Logger): Promise<string | undefined> {
     cpSync(moduleDir, srcDir, { recursive: true });
     spawnSync('chmod', ['-R', 'u+w', srcDir]);
     writeFileSync(join(srcDir, 'build', 'version', 'version.txt'), `${FERRETDB_VERSION}\n`);
-    patchIdColumn(srcDir);
+    patchSource(srcDir);
     const build = spawnSync(go, ['build', '-o', bin + '.tmp', './cmd/ferretdb'], { encoding: 'utf8', env, cwd: srcDir });
     if (build.status !== 0) {
       // Newer Go toolchains reject some linkname uses in older dependencies.
@@ -177,14 +228,17 @@ export async function ensureFerretDB(log: Logger): Promise<string | undefined> {
   });
 }
 
-/** Applies FERRETDB_ID_PATCH to a writable copy of FerretDB's source; refuses a source without that line. */
-function patchIdColumn(srcDir: string): void {
-  const file = join(srcDir, FERRETDB_ID_PATCH.file);
-  const source = readFileSync(file, 'utf8');
-  if (!source.includes(FERRETDB_ID_PATCH.from)) {
-    throw new EmbeddedDatabaseError(`FerretDB's ${FERRETDB_ID_PATCH.file} no longer has the line Vane patches: ${FERRETDB_ID_PATCH.from}`);
+/** Applies FERRETDB_PATCH to a writable copy of FerretDB's source; refuses a source that no longer has the lines it changes. */
+function patchSource(srcDir: string): void {
+  for (const edit of FERRETDB_PATCH.edits) {
+    const file = join(srcDir, edit.file);
+    const pieces = readFileSync(file, 'utf8').split(edit.from);
+    if (pieces.length - 1 !== edit.count) {
+      throw new EmbeddedDatabaseError(`FerretDB's ${edit.file} has ${pieces.length - 1} of the ${edit.count} places Vane patches: ${edit.from}`);
+    }
+    writeFileSync(file, pieces.join(edit.to));
   }
-  writeFileSync(file, source.replace(FERRETDB_ID_PATCH.from, FERRETDB_ID_PATCH.to));
+  writeFileSync(join(srcDir, FERRETDB_PATCH.added.file), FERRETDB_PATCH.added.source);
 }
 
 interface PidRecord { dbPid: number; ownerPid: number }

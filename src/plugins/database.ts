@@ -133,7 +133,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
   const outbox = new Outbox(db, app.log);
   await outbox.createIndexes();
   guard.configure(guardLimits(config, outbox.isFerretDB));
-  app.log.info({ ...guard.limits, server: outbox.isFerretDB ? 'ferretdb' : 'mongodb' }, 'database concurrency limits');
+  app.log.info({ ...guard.limits, server: outbox.isFerretDB ? 'ferretdb' : 'mongodb', conditionInFilter: outbox.conditionInFilter }, 'database concurrency limits');
 
   // The probe runs its operations through the guard itself (as probes, while the gate is closed).
   health = new DatabaseHealth(unguarded, guard, outbox.instance, {

@@ -1,9 +1,10 @@
 import t from 'tap';
 import { MongoClient } from 'mongodb';
+import { Outbox } from '../../src/db/outbox/index.js';
 
 /**
  * The embedded FerretDB looks documents up by `_id` through its `_id` index (src/db/embedded.ts,
- * FERRETDB_ID_PATCH). Without it every `_id` read, update and delete scanned its whole collection,
+ * FERRETDB_PATCH). Without it every `_id` read, update and delete scanned its whole collection,
  * so a write's cost grew with the configuration. FerretDB's `explain` reports SQLite's query plan.
  */
 t.test('the embedded database finds a document by _id through the _id index', async (t) => {
@@ -27,4 +28,46 @@ t.test('the embedded database finds a document by _id through the _id index', as
   t.match(plan, /SEARCH \S+ USING INDEX \S+__id_/, `SQLite searches the _id index (plan: ${plan})`);
   t.notMatch(plan, /SCAN/, 'no table scan');
   t.same(await db.collection<{ _id: string; n: number }>('flags').findOne({ _id: 'f42' }), { _id: 'f42', n: 42 }, 'and finds the document');
+});
+
+/**
+ * The embedded build also reads `{_id, …}` filters through the `_id` index (FERRETDB_PATCH, second
+ * edit), filtering by the rest as before; the outbox then writes conditionally in one command.
+ */
+t.test('the embedded database reads an _id filter with other fields through the _id index, and answers as before', async (t) => {
+  const url = process.env.MONGODB_URL;
+  if (!url) {
+    t.pass('no database: nothing to check');
+    return;
+  }
+  const client = await new MongoClient(url).connect();
+  t.teardown(() => client.close());
+  const db = client.db(`vane_embedded_rev_${process.pid}`);
+  t.teardown(() => db.dropDatabase());
+  const info = await db.admin().command({ buildInfo: 1 });
+  if (!('ferretdbVersion' in info)) {
+    t.pass('not FerretDB: a MongoDB uses its _id index anyway');
+    return;
+  }
+  const flags = db.collection<{ _id: string; _rev: number; n: number; _deleted?: boolean }>('flags');
+  await flags.insertMany(Array.from({ length: 50 }, (_, n) => ({ _id: `f${n}`, _rev: 3, n })));
+  const explained = await db.command({ explain: { find: 'flags', filter: { _id: 'f42', _rev: 3 } } });
+  const plan = JSON.stringify(explained.queryPlanner);
+  t.match(plan, /SEARCH \S+ USING INDEX \S+__id_/, `SQLite searches the _id index (plan: ${plan})`);
+  t.notMatch(plan, /SCAN/, 'no table scan');
+  t.equal(explained.filterPushdown, true, 'explain says the filter was pushed down (what the outbox asks)');
+  t.same(await flags.findOne({ _id: 'f42', _rev: 3 }), { _id: 'f42', _rev: 3, n: 42 }, 'a matching condition finds the document');
+  t.equal(await flags.findOne({ _id: 'f42', _rev: 2 }), null, 'a condition the document fails finds nothing');
+  t.equal(await flags.findOne({ _id: 'f42', n: { $gt: 42 } }), null, 'operators beside _id still filter');
+  t.equal((await flags.replaceOne({ _id: 'f41', _rev: 2 }, { _rev: 3, n: -1 })).matchedCount, 0, 'a conditional replace at the wrong revision matches nothing');
+  t.equal((await flags.replaceOne({ _id: 'f41', _rev: 3, _deleted: { $ne: true } }, { _rev: 4, n: -1 })).matchedCount, 1, 'at the right revision it replaces');
+  t.same(await flags.findOne({ _id: 'f41' }), { _id: 'f41', _rev: 4, n: -1 });
+  t.equal((await flags.deleteOne({ _id: 'f40', _rev: 9 })).deletedCount, 0, 'a conditional delete at the wrong revision deletes nothing');
+  t.equal((await flags.deleteOne({ _id: 'f40', _rev: 3 })).deletedCount, 1);
+  t.equal(await flags.countDocuments({}), 49, 'no other document touched');
+  t.same(await flags.find({ _id: { $in: ['f1', 'f2'] }, n: 2 }).toArray(), [{ _id: 'f2', _rev: 3, n: 2 }], 'an _id operator is not pushed down and still answers');
+
+  const outbox = new Outbox(db);
+  await outbox.createIndexes();
+  t.ok(outbox.conditionInFilter, 'the outbox writes conditionally in one command on this build');
 });

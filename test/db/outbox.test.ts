@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { CommandStartedEvent } from 'mongodb';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
@@ -192,4 +193,41 @@ t.test('a clear of an earlier revision applied late never loses the events of a 
   await outbox.reconcile();
   t.equal(await db.collection('events').countDocuments({ _id: second[0]!.key as never }), 1, "the second write's event is in the log");
   t.equal(await db.collection('events').countDocuments({ _id: first[0]!.key as never }), 1, "and the first's, once");
+});
+
+t.test('a conditional write is one command with its revision in the filter (MongoDB, the embedded FerretDB)', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000', VANE_MONITOR_COMMANDS: '1' });
+  t.teardown(() => dropDatabase(config));
+  const app = await buildApp(config, { logger: false });
+  t.teardown(() => app.close());
+  if (!app.database.outbox.conditionInFilter) {
+    t.pass('a stock FerretDB: the revision is checked by an _id read first (Outbox.conditionally)');
+    return;
+  }
+  const created = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_ADMIN, payload: { name: 'one-command' } });
+  t.equal(created.statusCode, 201);
+  await app.database.outbox.settle();
+  const commands: CommandStartedEvent[] = [];
+  const record = (event: CommandStartedEvent) => {
+    if (event.command[event.commandName] === 'flags') commands.push(event);
+  };
+  app.database.client.on('commandStarted', record);
+  t.teardown(() => app.database.client.off('commandStarted', record));
+  const toggled = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features/one-command/environments/development/on', headers: ADMIN });
+  t.equal(toggled.statusCode, 200);
+  t.same(commands.map((c) => c.commandName), ['update'], 'no read of the flag before its write');
+  const filter = (commands[0]?.command.updates as Array<{ q: Record<string, unknown> }> | undefined)?.[0]?.q;
+  t.equal(filter?._id, 'one-command');
+  t.equal(filter?._rev, 1, 'the revision the state held is the condition');
+
+  // The condition holds: another writer's revision (here by hand) makes the write find nothing; it is retried on what the database holds.
+  await app.database.db.collection<{ _id: string; _rev: number }>('flags').updateOne({ _id: 'one-command' }, { $inc: { _rev: 1 } });
+  commands.length = 0;
+  const again = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features/one-command/environments/development/off', headers: ADMIN });
+  t.equal(again.statusCode, 200, 'the write is retried on the re-read revision');
+  t.same(commands.map((c) => c.commandName), ['update', 'find', 'update'], 'refused, re-read, written');
+  const stored = await app.database.db.collection<{ _id: string; _rev: number }>('flags').findOne({ _id: 'one-command' });
+  t.equal(stored?._rev, 4, 'on top of the other write');
+  const flag = await app.inject({ url: '/api/admin/projects/default/features/one-command', headers: ADMIN });
+  t.equal(flag.json().environments.find((e: { name: string }) => e.name === 'development').enabled, false, 'and applied');
 });
