@@ -16,8 +16,13 @@
  *   environment off/on, segment update, flag create (each new flag archived after its sample, see
  *   makeRoom); p50/p99 of the client's round trip;
  * - first read after a write against a steady read, for the deprecated playground, the frontend
- *   API and `/api/client/features` (each the median of READ_PAIRS: a write then one timed read,
- *   and the same read repeated without writes);
+ *   API and `/api/client/features` (each the median of READ_PAIRS: a write then one timed read;
+ *   the same read after a pause as long as that write took, with no write; and the same read
+ *   repeated back to back). The paused read is the steady one the first read is held to: on this
+ *   virtual machine a read that follows any idle time costs 2–3 times one that follows another
+ *   read at once (27 Nov, Vane's frontend API at 2 000 flags on its main thread: 1.8 ms back to
+ *   back, 4.6 ms after 30 ms idle, 5.7 ms after a write and 30 ms idle), and a write leaves the
+ *   server waiting on its database;
  * - throughput (autocannon, BENCH_SECONDS each, rotating inputs): deprecated playground over every
  *   flag, advanced playground (development and production, one context: 2 × size evaluations,
  *   within Unleash's default limit of 15 000 at 5 000 flags), frontend API, `/api/client/features`
@@ -74,7 +79,8 @@ interface ServerFigures {
   loadedBy: 'api' | 'import';
   startupMs: number;
   writes: Record<string, Percentiles>;
-  reads: Record<string, { steady: number; afterWrite: number }>;
+  /** Medians, ms: `afterWrite` the first read after a write, `afterPause` a read after as long a pause without one, `steady` back to back. */
+  reads: Record<string, { steady: number; afterPause: number; afterWrite: number }>;
   throughput: Record<string, number>;
   rssMb: number;
   peakRssMb: number;
@@ -265,13 +271,17 @@ async function measure(
         console.error(`${target.name}: ${name} read failed: ${(err as Error).message}`);
       }
     };
+    const afterPause: number[] = [];
     await sample([]); // warm-up, not counted
     for (let i = 0; i < pairs; i++) await sample(steady);
     for (let i = 0; i < pairs; i++) {
-      await toggle(k++);
+      const wrote = await timed(() => toggle(k++));
       await sample(afterWrite);
+      // The same idle time without a write, then the same read of the same (now built) state.
+      await new Promise((resolve) => setTimeout(resolve, wrote));
+      await sample(afterPause);
     }
-    readFigures[name] = { steady: round(median(steady)), afterWrite: round(median(afterWrite)) };
+    readFigures[name] = { steady: round(median(steady)), afterPause: round(median(afterPause)), afterWrite: round(median(afterWrite)) };
   }
   if (k % 2 === 1) await toggle(k); // leave every toggled flag as it was
 
@@ -339,14 +349,14 @@ async function referenceAt(size: number): Promise<ServerFigures> {
 }
 
 function table(results: SizeResult[]): string {
-  const rows: string[] = ['| flags | server | load s | start-up ms | strategy add p50/p99 | flag create p50/p99 | on/off p50/p99 | variants p50/p99 | segment p50/p99 | playground req/s | advanced req/s | frontend req/s | client features req/s | flag list req/s | first read after write / steady (playground, frontend, client) ms | RSS MB (peak) |',
+  const rows: string[] = ['| flags | server | load s | start-up ms | strategy add p50/p99 | flag create p50/p99 | on/off p50/p99 | variants p50/p99 | segment p50/p99 | playground req/s | advanced req/s | frontend req/s | client features req/s | flag list req/s | reads after a write / after a pause / back to back (playground, frontend, client) ms | RSS MB (peak) |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const r of results) {
     if (r.referenceFailure) rows.push(`| ${r.flags} | Unleash | failed: ${r.referenceFailure} |`);
     for (const [server, f] of [['Vane', r.vane], ['Unleash', r.reference]] as const) {
       if (!f) continue;
       const w = (k: string) => `${f.writes[k]?.p50} / ${f.writes[k]?.p99}`;
-      const rd = (k: string) => `${f.reads[k]?.afterWrite} / ${f.reads[k]?.steady}`;
+      const rd = (k: string) => `${f.reads[k]?.afterWrite} / ${f.reads[k]?.afterPause} / ${f.reads[k]?.steady}`;
       rows.push(`| ${r.flags} | ${server} | ${f.loadSeconds}${f.loadedBy === 'import' ? ' (import)' : ''} | ${f.startupMs} | ${w('strategy add')} | ${w('flag create')} | ${w('environment on/off')} | ${w('variants')} | ${w('segment update')} | ` +
         `${f.throughput['deprecated playground']} | ${f.throughput['advanced playground']} | ${f.throughput['frontend API']} | ${f.throughput['client features']} | ${f.throughput['admin flag list']} | ` +
         `${rd('deprecated playground')}, ${rd('frontend API')}, ${rd('client features')} | ${f.rssMb} (${f.peakRssMb}) |`);
