@@ -1,6 +1,25 @@
 import t from 'tap';
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Db } from 'mongodb';
 import { Outbox } from '../../src/db/outbox/index.js';
+
+/** A fresh database on the test run's server when it is FerretDB (dropped after the test); undefined, with a pass, otherwise. */
+async function embeddedFerretDB(t: { pass(message: string): void; teardown(fn: () => unknown): void }, name: string): Promise<Db | undefined> {
+  const url = process.env.MONGODB_URL;
+  if (!url) {
+    t.pass('no database: nothing to check');
+    return undefined;
+  }
+  const client = await new MongoClient(url).connect();
+  t.teardown(() => client.close());
+  const db = client.db(`${name}_${process.pid}`);
+  t.teardown(() => db.dropDatabase());
+  const info = await db.admin().command({ buildInfo: 1 });
+  if (!('ferretdbVersion' in info)) {
+    t.pass('not FerretDB: a MongoDB uses its _id index anyway');
+    return undefined;
+  }
+  return db;
+}
 
 /**
  * The embedded FerretDB looks documents up by `_id` through its `_id` index (src/db/embedded.ts,
@@ -8,20 +27,8 @@ import { Outbox } from '../../src/db/outbox/index.js';
  * so a write's cost grew with the configuration. FerretDB's `explain` reports SQLite's query plan.
  */
 t.test('the embedded database finds a document by _id through the _id index', async (t) => {
-  const url = process.env.MONGODB_URL;
-  if (!url) {
-    t.pass('no database: nothing to check');
-    return;
-  }
-  const client = await new MongoClient(url).connect();
-  t.teardown(() => client.close());
-  const db = client.db(`vane_embedded_${process.pid}`);
-  t.teardown(() => db.dropDatabase());
-  const info = await db.admin().command({ buildInfo: 1 });
-  if (!('ferretdbVersion' in info)) {
-    t.pass('not FerretDB: a MongoDB uses its _id index anyway');
-    return;
-  }
+  const db = await embeddedFerretDB(t, 'vane_embedded');
+  if (!db) return;
   await db.collection<{ _id: string; n: number }>('flags').insertMany(Array.from({ length: 50 }, (_, n) => ({ _id: `f${n}`, n })));
   const explained = await db.command({ explain: { find: 'flags', filter: { _id: 'f42' } } });
   const plan = JSON.stringify(explained.queryPlanner);
@@ -35,20 +42,8 @@ t.test('the embedded database finds a document by _id through the _id index', as
  * edit), filtering by the rest as before; the outbox then writes conditionally in one command.
  */
 t.test('the embedded database reads an _id filter with other fields through the _id index, and answers as before', async (t) => {
-  const url = process.env.MONGODB_URL;
-  if (!url) {
-    t.pass('no database: nothing to check');
-    return;
-  }
-  const client = await new MongoClient(url).connect();
-  t.teardown(() => client.close());
-  const db = client.db(`vane_embedded_rev_${process.pid}`);
-  t.teardown(() => db.dropDatabase());
-  const info = await db.admin().command({ buildInfo: 1 });
-  if (!('ferretdbVersion' in info)) {
-    t.pass('not FerretDB: a MongoDB uses its _id index anyway');
-    return;
-  }
+  const db = await embeddedFerretDB(t, 'vane_embedded_rev');
+  if (!db) return;
   const flags = db.collection<{ _id: string; _rev: number; n: number; _deleted?: boolean }>('flags');
   await flags.insertMany(Array.from({ length: 50 }, (_, n) => ({ _id: `f${n}`, _rev: 3, n })));
   const explained = await db.command({ explain: { find: 'flags', filter: { _id: 'f42', _rev: 3 } } });
