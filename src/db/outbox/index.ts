@@ -221,13 +221,14 @@ export class Outbox {
    * pushesDownId). Then the write carries the condition itself, as on MongoDB: one command
    * instead of the `_id` read and the write, and FerretDB checks the condition and writes without
    * a network round trip between them (still not atomically: atomicFilters stays off). The
-   * embedded build's writes, at 2 000 bench flags: see the README's scale section.
+   * embedded build's writes, before and after, at 1 000 bench flags: see the README's scale section.
    */
   private idPushdown = false;
 
   /**
    * Runs a write of `id` at revision `rev`: with the `_rev` condition in the filter where the
-   * server applies it atomically, otherwise after checking `_rev` by an `_id` read.
+   * server applies it atomically (MongoDB) or reads such a filter by `_id` (the embedded FerretDB,
+   * idPushdown), otherwise after checking `_rev` by an `_id` read.
    */
   private async conditionally(
     coll: Collection<StoredDocument>, id: DocumentId, rev: number | undefined,
@@ -580,7 +581,7 @@ export class Outbox {
     // On a stock FerretDB by `_id` alone (see atomicFilters, idPushdown): the document was read
     // or written just before, under this process's keyed lock, and other instances learn of its
     // new revision only through the revision just published.
-    const filter: Filter<StoredDocument> = this.atomicFilters || this.idPushdown ? { _id: id, [REV_FIELD]: doc._rev } : { _id: id };
+    const filter: Filter<StoredDocument> = this.conditionInFilter ? { _id: id, [REV_FIELD]: doc._rev } : { _id: id };
     if (doc._deleted) {
       await c.deleteOne(filter);
     } else if (pending.length) {
