@@ -62,14 +62,14 @@ const OFF_ENVIRONMENT: CompiledFlagEnvironment = Object.freeze({
  * `config` is typed as the snapshot declares it; the checks stay for stored data that does not
  * match (an entry that is not an object is skipped, as the flag's dependencies are).
  */
-function compileFlagEnvironment(flag: FlagConfig, name: string, config: FlagEnvironmentConfig): CompiledFlagEnvironment {
+function compileFlagEnvironment(project: string, flag: string, name: string, config: FlagEnvironmentConfig): CompiledFlagEnvironment {
   if (!isObject(config)) return OFF_ENVIRONMENT;
   const strategies: StrategyConfig[] = Array.isArray(config.strategies) ? config.strategies.filter(isObject) : [];
-  const location = { project: String(flag.project), flag: String(flag.name), environment: name };
+  const location = { project, flag, environment: name };
   return {
     enabled: config.enabled === true,
     strategies: sortStrategies(strategies).map((strategy) => new CompiledStrategy(strategy, location)),
-    variants: compileEnvironmentVariants(config.variants, String(flag.name)),
+    variants: compileEnvironmentVariants(config.variants, flag),
   };
 }
 
@@ -80,9 +80,11 @@ export class CompiledFlag {
   /** Canonical array index value of the name ("0" … "4294967294"), or -1 (docs/rules.md §3.3 ordering). */
   readonly arrayIndex: number;
   readonly dependencies: readonly CompiledDependency[];
-  readonly environments: ReadonlyMap<string, CompiledFlagEnvironment>;
   readonly nameJson: string;
   readonly projectJson: string;
+  /** Each environment's stored configuration, compiled on first use (`environment`). */
+  private readonly environmentConfigs: Readonly<Record<string, FlagEnvironmentConfig>>;
+  private readonly environments = new Map<string, CompiledFlagEnvironment>();
 
   constructor(config: FlagConfig) {
     this.name = String(config.name);
@@ -93,19 +95,33 @@ export class CompiledFlag {
     this.dependencies = (Array.isArray(config.dependencies) ? config.dependencies : [])
       .filter(isObject)
       .map(compileDependency);
-    const environments = new Map<string, CompiledFlagEnvironment>();
-    const envConfigs = isObject(config.environments) ? config.environments : {};
-    for (const name of Object.keys(envConfigs)) {
-      environments.set(name, compileFlagEnvironment(config, name, envConfigs[name]!));
-    }
-    this.environments = environments;
+    this.environmentConfigs = isObject(config.environments) ? config.environments : {};
     this.nameJson = jsonString(this.name);
     this.projectJson = jsonString(this.project);
   }
 
-  /** The flag in one environment; a missing environment is an off one without strategies. */
+  /**
+   * The flag in one environment; a missing environment is an off one without strategies.
+   *
+   * Compiled on first use, not with the flag: a reader asks for one environment of every flag in
+   * turn (the frontend API's scope, the deprecated playground), so that environment's strategies,
+   * constraints and variants are made one flag after another and lie together in memory. Compiled
+   * with the flag, each flag's environments were made together, and an answer over one
+   * environment read its objects spread among the others': at 5 000 bench flags in two
+   * environments the frontend API's answer took 7.0–8.1 ms against 4.6–5.3 with the other
+   * environment left out of the same configuration, and 4.0–4.8 compiled this way with the other
+   * environment compiled after it (in process, the server's own configuration, 27 Nov; evaluating
+   * 5 000 flags is bound by memory, not arithmetic: 0.31 µs a flag at 100 flags, 0.56–0.86 at
+   * 5 000). An environment nobody asks for is never compiled.
+   */
   environment(name: string): CompiledFlagEnvironment {
-    return this.environments.get(name) ?? OFF_ENVIRONMENT;
+    let env = this.environments.get(name);
+    if (env === undefined) {
+      if (!Object.hasOwn(this.environmentConfigs, name)) return OFF_ENVIRONMENT;
+      env = compileFlagEnvironment(this.project, this.name, name, this.environmentConfigs[name]!);
+      this.environments.set(name, env);
+    }
+    return env;
   }
 }
 
