@@ -32,6 +32,11 @@ export interface LogWriter {
   flushed(): Promise<void>;
   /** Told of every commit: `remote` when another instance's was noticed (its events are in the tail). */
   onCommitted(listener: (remote: boolean) => void): () => void;
+  /**
+   * Resolves when a maintenance write (pruning the tail) may take the database's writer: once
+   * requests' writes pause, at once when `urgent` or when `stopping()` (Outbox.maintenanceTurn).
+   */
+  maintenanceTurn(urgent: boolean, stopping: () => boolean): Promise<void>;
 }
 
 /** A search: the index's criteria, the free-text query, and the same as a MongoDB filter (built when the database is asked). */

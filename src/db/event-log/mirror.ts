@@ -38,6 +38,13 @@ import { EventLogIndex, type IndexedEvent } from './search-index.js';
 
 /** Tail documents of this many sealed blocks are kept (ids recently claimed stay findable by key). */
 const TAIL_KEPT_BLOCKS = 4;
+/**
+ * Tail documents past those kept that may wait for requests' writes to pause before they are
+ * deleted (LogWriter.maintenanceTurn); past this many (two blocks), or once the next block is
+ * sealed, they are deleted as they come, one by one, so the tail stays bounded under any stream
+ * of writes.
+ */
+const PRUNE_BACKLOG = 512;
 const META_ID = 'event-log';
 const SYNC_RETRY_MS = 1000;
 /**
@@ -109,6 +116,9 @@ export class EventLogMirror {
   private ready = false;
   private readonly readyWaiters: Array<() => void> = [];
   private work: Promise<void> = Promise.resolve();
+  /** The pruning of the tail under way (pruneSoon), beside `work`: it may wait for writers to pause. */
+  private pruning: Promise<void> | undefined;
+  private pruneAgain = false;
   private syncQueued = false;
   /** The queued or running read of the tail for other instances' events (remoteRead). */
   private tailRead: Promise<void> = Promise.resolve();
@@ -359,7 +369,8 @@ export class EventLogMirror {
     do {
       current = this.work;
       await current;
-    } while (current !== this.work);
+      await this.pruning;
+    } while (current !== this.work || this.pruning !== undefined);
     await this.bodyLoad;
   }
 
@@ -472,25 +483,53 @@ export class EventLogMirror {
       this.markSealed(block);
     }
     if (complete.length > 0) {
-      await this.pruneTail();
+      this.pruneSoon();
       if (this.ready) await this.writeChunks();
     }
   }
 
   /**
+   * Starts pruning the tail (pruneTail), or asks the pruning under way to look again when it
+   * ends. Not a step of `work`: it waits for writers to pause, and the steps behind it (sealing
+   * the next block, reading other instances' events) must not wait with it.
+   */
+  private pruneSoon(): void {
+    if (this.pruning) {
+      this.pruneAgain = true;
+      return;
+    }
+    this.pruning = (async () => {
+      try {
+        do {
+          this.pruneAgain = false;
+          await this.pruneTail();
+        } while (this.pruneAgain && !this.stopped);
+      } catch (err) {
+        this.log.warn({ err }, 'event log mirror: pruning the tail failed (retried after the next block)');
+      } finally {
+        this.pruning = undefined;
+      }
+    })();
+  }
+
+  /**
    * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, one by one by
-   * `_id`. One `deleteMany` of a block's 256 documents held the embedded database's only writer
-   * for ~63 ms at 5 000 flags, and the user's write that came meanwhile waited for all of it (the
-   * slowest variants write of the scale bench, every run: 64 ms against a p50 of 10; 26 Nov). A
-   * delete by `_id` takes the index (embedded.ts) and ~1 ms, so a write waits for one at most.
+   * `_id`, each when requests' writes pause (or at once past PRUNE_BACKLOG). One `deleteMany` of a
+   * block's 256 documents held the embedded database's only writer for ~63 ms at 5 000 flags, and
+   * the user's write that came meanwhile waited for all of it (the slowest variants write of the
+   * scale bench, every run: 64 ms against a p50 of 10; 26 Nov). A delete by `_id` takes the index
+   * (embedded.ts) and ~2 ms, as much as any command there: deleted as the events came, one per
+   * event, each delete sat in front of the next request's write.
    */
   private async pruneTail(): Promise<void> {
     const through = this.sealedThrough - TAIL_KEPT_BLOCKS;
     if (through < 0) return;
     const stale = await this.tail.find({ id: { $lt: firstIdOf(through + 1) } }, { projection: { _id: 1 } }).toArray();
-    for (const { _id } of stale) {
+    for (let i = 0; i < stale.length; i++) {
+      // Urgent past the bound, or once another block is sealed meanwhile (its documents are next).
+      await this.writer.maintenanceTurn(this.pruneAgain || stale.length - i > PRUNE_BACKLOG, () => this.stopped);
       if (this.stopped) return;
-      await this.tail.deleteOne({ _id });
+      await this.tail.deleteOne({ _id: stale[i]!._id });
     }
   }
 
