@@ -134,6 +134,24 @@ class OutboxThatDiesBeforeFlush extends Outbox {
   }
 }
 
+t.test('an instance whose revision document goes silent is taken for dead: the others read their state again whole, once', async (t) => {
+  const { a, b } = await twoInstances(t);
+  const created = await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'told', constraints: [] } });
+  t.equal(created.statusCode, 201);
+  const id = created.json().id as number;
+  await propagate(a, b);
+  // A write of A's that it never announced: A died within its publish delay (PUBLISH_COALESCE_MS).
+  await a.database.db.collection('segments').updateOne({ _id: id as never }, { $set: { description: 'never announced' }, $inc: { _rev: 1 } });
+  const description = async () => (await b.inject({ url: `/api/admin/segments/${id}`, headers: ADMIN })).json().description as string | null;
+  await b.database.outbox.pollRevisions();
+  t.not(await description(), 'never announced', 'while A looks alive, B keeps what A announced');
+
+  await b.database.db.collection('meta').updateOne({ _id: `rev:${a.database.outbox.instance}` as never }, { $set: { at: new Date(Date.now() - 3_600_000) } });
+  t.equal(await b.database.outbox.pollRevisions(), true, 'the silence is a change');
+  t.equal(await description(), 'never announced', 'B read its state again');
+  t.equal(await b.database.outbox.pollRevisions(), false, 'once');
+});
+
 t.test('a change whose writer died before flushing its events is completed by a running instance', async (t) => {
   const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
   t.teardown(() => dropDatabase(config));

@@ -1,7 +1,6 @@
 import type { BackgroundJob } from '../background-failures.js';
 import { inBackground } from '../guard.js';
 import { randomUUID } from 'node:crypto';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { BSON, type Collection, type Db } from 'mongodb';
 
 /**
@@ -47,6 +46,19 @@ const EVENTS_META = 'events';
 const REVISION_PREFIX = 'rev:';
 /** Changes listed per revision document: another instance that missed more reloads its state whole. */
 const RECENT_CHANGES = 64;
+/**
+ * How long a revision waits for more writes before it is published (publishAfterResponse). Every
+ * command costs the embedded database about 2 ms whatever it does, and it runs one write at a
+ * time: a client toggling flags one after another (bench/scale.ts's writes, 5 000 flags, 27 Nov)
+ * sent four commands per toggle (the flag, the event's claim and copy, the revision), each toggle
+ * queued behind the last one's. Published after 30 ms, one revision covers several toggles:
+ * toggle p50 8.2–9.9 → 6.1–6.3 ms, variants 6.8–7.4 → 4.5–5.7 (two interleaved runs each, 200
+ * writes per kind). Other instances poll every REVISION_POLL_MS (250 ms by default), so they see a
+ * change these milliseconds later at most. An instance that dies within them leaves its last
+ * writes unannounced: the others reload their state whole once its revision document goes silent
+ * (`poll`, goneAfterMs).
+ */
+const PUBLISH_COALESCE_MS = 25;
 /** Revision documents of instances silent this long are removed (their changes were seen long ago). */
 const REVISION_DOCUMENT_TTL_MS = 24 * 3600_000;
 
@@ -84,8 +96,8 @@ export class Revisions {
   }
 
   /**
-   * A document write the database acknowledged: published as a revision at once (without
-   * holding up the caller), so other instances see it.
+   * A document write the database acknowledged: published as a revision soon (without holding up
+   * the caller: publishAfterResponse), so other instances see it.
    */
   changed(coll: string, id: unknown): void {
     this.changedSincePublish.push({ coll, id });
@@ -96,13 +108,16 @@ export class Revisions {
   private scheduled: Promise<void> | undefined;
 
   /**
-   * Starts the publish in the loop's next turn: the write's response, sent in the microtasks
-   * after its database write, goes out first, and writes of the same turn are published together.
+   * Starts the publish PUBLISH_COALESCE_MS after the first write it carries: the write's response
+   * goes out first, and the writes of those milliseconds are published by one revision write.
    * Started at once, its database write was issued before the response and held it up (1 ms of a
-   * 7–9 ms flag write at 2 000 flags, `strace` of the server, 27 Nov).
+   * 7–9 ms flag write at 2 000 flags, `strace` of the server, 27 Nov); started in the next turn of
+   * the loop, one revision write followed nearly every write of a client writing one change after
+   * another, and on the embedded database's one writer it came before that client's next write
+   * (see PUBLISH_COALESCE_MS for the figures).
    */
   private publishAfterResponse(): void {
-    this.scheduled ??= yieldToEventLoop().then(() => {
+    this.scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, PUBLISH_COALESCE_MS)).then(() => {
       this.scheduled = undefined;
       this.publishSoon();
     });
@@ -225,6 +240,8 @@ export class Revisions {
   private watchTimer: NodeJS.Timeout | undefined;
   /** The write count of every other instance as last seen. */
   private seen: Map<string, number> | undefined;
+  /** Other instances taken for gone (their revision document silent for goneAfterMs), each reloaded for once. */
+  private readonly silent = new Set<string>();
 
   /**
    * Reads the other instances' revision documents (the `meta` collection holds a handful) and
@@ -296,12 +313,21 @@ export class Revisions {
       const seq = doc.seq ?? 0;
       const before = this.seen.get(doc._id) ?? 0;
       if (seq === before) {
-        if (doc.at && now - doc.at.getTime() > REVISION_DOCUMENT_TTL_MS) {
+        const silentMs = doc.at ? now - doc.at.getTime() : 0;
+        if (silentMs > REVISION_DOCUMENT_TTL_MS) {
           await this.meta.deleteOne({ _id: doc._id, seq });
           this.seen.delete(doc._id);
+          this.silent.delete(doc._id);
+        } else if (silentMs > this.goneAfterMs && !this.silent.has(doc._id)) {
+          // It died (a clean stop removes its document): its last writes may never have been
+          // published (PUBLISH_COALESCE_MS), so the state is read again whole, once.
+          this.silent.add(doc._id);
+          changed = true;
+          whole = true;
         }
         continue;
       }
+      this.silent.delete(doc._id);
       changed = true;
       const recent = changesOf(doc);
       // Covered when the list reaches back to the first write not seen (a restarted instance
