@@ -168,7 +168,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // This start's own writes (a fresh database's initial documents) finish their flushes and
     // clears first: they were reported as repaired crash leftovers before (5 on every fresh start).
     await app.database.outbox.settle();
-    const repaired = await app.database.outbox.repair();
+    const repaired = await app.database.outbox.repair({ afterLoad: true });
     if (repaired) app.log.warn({ repaired }, 'flushed events left pending by an earlier crash');
     loaded = true;
     app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');

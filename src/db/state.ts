@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { DELETED_FIELD, type DocumentId, type StoredDocument } from './outbox/documents.js';
+import type { DocumentId, StoredDocument } from './outbox/documents.js';
 import { LatestRevision } from './revision-cache.js';
 
 /**
@@ -101,13 +101,37 @@ export class CollectionMirror<T extends StoredDocument> {
     this.journalFrom = this.changes;
   }
 
-  /** Reads the whole collection (live documents only) and replaces what is held. */
+  /**
+   * The documents the last load found with events not yet in the log (`_outbox`) or deleted
+   * (tombstones), until taken (Outbox.repair at start): the start's repair flushes those instead
+   * of reading every collection twice more. At 5 000 bench flags (8 100 flag documents, 27 Nov)
+   * those two scans were 2.0 of the 5.3 s from the state's load to serving the API.
+   */
+  private unflushed: DocumentId[] | undefined;
+
+  /** What the last load found unflushed (see `unflushed`), once; undefined when taken already. */
+  takeUnflushedAtLoad(): DocumentId[] | undefined {
+    const ids = this.unflushed;
+    this.unflushed = undefined;
+    return ids;
+  }
+
+  /**
+   * Reads the whole collection and replaces what is held with its live documents. Tombstones are
+   * read too (a scan either way on FerretDB) and only noted, with the documents still holding
+   * events (`unflushed`).
+   */
   async load(): Promise<number> {
     this.pending ??= new Map();
     try {
-      const docs = await this.collection.find<T>({ [DELETED_FIELD]: { $ne: true } }).toArray();
+      const docs = await this.collection.find<T>({}).toArray();
       const next = new Map<unknown, T>();
-      for (const doc of docs) next.set(doc._id, doc);
+      const unflushed: DocumentId[] = [];
+      for (const doc of docs) {
+        if (doc._outbox !== undefined || doc._deleted) unflushed.push(doc._id);
+        if (!doc._deleted) next.set(doc._id, doc);
+      }
+      this.unflushed = unflushed;
       // A write acknowledged during the read may or may not be in what was read: keep the newer.
       for (const [id, doc] of this.pending) {
         const read = next.get(id);

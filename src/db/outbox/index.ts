@@ -394,10 +394,11 @@ export class Outbox {
     this.notify(false);
   }
 
-  /** Flushes the document as the database holds it now; the flush lock is held. */
-  private async flushStoredLocked(c: Collection<StoredDocument>, id: DocumentId): Promise<void> {
+  /** Flushes the document as the database holds it now; the flush lock is held. Whether it held events. */
+  private async flushStoredLocked(c: Collection<StoredDocument>, id: DocumentId): Promise<boolean> {
     const doc = await c.findOne({ _id: id }, { projection: { [OUTBOX_FIELD]: 1, [REV_FIELD]: 1, [DELETED_FIELD]: 1 } });
     if (doc) await this.flushLocked(c, id, doc);
+    return doc?._outbox !== undefined;
   }
 
   /**
@@ -788,19 +789,24 @@ export class Outbox {
     this.flushChecks.set(key, timer);
   }
 
-  /** Flushes every document left with pending events (after a crash or a database outage). */
-  async repair(): Promise<number> {
+  /**
+   * Flushes every document left with pending events or as a tombstone (after a crash or a database
+   * outage); returns how many held events. `afterLoad` (the start): a collection the state has
+   * just loaded is taken at its word (CollectionMirror.takeUnflushedAtLoad) instead of read again;
+   * a leftover is one from before the load either way, and later writes are flushed by their writers.
+   */
+  async repair(options: { afterLoad?: boolean } = {}): Promise<number> {
     let repaired = 0;
     for (const coll of this.collections.values()) {
-      const stuck = await coll
-        .find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: { _id: 1 } })
-        .toArray();
-      for (const doc of stuck) {
-        await this.flush(coll, doc._id);
-        repaired++;
+      const known = options.afterLoad ? this.state.mirrorOf(coll.collectionName)?.takeUnflushedAtLoad() : undefined;
+      const ids = known ?? [
+        ...(await coll.find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: { _id: 1 } }).toArray()),
+        ...(await coll.find({ [DELETED_FIELD]: true, [OUTBOX_FIELD]: { $exists: false } }, { projection: { _id: 1 } }).toArray()),
+      ].map((doc) => doc._id);
+      for (const id of ids) {
+        if (await this.flushLock.run('events', () => this.flushStoredLocked(coll, id))) repaired++;
       }
-      const tombstones = await coll.find({ [DELETED_FIELD]: true }, { projection: { _id: 1 } }).toArray();
-      for (const doc of tombstones) await this.flush(coll, doc._id);
+      if (ids.length) this.notify(false);
     }
     return repaired;
   }
