@@ -387,11 +387,15 @@ export class Outbox {
     return flush ? { flush } : {};
   }
 
-  /** Moves a document's pending events into `events`. Idempotent; safe to call again after a crash. */
-  async flush<T extends StoredDocument>(coll: Collection<T>, id: DocumentId): Promise<void> {
+  /**
+   * Moves a document's pending events into `events`. Idempotent; safe to call again after a crash.
+   * Whether the document held events.
+   */
+  async flush<T extends StoredDocument>(coll: Collection<T>, id: DocumentId): Promise<boolean> {
     const c = this.handle(coll.collectionName);
-    await this.flushLock.run('events', () => this.flushStoredLocked(c, id));
+    const held = await this.flushLock.run('events', () => this.flushStoredLocked(c, id));
     this.notify(false);
+    return held;
   }
 
   /** Flushes the document as the database holds it now; the flush lock is held. Whether it held events. */
@@ -508,8 +512,9 @@ export class Outbox {
     const entry = { coll, id, rev, timer: setTimeout(() => fire(), Outbox.CLEAR_DELAY_MS) };
     const fire = () => {
       if (this.deferredClears.get(key) !== entry) return;
-      if (!this.writersPaused() && this.deferredClears.size <= Outbox.MAX_WAITING_CLEARS) {
-        entry.timer = setTimeout(fire, Outbox.WRITER_PAUSE_MS);
+      const wait = this.untilWritersPause();
+      if (wait > 0 && this.deferredClears.size <= Outbox.MAX_WAITING_CLEARS) {
+        entry.timer = setTimeout(fire, wait);
         entry.timer.unref();
         return;
       }
@@ -522,7 +527,7 @@ export class Outbox {
   /**
    * When this process last sent a request's document write (insertPending, conditionalWrite).
    * Maintenance writes — a deferred clear, the event log's tail pruning — wait for a pause in
-   * those (`writersPaused`, `maintenanceTurn`): the embedded database has one writer, and each
+   * those (`untilWritersPause`, `maintenanceTurn`): the embedded database has one writer, and each
    * command costs about 2 ms there whatever it does (FerretDB 1.24 on SQLite, command monitoring,
    * 5 000 bench flags, 27 Nov: a flag update 1.95 ms, an event insert 1.89, a revision write
    * 2.30). Sequential toggles sent 5–6 commands each (the flag, the claim and the event, the
@@ -538,20 +543,18 @@ export class Outbox {
   /** Clears that may wait for a pause; past this many they run as they come due. */
   static readonly MAX_WAITING_CLEARS = 256;
 
-  /** Whether no request's write was sent for WRITER_PAUSE_MS. */
-  writersPaused(): boolean {
-    return performance.now() - this.lastWriteAt >= Outbox.WRITER_PAUSE_MS;
+  /** Milliseconds until no request's write was sent for WRITER_PAUSE_MS (0 or less: writers have paused). */
+  private untilWritersPause(): number {
+    return Outbox.WRITER_PAUSE_MS - (performance.now() - this.lastWriteAt);
   }
 
   /**
-   * Resolves when a maintenance write may go: once writers pause (`writersPaused`), or at once
+   * Resolves when a maintenance write may go: once writers pause (`untilWritersPause`), or at once
    * when it is `urgent` (its backlog reached its bound) or `stopping()` says to give up waiting.
    */
   async maintenanceTurn(urgent: boolean, stopping: () => boolean): Promise<void> {
     if (urgent) return;
-    for (;;) {
-      const wait = Outbox.WRITER_PAUSE_MS - (performance.now() - this.lastWriteAt);
-      if (wait <= 0 || stopping()) return;
+    for (let wait = this.untilWritersPause(); wait > 0 && !stopping(); wait = this.untilWritersPause()) {
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
@@ -803,10 +806,7 @@ export class Outbox {
         ...(await coll.find({ [OUTBOX_FIELD]: { $exists: true } }, { projection: { _id: 1 } }).toArray()),
         ...(await coll.find({ [DELETED_FIELD]: true, [OUTBOX_FIELD]: { $exists: false } }, { projection: { _id: 1 } }).toArray()),
       ].map((doc) => doc._id);
-      for (const id of ids) {
-        if (await this.flushLock.run('events', () => this.flushStoredLocked(coll, id))) repaired++;
-      }
-      if (ids.length) this.notify(false);
+      for (const id of ids) if (await this.flush(coll, id)) repaired++;
     }
     return repaired;
   }

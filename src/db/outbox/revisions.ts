@@ -51,9 +51,10 @@ const RECENT_CHANGES = 64;
  * command costs the embedded database about 2 ms whatever it does, and it runs one write at a
  * time: a client toggling flags one after another (bench/scale.ts's writes, 5 000 flags, 27 Nov)
  * sent four commands per toggle (the flag, the event's claim and copy, the revision), each toggle
- * queued behind the last one's. Published after 30 ms, one revision covers several toggles:
- * toggle p50 8.2–9.9 → 6.1–6.3 ms, variants 6.8–7.4 → 4.5–5.7 (two interleaved runs each, 200
- * writes per kind). Other instances poll every REVISION_POLL_MS (250 ms by default), so they see a
+ * queued behind the last one's. Published after a delay, one revision covers several toggles:
+ * with 30 ms, toggle p50 8.2–9.9 → 6.1–6.3 ms, variants 6.8–7.4 → 4.5–5.7 (two interleaved runs
+ * each, 200 writes per kind); with these 25 ms and the clears and tail pruning waiting for a pause
+ * (Outbox.maintenanceTurn), toggle 7.7/10.3 against 11.5/12.9 ms in a slower hour. Other instances poll every REVISION_POLL_MS (250 ms by default), so they see a
  * change these milliseconds later at most. An instance that dies within them leaves its last
  * writes unannounced: the others reload their state whole once its revision document goes silent
  * (`poll`, goneAfterMs).
