@@ -88,6 +88,35 @@ t.test('an instance started after a clean stop claims the id after the newest ev
   t.equal(scans, 0, 'no search of the stored events for the newest id');
 });
 
+t.test('the tail an earlier process left is pruned by key as blocks are sealed, without reading the tail', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const a = await buildApp(config, { logger: false });
+  await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)));
+  await a.close();
+  const b = await buildApp(config, { logger: false });
+  t.teardown(() => b.close());
+  const tail = b.stores.eventLog['appender'].tail;
+  const queries: unknown[] = [];
+  const find = tail.find.bind(tail);
+  tail.find = ((...args: Parameters<typeof find>) => {
+    queries.push(args[0]);
+    return find(...args);
+  }) as typeof find;
+  // Ids 1306–1792: blocks 5 and 6 sealed, so the tail keeps blocks 3–6 and ids 257–768 go.
+  for (let i = 0; i < 487; i++) {
+    const res = await b.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: `prune-${i}` } });
+    t.equal(res.statusCode, 201);
+  }
+  await b.database.outbox.settle();
+  await b.stores.eventLog.settled();
+  const tailIds = (await find({}, { projection: { id: 1 } }).toArray()).map((e) => e.id);
+  t.equal(Math.min(...tailIds), 769, 'the documents of the blocks before the newest four sealed are gone');
+  t.equal(Math.max(...tailIds), 1792);
+  t.equal(tailIds.length, 1792 - 769 + 1, 'the rest are all there');
+  t.same(queries, [], 'no query of the tail: FerretDB reads every tail document for one');
+});
+
 t.test('blocks sealed in the first format (32-event segments, no dictionary) are read next to new ones', async (t) => {
   const a = await buildTestApp(t);
   await seedLog(a, Array.from({ length: 600 }, (_, i) => filler(6 + i)));
