@@ -184,6 +184,7 @@ export class DatabaseGuard {
   private refused = 0;
   private overdue = 0;
   private troubleListener: (() => void) | undefined;
+  private failureListener: ((err: unknown) => void) | undefined;
   /** When an operation last completed (performance.now()): a busy database still makes progress. */
   lastProgressAt = 0;
   maxStatements: number;
@@ -212,6 +213,14 @@ export class DatabaseGuard {
   /** Told of every missed deadline (the health check then probes at once, not at its next tick). */
   onTimeout(listener: () => void): void {
     this.troubleListener = listener;
+  }
+
+  /**
+   * Told of every operation that failed other than by its deadline (the plugin tells the health
+   * check when the error says the server cannot be reached).
+   */
+  onFailure(listener: (err: unknown) => void): void {
+    this.failureListener = listener;
   }
 
   /** Refuses every operation but probes at once, until `open` (the database does not answer). */
@@ -298,6 +307,9 @@ export class DatabaseGuard {
         return started;
       });
       return await Promise.race([work, deadline]);
+    } catch (err) {
+      if (!timedOut && !options.probe) this.failureListener?.(err);
+      throw err;
     } finally {
       clearTimeout(timer);
     }

@@ -137,6 +137,14 @@ export class DatabaseHealth {
     }
   }
 
+  /** An operation found the server unreachable (a connection refused or reset): failing until a probe succeeds, probed now. */
+  unreachable(reason: string): void {
+    if (this.stopped) return; // closing: the client went first
+    this.lastError = reason;
+    this.markFailing(reason);
+    this.probeSoon();
+  }
+
   start(): void {
     this.stopped = false;
     this.schedule(this.options.intervalMs);
