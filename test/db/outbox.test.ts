@@ -53,6 +53,25 @@ t.test('no event is ever stored without its change', async (t) => {
   t.equal(await app.database.db.collection('api_tokens').countDocuments({ tokenName: 'x' }), 0);
 });
 
+t.test('a write\'s flush waits for the gate after its response; a reader of the log opens it at once', async (t) => {
+  const app = await buildTestApp(t);
+  const outbox = app.database.outbox;
+  await outbox.flushed();
+  outbox.flushDelayMs = 60_000;
+  const created = (name: string) => app.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: name } });
+  const inTail = async (value: string) => (await app.database.db.collection<TailEntry>(EVENT_TAIL).countDocuments({ body: { $regex: value } })) > 0;
+  t.equal((await created('gated-one')).statusCode, 201);
+  t.equal((await created('gated-two')).statusCode, 201);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.notOk(await inTail('gated-one'), 'acknowledged, its event not appended yet: the gate is closed');
+  const started = Date.now();
+  await outbox.flushed();
+  t.ok(Date.now() - started < 5000, 'flushed() opened the gate');
+  t.ok(await inTail('gated-one') && await inTail('gated-two'), 'both events appended');
+  const page = await app.inject({ url: '/api/admin/search/events?type=IS:tag-created', headers: ADMIN });
+  t.match(page.json().events.map((e: { data: { value: string } }) => e.data.value), ['gated-two', 'gated-one'], 'in write order');
+});
+
 t.test('concurrent writers get distinct, gap-free event ids', async (t) => {
   const config = await testConfig(t);
   t.teardown(() => dropDatabase(config));
