@@ -72,6 +72,43 @@ t.test('a write\'s flush waits for the gate after its response; a reader of the 
   t.match(page.json().events.map((e: { data: { value: string } }) => e.data.value), ['gated-two', 'gated-one'], 'in write order');
 });
 
+t.test('the flushes gathered by the gate append their events together, each once, in write order', async (t) => {
+  const app = await buildTestApp(t);
+  const outbox = app.database.outbox;
+  const created = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_ADMIN, payload: { name: 'gathered' } });
+  t.equal(created.statusCode, 201);
+  await outbox.flushed();
+  const appender = outbox.eventLog['appender'];
+  const commands: string[] = [];
+  for (const [name, coll] of [['tail', appender.tail], ['events', appender.events]] as const) {
+    (appender as unknown as Record<string, unknown>)[name] = new Proxy(coll, {
+      get(target, prop, receiver) {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof prop !== 'string' || !prop.startsWith('insert') || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          commands.push(`${name}.${prop}`);
+          return (value as (...a: unknown[]) => unknown)(...args);
+        };
+      },
+    });
+  }
+  outbox.flushDelayMs = 60_000;
+  const env = '/api/admin/projects/default/features/gathered/environments/development';
+  // The same flag written twice before its flush (the second write carries the first's event too), and tags between.
+  for (const url of [`${env}/on`, '/api/admin/tags', `${env}/off`, '/api/admin/tags']) {
+    const body = url.endsWith('tags') ? { type: 'simple', value: `gathered-${commands.length}-${url.length}-${Math.random()}` } : undefined;
+    const res = await app.inject({ method: 'POST', url, headers: JSON_ADMIN, ...(body ? { payload: body } : {}) });
+    t.ok(res.statusCode < 300, `${url} ${res.statusCode}`);
+  }
+  t.same(commands, [], 'nothing appended while the gate is closed');
+  await outbox.flushed();
+  t.same(commands, ['tail.insertMany', 'events.insertMany'], 'four writes, two commands');
+  const stored = await app.database.db.collection('events').find({ type: { $in: ['feature-environment-enabled', 'feature-environment-disabled', 'tag-created'] } }).sort({ id: 1 }).toArray();
+  t.same(stored.map((e) => e.type), ['feature-environment-enabled', 'tag-created', 'feature-environment-disabled', 'tag-created'], 'each once, in write order');
+  const ids = stored.map((e) => e.id as number);
+  t.same(ids, [ids[0], ids[0]! + 1, ids[0]! + 2, ids[0]! + 3], 'consecutive ids');
+});
+
 t.test('concurrent writers get distinct, gap-free event ids', async (t) => {
   const config = await testConfig(t);
   t.teardown(() => dropDatabase(config));
@@ -89,7 +126,7 @@ t.test('concurrent writers get distinct, gap-free event ids', async (t) => {
 });
 
 /**
- * The windows inside one append (src/db/outbox/index.ts appendEvent): a flush repeated after a crash
+ * The windows inside one append (src/db/event-log/append.ts): a flush repeated after a crash
  * must neither lose the event nor store it twice, whatever step the crash interrupted.
  */
 t.test('a repeated flush after a crash at any step of an append stores the event once', async (t) => {
@@ -195,13 +232,13 @@ t.test('a clear of an earlier revision applied late never loses the events of a 
   await outbox.flushed();
 
   // The second write is acknowledged; its flush then fails (the database stopped answering).
-  const appender = outbox as unknown as { appendEvent: (e: PendingEvent) => Promise<void> };
-  const append = appender.appendEvent;
-  appender.appendEvent = () => Promise.reject(new DatabaseTimeoutError('insertOne', 'event_tail', 10, true));
+  const appender = outbox as unknown as { appendEvents: (e: PendingEvent[]) => Promise<void> };
+  const append = appender.appendEvents;
+  appender.appendEvents = () => Promise.reject(new DatabaseTimeoutError('insertOne', 'event_tail', 10, true));
   const second = event('second');
   await outbox.replace(coll, { _id: 'doc', _rev: 1 }, { _id: 'doc', value: 2 }, second);
   await outbox.flushed();
-  appender.appendEvent = append;
+  appender.appendEvents = append;
   const stored = await db.collection('late_clear').findOne({ _id: 'doc' as never });
   t.same(pendingEvents(stored?._outbox as string).map((e) => e.key), second.map((e) => e.key), 'its events wait in the document');
 

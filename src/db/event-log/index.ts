@@ -103,6 +103,11 @@ export class EventLog {
     await this.appender.append(event);
   }
 
+  /** Stores events in order under the next ids; idempotent (see EventAppender.appendMany). */
+  async appendMany(events: readonly PendingEvent[]): Promise<void> {
+    await this.appender.appendMany(events);
+  }
+
   /** Moves the next id past the newest id other instances published (see EventAppender.startAfter). */
   startAfter(othersLastId: number): void {
     this.appender.startAfter(othersLastId);

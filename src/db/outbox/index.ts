@@ -56,6 +56,20 @@ interface Uncertain {
   events: PendingEvent[];
 }
 
+/** A flush of a document this process wrote, as written, waiting for the gate (Outbox.queueFlush). */
+interface QueuedFlush {
+  c: Collection<StoredDocument>;
+  id: DocumentId;
+  doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>;
+}
+
+/** The flushes gathered until the gate opens, and the promise of their flush together (never rejects). */
+interface FlushGate {
+  batch: QueuedFlush[];
+  open: () => void;
+  flushed: Promise<void>;
+}
+
 /** What a conditional write reads of the document it replaces: its id, revision and pending events. */
 export type Written = Pick<StoredDocument, '_id' | '_rev' | '_outbox'>;
 
@@ -177,13 +191,14 @@ export class Outbox {
    * finds nothing to flush. Appending is idempotent, and events just appended are skipped.
    */
   private async appendLocked(events: PendingEvent[]): Promise<void> {
-    const missing = this.stillPending(events);
+    // Once each: a document written twice before its flush carries the first write's events in
+    // the second's `_outbox` too, and both writes' flushes can be in one batch (flushWritten).
+    const keys = new Set<string>();
+    const missing = this.stillPending(events).filter((event) => !keys.has(event.key) && keys.add(event.key));
     if (!missing.length) return;
     await this.refreshIdHint();
-    for (const event of missing) {
-      await this.appendEvent(event);
-      this.remember(event.key);
-    }
+    await this.appendEvents(missing);
+    for (const event of missing) this.remember(event.key);
   }
 
   async createIndexes(): Promise<void> {
@@ -406,11 +421,17 @@ export class Outbox {
   }
 
   /**
-   * The same for a document this process has just written, as written (no read back), run by
-   * queueFlush after the write's response.
+   * The documents this process has just written, as written (no read back), run by queueFlush
+   * after their writes' responses: their events appended together, in write order (two commands
+   * when nothing collides), then each document's bookkeeping.
    */
-  protected async flushWritten(c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
-    await this.flushLock.run('events', () => this.flushLocked(c, id, doc, true));
+  protected async flushWritten(batch: readonly QueuedFlush[]): Promise<void> {
+    await this.flushLock.run('events', async () => {
+      await this.appendLocked(batch.flatMap(({ doc }) => pendingEvents(doc._outbox)));
+      const holds = new Map<string, number>();
+      for (const { c, id } of batch) holds.set(this.documentKey(c, id), (holds.get(this.documentKey(c, id)) ?? 0) + 1);
+      for (const { c, id, doc } of batch) await this.afterAppend(c, id, doc, holds.get(this.documentKey(c, id)));
+    });
     this.notify(false);
   }
 
@@ -430,60 +451,77 @@ export class Outbox {
     this.holdClears(key);
     // Not background work: readers of the log wait for it (`flushed`), and granted only every
     // fifth slot behind requests' writes, an event search waited over 10 s under the soak.
-    // Started once the flush gate opens, after the write's response is sent (see flushTurn);
-    // flushes keep their order (they wait on one gate, in turn, and the flush lock is first come,
-    // first served).
-    const flush = this.flushTurn()
-      .then(() => this.flushWritten(c, id, doc))
-      .catch((err: unknown) => {
-        // Its events stay durable in the document, and in memory until `reconcile` appends them
-        // when the database answers (see appendLocked: the document may lose them meanwhile).
-        const earlier = this.uncertain.get(key)?.events ?? [];
-        this.uncertain.set(key, { coll: c, id, events: [...earlier, ...pendingEvents(doc._outbox)] });
-        this.backgroundError('event flush', err);
-      })
-      .finally(() => {
-        this.releaseClears(key);
-        this.inFlight.delete(flush);
-      });
+    // Flushed with the others queued before the gate opens (see FLUSH_QUIET_MS), in write order.
+    const gate = this.flushGate ?? this.closedGate();
+    gate.batch.push({ c, id, doc });
+    if (gate.batch.length >= Outbox.FLUSH_BACKLOG) gate.open();
+    const flush = gate.flushed.finally(() => {
+      this.releaseClears(key);
+      this.inFlight.delete(flush);
+    });
     this.inFlight.add(flush);
     return flush;
   }
 
   /**
-   * How long a write's flush waits after its response before it starts, unless a reader of the
-   * log asks for it (`flushed`). A flush's commands cost the main thread ~1 ms of encoding and
-   * socket writes on this machine, and an SDK typically reads right after the change it was told
-   * of: started in the next turn of the loop, the flush ran just as that read came in. The client
-   * API's first read after a toggle at 100 flags, median of 100 pairs (27 Nov, a `/tmp` probe of
+   * How long a write's flush waits: until no request's write was sent for FLUSH_QUIET_MS, at most
+   * FLUSH_MAX_DELAY_MS after the first flush it gathers, or until a reader of the log asks
+   * (`flushed`), a delete waits for its flush, or FLUSH_BACKLOG flushes wait. The flushes it
+   * gathered then append their events together (flushWritten).
+   *
+   * Why wait at all: a flush's commands cost the main thread ~1 ms of encoding and socket writes
+   * on this machine, and an SDK typically reads right after the change it was told of: started in
+   * the next turn of the loop, the flush ran just as that read came in. The client API's first
+   * read after a toggle at 100 flags, median of 100 pairs (27 Nov, a `/tmp` probe of
    * toggle-then-read against the same read after a pause): 2.70 and 2.64 ms started at once
-   * against 2.10 and 2.34 ms with this wait (reads after a pause 1.4–1.8 ms). Sequential writes at
-   * 2 000 flags did not change (p50 4.5–6.4 ms either way): a write that comes meanwhile goes first.
+   * against 2.10 and 2.34 ms 3 ms later (reads after a pause 1.4–1.8 ms).
+   *
+   * Why gather: the embedded database runs one write at a time, about 2 ms per command whatever it
+   * holds, and a flush is two commands (the claims, the copies). A client writing one change after
+   * another (the 2 000-flag replay of bench/replay.ts, 11 036 requests) spent 15 of its 38 s on
+   * flushes (22.7 s with no flush at all, 27 Nov); gathered, a run of writes shares them.
    */
-  static readonly FLUSH_DELAY_MS = 3;
-  /** FLUSH_DELAY_MS, but for tests that look at the gate itself. */
-  flushDelayMs = Outbox.FLUSH_DELAY_MS;
+  static readonly FLUSH_QUIET_MS = 3;
+  static readonly FLUSH_MAX_DELAY_MS = 20;
+  /** FLUSH_QUIET_MS, but for tests that look at the gate itself. */
+  flushDelayMs = Outbox.FLUSH_QUIET_MS;
 
-  /** The open gate's promise, and how to open it early (see flushTurn). */
-  private flushGate: { opened: Promise<void>; open: () => void } | undefined;
+  /** The flushes queued since the gate last opened, and when they are done (see FLUSH_QUIET_MS). */
+  private flushGate: FlushGate | undefined;
 
-  /** Resolves when the flushes queued now may start: FLUSH_DELAY_MS after the first of them, or at `flushed`. */
-  private flushTurn(): Promise<void> {
-    if (this.flushGate === undefined) {
-      let resolve!: () => void;
-      const opened = new Promise<void>((done) => (resolve = done));
-      const gate = {
-        opened,
-        open: () => {
-          clearTimeout(timer);
-          if (this.flushGate === gate) this.flushGate = undefined;
-          resolve();
-        },
-      };
-      const timer = setTimeout(gate.open, this.flushDelayMs);
-      this.flushGate = gate;
-    }
-    return this.flushGate.opened;
+  private closedGate(): FlushGate {
+    const firstAt = performance.now();
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const batch: QueuedFlush[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const gate: FlushGate = {
+      batch,
+      open: () => {
+        clearTimeout(timer);
+        if (this.flushGate === gate) this.flushGate = undefined;
+        open();
+      },
+      flushed: opened.then(() => this.flushWritten(batch)).catch((err: unknown) => {
+        // Their events stay durable in the documents, and in memory until `reconcile` appends
+        // them when the database answers (see appendLocked: a document may lose them meanwhile).
+        for (const { c, id, doc } of batch) {
+          const key = this.documentKey(c, id);
+          const earlier = this.uncertain.get(key)?.events ?? [];
+          this.uncertain.set(key, { coll: c, id, events: [...earlier, ...pendingEvents(doc._outbox)] });
+        }
+        this.backgroundError('event flush', err);
+      }),
+    };
+    const check = () => {
+      const now = performance.now();
+      const due = Math.min(Math.max(firstAt, this.lastWriteAt) + this.flushDelayMs, firstAt + Math.max(this.flushDelayMs, Outbox.FLUSH_MAX_DELAY_MS));
+      if (now >= due) gate.open();
+      else timer = setTimeout(check, due - now);
+    };
+    timer = setTimeout(check, this.flushDelayMs);
+    this.flushGate = gate;
+    return gate;
   }
 
   /** The document has a write or a flush under way: no clear of its `_outbox` may run (see deferClear). */
@@ -522,7 +560,7 @@ export class Outbox {
    * times in a row; the bench replay 7 times) overwrites `_outbox` anyway and cancels it, so most
    * never happen. Until then the copy is harmless: the state already dropped it, a write that read
    * it from the database leaves its keys out (stillPending), and flushing it again after a crash
-   * stores nothing twice (appendEvent). The clear and this process's writes of the document never
+   * stores nothing twice (appendEvents). The clear and this process's writes of the document never
    * overlap (documentLock); closing the app runs every waiting clear (settle). The clear applies
    * only to the revision flushed (`rev`, checked as every write is): by the time it runs another
    * instance may have written the document, and FerretDB applies an update by reading and
@@ -540,12 +578,13 @@ export class Outbox {
 
   /**
    * Arms the clear after the document's flush, unless a later write of it waits for its own flush
-   * (that write carries events not yet in the log; its flush arms the clear).
+   * (that write carries events not yet in the log; its flush arms the clear). `flushing`: the
+   * document's flushes in the batch being flushed (each still holds it: holdClears).
    */
-  private deferClear(coll: Collection<StoredDocument>, id: DocumentId, rev: number | undefined): void {
+  private deferClear(coll: Collection<StoredDocument>, id: DocumentId, rev: number | undefined, flushing: number): void {
     const key = this.documentKey(coll, id);
     this.cancelDeferredClear(coll, id);
-    if ((this.queuedFlushes.get(key) ?? 0) > 1) return;
+    if ((this.queuedFlushes.get(key) ?? 0) > flushing) return;
     // A failed clear costs nothing but a larger document until the next write or `repair`.
     const entry = { coll, id, rev, timer: setTimeout(() => fire(), Outbox.CLEAR_DELAY_MS) };
     const fire = () => {
@@ -609,7 +648,7 @@ export class Outbox {
   /**
    * Keys of events this process appended lately. A document written again before its flush ran
    * still carries the earlier write's events (they must stay durable until they are in the log);
-   * its own flush skips the ones appended meanwhile instead of taking appendEvent's idempotent,
+   * its own flush skips the ones appended meanwhile instead of taking appendEvents' idempotent,
    * slower path (a failed claim, then reads), and its next write leaves them out. Bounded: a key
    * forgotten is only appended idempotently again.
    */
@@ -658,16 +697,21 @@ export class Outbox {
     await this.published();
   }
 
-  /**
-   * @param ownWrite the document as this process just wrote it (flushWritten): its clear is
-   *   deferred (deferClear); otherwise as read back from the database (repair, an orphan check),
-   *   where its events may be in the log already (see alreadyLogged).
-   */
-  private async flushLocked(
-    c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, ownWrite = false,
-  ): Promise<void> {
+  /** A document as read back from the database (repair, an orphan check): its events may be in the log already (see alreadyLogged). */
+  private async flushLocked(c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>): Promise<void> {
     const pending = pendingEvents(doc._outbox);
-    if (ownWrite || !(await this.alreadyLogged(pending))) await this.appendLocked(pending);
+    if (!(await this.alreadyLogged(pending))) await this.appendLocked(pending);
+    await this.afterAppend(c, id, doc);
+  }
+
+  /**
+   * A document's events are in the log: a tombstone goes; otherwise the state drops its copy of
+   * them and `_outbox` is cleared. `ownWrites`: the document as this process wrote it, with this
+   * many of its flushes in the batch (flushWritten): its clear is deferred (deferClear); otherwise
+   * as read back from the database (repair, an orphan check).
+   */
+  private async afterAppend(c: Collection<StoredDocument>, id: DocumentId, doc: Pick<StoredDocument, '_outbox' | '_rev' | '_deleted'>, ownWrites?: number): Promise<void> {
+    const pending = pendingEvents(doc._outbox);
     // On a stock FerretDB by `_id` alone (see atomicFilters, idPushdown): the document was read
     // or written just before, under this process's keyed lock, and other instances learn of its
     // new revision only through the revision just published.
@@ -676,7 +720,7 @@ export class Outbox {
       await c.deleteOne(filter);
     } else if (pending.length) {
       this.state.mirrorOf(c.collectionName)?.flushed(id, doc._rev);
-      if (ownWrite) this.deferClear(c, id, doc._rev);
+      if (ownWrites !== undefined) this.deferClear(c, id, doc._rev, ownWrites);
       else if (await this.clearsAreSafe()) await c.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } });
     }
   }
@@ -701,8 +745,9 @@ export class Outbox {
     this.eventLog.startAfter(await this.revisions.othersNewestEventId());
   }
 
-  private async appendEvent(event: PendingEvent): Promise<void> {
-    await this.eventLog.append(event);
+  /** Appends events in order (in two commands when nothing collides: EventLog.appendMany). */
+  private async appendEvents(events: PendingEvent[]): Promise<void> {
+    await this.eventLog.appendMany(events);
   }
 
   /** Resolves once every write of this process so far is published (tests, closing). */
@@ -810,7 +855,7 @@ export class Outbox {
   /**
    * How long another instance's change may wait for its events before this instance flushes them
    * itself (its writer died between the two writes). A flush takes milliseconds; flushing twice
-   * is harmless (appendEvent is idempotent), so the margin only avoids needless reads.
+   * is harmless (appending is idempotent), so the margin only avoids needless reads.
    */
   orphanFlushMs = 2000;
   private readonly flushChecks = new Map<string, NodeJS.Timeout>();
