@@ -437,8 +437,9 @@ export class Outbox {
 
   /**
    * A write is acknowledged once its document (carrying its events in `_outbox`) is written; its
-   * events reach the log after the response, one flush after another in write order (flushLock
-   * is first come, first served), so the log keeps this process's order. Nothing is lost by not
+   * events reach the log after the response, gathered with the flushes of the writes around it
+   * (FLUSH_QUIET_MS), batch after batch in write order (flushLock is first come, first served),
+   * so the log keeps this process's order. Nothing is lost by not
    * waiting: the events are durable in the document, published as a revision at once, and a
    * flush that fails or never runs (the process dies) is completed by `repair` (at start and
    * when the database comes back) or by another instance after orphanFlushMs. Readers of the log
