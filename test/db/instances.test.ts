@@ -260,7 +260,7 @@ t.test('clearing flushed events never undoes another instance\'s write: no clear
   // B stops cleanly (its revision document goes): A, alone again, clears after its writes.
   await b.close();
   bClosed = true;
-  a.database.outbox['clearsChecked'] = undefined;
+  a.database.outbox['aloneChecked'] = undefined;
   const again = await a.inject({ method: 'PUT', url: `/api/admin/segments/${id}`, headers: JSON_HEADERS, payload: { name: 'shared', description: 'alone', constraints: [] } });
   t.equal(again.statusCode, 204);
   await a.database.outbox.settle();
@@ -488,4 +488,37 @@ t.test('the first admin, created by another instance a moment ago, is found in t
   await ensureInitialAdmin(b.services.users, b.stores.users, 'admin', STRONG);
   t.ok(await b.stores.users.findByLogin('admin'), 'B now holds it');
   t.equal(await b.database.db.collection('users').countDocuments({}), 1, 'created once');
+});
+
+t.test('the segment check after a strategy add reads the database only while another instance runs', async (t) => {
+  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
+  t.teardown(() => dropDatabase(config));
+  const a = await instance(t, config);
+  const segment = await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'checked', constraints: [] } });
+  t.equal(segment.statusCode, 201);
+  const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'checked-flag' } });
+  t.equal(created.statusCode, 201);
+  const store = a.stores.segments as unknown as { collection: object };
+  let reads = 0;
+  store.collection = new Proxy(store.collection, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (prop !== 'findOne' || typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        reads++;
+        return (value as (...a: unknown[]) => unknown)(...args);
+      };
+    },
+  });
+  const add = () => a.inject({
+    method: 'POST', url: '/api/admin/projects/default/features/checked-flag/environments/development/strategies', headers: JSON_HEADERS,
+    payload: { name: 'default', constraints: [], parameters: {}, segments: [segment.json().id as number] },
+  });
+  t.equal((await add()).statusCode, 200);
+  t.equal(reads, 0, 'alone: the state is the database');
+
+  await instance(t, config);
+  a.database.outbox['aloneChecked'] = undefined; // the answer is reused for CLEARS_CHECK_MS
+  t.equal((await add()).statusCode, 200);
+  t.equal(reads, 1, 'with another instance running: one read of the segment');
 });

@@ -788,9 +788,26 @@ export class Outbox {
    * answer of othersAlive is reused (CLEARS_CHECK_MS) plus the clear it allowed (milliseconds).
    */
   static readonly JOIN_MARGIN_MS = 1000;
-  /** How long an answer of othersAlive decides clears (one small read per clear otherwise). */
+  /** How long an answer of othersAlive is reused (`alone`: one small read per clear otherwise). */
   static readonly CLEARS_CHECK_MS = 250;
-  private clearsChecked: { at: number; safe: Promise<boolean> } | undefined;
+  private aloneChecked: { at: number; alone: Promise<boolean> } | undefined;
+
+  /**
+   * Whether no other instance runs, as of at most CLEARS_CHECK_MS ago (Revisions.othersAlive).
+   * While it holds, no other instance can write: one that starts waits JOIN_MARGIN_MS, longer
+   * than the answer is reused, before its first write.
+   */
+  async alone(): Promise<boolean> {
+    const now = Date.now();
+    if (!this.aloneChecked || now - this.aloneChecked.at > Outbox.CLEARS_CHECK_MS) {
+      const alone = this.revisions.othersAlive().then((alive) => !alive);
+      this.aloneChecked = { at: now, alone };
+      alone.catch(() => {
+        if (this.aloneChecked?.alone === alone) this.aloneChecked = undefined;
+      });
+    }
+    return await this.aloneChecked.alone;
+  }
 
   /**
    * Whether clearing a document's flushed `_outbox` can never undo another instance's write.
@@ -806,16 +823,7 @@ export class Outbox {
    * nothing. MongoDB applies the `_rev` condition atomically: a clear there is always safe.
    */
   private async clearsAreSafe(): Promise<boolean> {
-    if (this.atomicFilters) return true;
-    const now = Date.now();
-    if (!this.clearsChecked || now - this.clearsChecked.at > Outbox.CLEARS_CHECK_MS) {
-      const safe = this.revisions.othersAlive().then((alive) => !alive);
-      this.clearsChecked = { at: now, safe };
-      safe.catch(() => {
-        if (this.clearsChecked?.safe === safe) this.clearsChecked = undefined;
-      });
-    }
-    return await this.clearsChecked.safe;
+    return this.atomicFilters || (await this.alone());
   }
 
   /**

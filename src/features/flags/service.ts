@@ -281,7 +281,7 @@ export class FlagService {
     const added = await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
     // A segment deleted meanwhile by another instance (see SegmentService.delete): checked after
     // the write, in the database; the strategy is taken back rather than left dangling.
-    const gone = input.segments?.length ? await this.segments.missingInDatabase(input.segments) : [];
+    const gone = input.segments?.length ? await this.segments.missingNow(input.segments) : [];
     if (gone.length) {
       await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, added.id, ctx));
       throw conflict(`Segment ${gone.join(', ')} was deleted while the strategy was added; the strategy was not kept.`);

@@ -39,8 +39,8 @@ export interface StrategyTypeSource {
 /** How flags look segments up (strategy validation). */
 export interface SegmentSource {
   get(id: number): Promise<SegmentInfo | null>;
-  /** Of `ids`, those missing or being deleted as the database has them now (not the state). */
-  missingInDatabase(ids: number[]): Promise<number[]>;
+  /** Of `ids`, those missing or being deleted as the database has them now (the state only while no other instance runs). */
+  missingNow(ids: number[]): Promise<number[]>;
 }
 
 /** What SDKs report of a flag's use (the admin flag views show it). */

@@ -58,8 +58,20 @@ export class SegmentStore {
     return doc && !doc.deleting ? toSegment(doc) : null;
   }
 
-  /** Of `ids`, those the database does not hold (or holds as being deleted): one `_id` read each. */
-  async missingInDatabase(ids: number[]): Promise<number[]> {
+  /**
+   * Of `ids`, those the database does not hold (or holds as being deleted) now. Another instance's
+   * deletion reaches this one's state only when its revision is noticed, so while others run the
+   * database is asked, one `_id` read each; alone (Outbox.alone: none can write unseen) the
+   * state is the database. Those reads were 3.3 s of the 2 000-flag replay's 33 (3 364 of them,
+   * one per segment of every strategy written, 27 Nov).
+   */
+  async missingNow(ids: number[]): Promise<number[]> {
+    if (await this.outbox.alone()) {
+      return [...new Set(ids)].filter((id) => {
+        const doc = this.mirror.get(id);
+        return !doc || doc._deleted || doc.deleting;
+      });
+    }
     const missing: number[] = [];
     for (const id of new Set(ids)) {
       const doc = await this.collection.findOne({ _id: id }, { projection: { [DELETED_FIELD]: 1, deleting: 1 } });
