@@ -11,6 +11,7 @@ import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument }
 import { unpackFlag, type StoredFlag } from '../../src/features/flags/store.js';
 import { ensureInitialAdmin } from '../../src/features/sessions/service.js';
 import { ADMIN, ADMIN_TOKEN, dropDatabase, testConfig } from '../helpers/app.js';
+import { watchCalls } from '../helpers/spy.js';
 import { eventually } from '../helpers/wait.js';
 
 const JSON_HEADERS = { ...ADMIN, 'content-type': 'application/json' };
@@ -498,18 +499,8 @@ t.test('the segment check after a strategy add reads the database only while ano
   t.equal(segment.statusCode, 201);
   const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'checked-flag' } });
   t.equal(created.statusCode, 201);
-  const store = a.stores.segments as unknown as { collection: object };
   let reads = 0;
-  store.collection = new Proxy(store.collection, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if (prop !== 'findOne' || typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        reads++;
-        return (value as (...a: unknown[]) => unknown)(...args);
-      };
-    },
-  });
+  watchCalls(a.stores.segments, 'collection', (method) => method === 'findOne', () => reads++);
   const add = () => a.inject({
     method: 'POST', url: '/api/admin/projects/default/features/checked-flag/environments/development/strategies', headers: JSON_HEADERS,
     payload: { name: 'default', constraints: [], parameters: {}, segments: [segment.json().id as number] },

@@ -8,6 +8,7 @@ import { storedEventJson } from '../../src/db/event-log/stored.js';
 import { buildEvents, pendingEvents, type PendingEvent } from '../../src/db/outbox/index.js';
 import { DatabaseTimeoutError } from '../../src/db/guard.js';
 import { buildTestApp, testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
+import { watchCalls } from '../helpers/spy.js';
 
 const crashScript = fileURLToPath(new URL('../fixtures/crash-between-writes.js', import.meta.url));
 
@@ -57,7 +58,7 @@ t.test('a write\'s flush waits for the gate after its response; a reader of the 
   const app = await buildTestApp(t);
   const outbox = app.database.outbox;
   await outbox.flushed();
-  outbox.flushDelayMs = 60_000;
+  outbox.flushQuietMs = 60_000;
   const created = (name: string) => app.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: name } });
   const inTail = async (value: string) => (await app.database.db.collection<TailEntry>(EVENT_TAIL).countDocuments({ body: { $regex: value } })) > 0;
   t.equal((await created('gated-one')).statusCode, 201);
@@ -80,19 +81,8 @@ t.test('the flushes gathered by the gate append their events together, each once
   await outbox.flushed();
   const appender = outbox.eventLog['appender'];
   const commands: string[] = [];
-  for (const [name, coll] of [['tail', appender.tail], ['events', appender.events]] as const) {
-    (appender as unknown as Record<string, unknown>)[name] = new Proxy(coll, {
-      get(target, prop, receiver) {
-        const value: unknown = Reflect.get(target, prop, receiver);
-        if (typeof prop !== 'string' || !prop.startsWith('insert') || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          commands.push(`${name}.${prop}`);
-          return (value as (...a: unknown[]) => unknown)(...args);
-        };
-      },
-    });
-  }
-  outbox.flushDelayMs = 60_000;
+  for (const name of ['tail', 'events']) watchCalls(appender, name, (method) => method.startsWith('insert'), (method) => commands.push(`${name}.${method}`));
+  outbox.flushQuietMs = 60_000;
   const env = '/api/admin/projects/default/features/gathered/environments/development';
   // The same flag written twice before its flush (the second write carries the first's event too), and tags between.
   for (const url of [`${env}/on`, '/api/admin/tags', `${env}/off`, '/api/admin/tags']) {

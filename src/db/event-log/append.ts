@@ -123,12 +123,10 @@ export class EventAppender {
       if (!isDuplicateKey(err)) throw err;
       claimed = firstFailedIndex(err) ?? 0;
     }
+    const collided = new Set<number>();
     if (claimed > 0) {
       this.nextEventId = first + claimed;
       this.lastEventId = Math.max(this.lastEventId, first + claimed - 1);
-    }
-    const collided = new Set<number>();
-    if (claimed > 0) {
       try {
         await this.events.insertMany(events.slice(0, claimed).map((event, i) => eventDocument(event, first + i)), { ordered: false });
       } catch (err) {

@@ -428,9 +428,10 @@ export class Outbox {
   protected async flushWritten(batch: readonly QueuedFlush[]): Promise<void> {
     await this.flushLock.run('events', async () => {
       await this.appendLocked(batch.flatMap(({ doc }) => pendingEvents(doc._outbox)));
+      const keys = batch.map(({ c, id }) => this.documentKey(c, id));
       const holds = new Map<string, number>();
-      for (const { c, id } of batch) holds.set(this.documentKey(c, id), (holds.get(this.documentKey(c, id)) ?? 0) + 1);
-      for (const { c, id, doc } of batch) await this.afterAppend(c, id, doc, holds.get(this.documentKey(c, id)));
+      for (const key of keys) holds.set(key, (holds.get(key) ?? 0) + 1);
+      for (const [i, { c, id, doc }] of batch.entries()) await this.afterAppend(c, id, doc, holds.get(keys[i]!));
     });
     this.notify(false);
   }
@@ -485,7 +486,7 @@ export class Outbox {
   static readonly FLUSH_QUIET_MS = 3;
   static readonly FLUSH_MAX_DELAY_MS = 20;
   /** FLUSH_QUIET_MS, but for tests that look at the gate itself. */
-  flushDelayMs = Outbox.FLUSH_QUIET_MS;
+  flushQuietMs = Outbox.FLUSH_QUIET_MS;
 
   /** The flushes queued since the gate last opened, and when they are done (see FLUSH_QUIET_MS). */
   private flushGate: FlushGate | undefined;
@@ -516,11 +517,11 @@ export class Outbox {
     };
     const check = () => {
       const now = performance.now();
-      const due = Math.min(Math.max(firstAt, this.lastWriteAt) + this.flushDelayMs, firstAt + Math.max(this.flushDelayMs, Outbox.FLUSH_MAX_DELAY_MS));
+      const due = Math.min(Math.max(firstAt, this.lastWriteAt) + this.flushQuietMs, firstAt + Math.max(this.flushQuietMs, Outbox.FLUSH_MAX_DELAY_MS));
       if (now >= due) gate.open();
       else timer = setTimeout(check, due - now);
     };
-    timer = setTimeout(check, this.flushDelayMs);
+    timer = setTimeout(check, this.flushQuietMs);
     this.flushGate = gate;
     return gate;
   }

@@ -280,7 +280,8 @@ export class FlagService {
   async addStrategy(projectId: string, featureName: string, environment: string, input: StrategyInput, audit: AuditUser): Promise<StrategyConfig> {
     const added = await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
     // A segment deleted meanwhile by another instance (see SegmentService.delete): checked after
-    // the write, in the database; the strategy is taken back rather than left dangling.
+    // the write, as the database has it now (SegmentStore.missingNow); the strategy is taken back
+    // rather than left dangling.
     const gone = input.segments?.length ? await this.segments.missingNow(input.segments) : [];
     if (gone.length) {
       await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, added.id, ctx));

@@ -66,16 +66,11 @@ export class SegmentStore {
    * one per segment of every strategy written, 27 Nov).
    */
   async missingNow(ids: number[]): Promise<number[]> {
-    if (await this.outbox.alone()) {
-      return [...new Set(ids)].filter((id) => {
-        const doc = this.mirror.get(id);
-        return !doc || doc._deleted || doc.deleting;
-      });
-    }
+    const gone = (doc: Pick<SegmentDocument, '_deleted' | 'deleting'> | null | undefined) => !doc || doc._deleted || doc.deleting;
+    if (await this.outbox.alone()) return [...new Set(ids)].filter((id) => gone(this.mirror.get(id)));
     const missing: number[] = [];
     for (const id of new Set(ids)) {
-      const doc = await this.collection.findOne({ _id: id }, { projection: { [DELETED_FIELD]: 1, deleting: 1 } });
-      if (!doc || doc._deleted || doc.deleting) missing.push(id);
+      if (gone(await this.collection.findOne({ _id: id }, { projection: { [DELETED_FIELD]: 1, deleting: 1 } }))) missing.push(id);
     }
     return missing;
   }

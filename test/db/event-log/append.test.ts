@@ -3,6 +3,7 @@ import { EVENT_TAIL, tailKey, type EventAppender, type TailEntry } from '../../.
 import { storedEventJson } from '../../../src/db/event-log/stored.js';
 import { buildEvents, type PendingEvent } from '../../../src/db/outbox/index.js';
 import { buildTestApp } from '../../helpers/app.js';
+import { watchCalls } from '../../helpers/spy.js';
 
 const ACTOR = { name: 'append-test', id: -7 };
 
@@ -10,26 +11,14 @@ function events(prefix: string, count: number): PendingEvent[] {
   return Array.from({ length: count }, (_, i) => buildEvents(ACTOR, [{ type: 'tag-created', data: { value: `${prefix}-${i}` } }])[0]!);
 }
 
-/**
- * Counts the appender's inserts by collection and method: its collections replaced by proxies
- * that count and pass the call on (an own property set on the guard's proxy would reach the
- * collection behind it and be guarded twice).
- */
+/** Counts the appender's inserts by collection and method. */
 function countInserts(appender: EventAppender): Record<string, number> {
   const counts: Record<string, number> = {};
-  const counting = <C extends object>(name: string, coll: C): C => new Proxy(coll, {
-    get(target, prop, receiver) {
-      const value: unknown = Reflect.get(target, prop, receiver);
-      if ((prop !== 'insertOne' && prop !== 'insertMany') || typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        counts[`${name}.${prop}`] = (counts[`${name}.${prop}`] ?? 0) + 1;
-        return (value as (...a: unknown[]) => unknown)(...args);
-      };
-    },
-  });
-  const writable = appender as unknown as { tail: object; events: object };
-  writable.tail = counting('tail', appender.tail);
-  writable.events = counting('events', appender.events);
+  for (const name of ['tail', 'events']) {
+    watchCalls(appender, name, (method) => method === 'insertOne' || method === 'insertMany', (method) => {
+      counts[`${name}.${method}`] = (counts[`${name}.${method}`] ?? 0) + 1;
+    });
+  }
   return counts;
 }
 
