@@ -37,6 +37,8 @@ export interface LogWriter {
    * requests' writes pause, at once when `urgent` or when `stopping()` (Outbox.maintenanceTurn).
    */
   maintenanceTurn(urgent: boolean, stopping: () => boolean): Promise<void>;
+  /** Whether the server is FerretDB, which reads through no index but `_id` (DatabaseSearch.init). */
+  readonly isFerretDB: boolean;
 }
 
 /** A search: the index's criteria, the free-text query, and the same as a MongoDB filter (built when the database is asked). */
@@ -259,7 +261,7 @@ export class EventLog {
     // missed its deadline again and again; the 5 000-flag scale bench's writes after its restart
     // waited on it for minutes.
     this.appender.startAfter(this.mirror.index.newestId);
-    await this.database.init();
+    await this.database.init(!this.writer.isFerretDB);
   }
 
   stop(): void {

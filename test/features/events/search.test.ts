@@ -280,7 +280,9 @@ t.test('events written through the app are searchable at once', async (t) => {
   t.equal(tokenEvent.environment, 'development');
   t.notOk('groupType' in tokenEvent);
   const indexes = (await app.database.db.collection('events').listIndexes().toArray()).map((i) => i.name);
+  // Only where the server reads through them: FerretDB does not (DatabaseSearch.init).
   for (const name of ['created_desc', 'type_created_desc', 'feature_created_desc', 'project_created_desc', 'user_created_desc']) {
-    t.ok(indexes.includes(name), `index ${name}`);
+    t.equal(indexes.includes(name), !app.database.outbox.isFerretDB, `index ${name}`);
   }
+  t.ok(indexes.includes('id_unique'), 'the unique id index appending relies on');
 });
