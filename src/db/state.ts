@@ -25,6 +25,9 @@ import { LatestRevision } from './revision-cache.js';
  * Documents are kept as stored (bookkeeping fields included, flag environment keys escaped) and
  * shared: readers must not mutate them.
  */
+/** A document the load found with events not yet in the log or deleted: its bookkeeping as read. */
+export type Unflushed = Pick<StoredDocument, '_id' | '_rev' | '_outbox' | '_deleted'>;
+
 export class CollectionMirror<T extends StoredDocument> {
   private docs = new Map<unknown, T>();
   /** Writes of this process while a load is under way: applied over the load's result. */
@@ -107,10 +110,10 @@ export class CollectionMirror<T extends StoredDocument> {
    * of reading every collection twice more. At 5 000 bench flags (8 100 flag documents, 27 Nov)
    * those two scans were 2.0 of the 5.3 s from the state's load to serving the API.
    */
-  private unflushed: DocumentId[] | undefined;
+  private unflushed: Unflushed[] | undefined;
 
   /** What the last load found unflushed (see `unflushed`), once; undefined when taken already. */
-  takeUnflushedAtLoad(): DocumentId[] | undefined {
+  takeUnflushedAtLoad(): Unflushed[] | undefined {
     const ids = this.unflushed;
     this.unflushed = undefined;
     return ids;
@@ -126,9 +129,9 @@ export class CollectionMirror<T extends StoredDocument> {
     try {
       const docs = await this.collection.find<T>({}).toArray();
       const next = new Map<unknown, T>();
-      const unflushed: DocumentId[] = [];
+      const unflushed: Unflushed[] = [];
       for (const doc of docs) {
-        if (doc._outbox !== undefined || doc._deleted) unflushed.push(doc._id);
+        if (doc._outbox !== undefined || doc._deleted) unflushed.push({ _id: doc._id, _rev: doc._rev, _outbox: doc._outbox, _deleted: doc._deleted });
         if (!doc._deleted) next.set(doc._id, doc);
       }
       this.unflushed = unflushed;

@@ -1,11 +1,11 @@
 import t from 'tap';
-import type { CommandStartedEvent } from 'mongodb';
+import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
 import { EVENT_TAIL, tailKey, type TailEntry } from '../../src/db/event-log/append.js';
 import { storedEventJson } from '../../src/db/event-log/stored.js';
-import { buildEvents, pendingEvents, type PendingEvent } from '../../src/db/outbox/index.js';
+import { buildEvents, packEvents, pendingEvents, type PendingEvent } from '../../src/db/outbox/index.js';
 import { DatabaseTimeoutError } from '../../src/db/guard.js';
 import { buildTestApp, testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
 import { watchCalls } from '../helpers/spy.js';
@@ -23,6 +23,7 @@ t.test('a change and its event survive a crash between the two writes', async (t
 
   const app = await buildApp(config, { logger: false });
   t.teardown(() => app.close());
+  await app.database.outbox.settle(); // the start's repair clears after serving
   const tokens = await app.database.db.collection('api_tokens').find({ tokenName: 'written-before-the-crash' }).toArray();
   t.equal(tokens.length, 1, 'the change was written');
   // The writer published its revision before it died (Revisions.changed, before the flush), so
@@ -199,6 +200,48 @@ t.test('pending events are stored packed in one string; documents holding an arr
   await outbox.flush(legacy, 'array');
   t.notOk((await db.collection('packed_outbox').findOne({ _id: 'array' as never }))?._outbox, 'an array _outbox is flushed and cleared');
   t.equal((await db.collection('events').findOne({ _id: old!.key as never }))?.type, 'tag-created', 'its event is in the log');
+});
+
+t.test('a start after a crash in a burst of writes repairs from what its load read: no document read again, nothing appended twice, the clears after serving', async (t) => {
+  const config = await testConfig(t, { VANE_MONITOR_COMMANDS: '1' });
+  t.teardown(() => dropDatabase(config));
+  const names = ['burst-1', 'burst-2', 'burst-3', 'burst-4', 'burst-5', 'burst-6'];
+  const first = await buildApp(config, { logger: false });
+  for (const name of names) {
+    const res = await first.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_ADMIN, payload: { name } });
+    t.equal(res.statusCode, 201);
+  }
+  await first.database.outbox.flushed();
+  const flags = first.database.db.collection<{ _id: string; _outbox?: string }>('flags');
+  const leftovers = await flags.find({ _id: { $in: names } }).toArray();
+  t.equal(leftovers.filter((doc) => doc._outbox !== undefined).length, names.length, 'flushed, their clears still waiting');
+  // What a crash then leaves: the documents as they were (a clean stop clears them), and one
+  // event whose flush never ran.
+  const [lost] = buildEvents({ name: 'crash-test', id: -42 }, [{ type: 'feature-updated', featureName: 'burst-6', project: 'default', data: { note: 'never logged' } }]);
+  leftovers.at(-1)!._outbox = packEvents([...pendingEvents(leftovers.at(-1)!._outbox), lost!]);
+  await first.close();
+  const client = await new MongoClient(config.MONGODB_URL!).connect();
+  t.teardown(() => client.close());
+  for (const doc of leftovers) await client.db(config.MONGODB_DB).collection<{ _id: string }>('flags').replaceOne({ _id: doc._id }, doc);
+  const logged = await client.db(config.MONGODB_DB).collection('events').countDocuments();
+
+  let release!: () => void;
+  const second = await buildApp(config, { logger: false, loadInBackground: true, holdLoad: new Promise<void>((resolve) => (release = resolve)) });
+  t.teardown(() => second.close());
+  const commands: string[] = [];
+  const record = (event: CommandStartedEvent) => {
+    if (event.command[event.commandName] === 'flags' && event.commandName !== 'createIndexes') commands.push(event.commandName);
+  };
+  second.database.client.on('commandStarted', record);
+  release();
+  await second.loaded;
+  second.database.client.off('commandStarted', record);
+  t.same(commands, ['find'], 'the load\'s read, and no read or clear of a flag before serving');
+  const events = second.database.db.collection<{ featureName?: string; data?: { note?: string } }>('events');
+  t.equal(await events.countDocuments(), logged + 1, 'the lost event appended; the others not again');
+  t.equal(await events.countDocuments({ 'data.note': 'never logged' }), 1);
+  await second.database.outbox.settle();
+  t.same((await second.database.db.collection<{ _id: string }>('flags').find({ _id: { $in: names }, _outbox: { $exists: true } }).toArray()).map((d) => d._id), [], 'cleared after');
 });
 
 t.test('a fresh start reports no crash leftovers: its own initial events are flushed before the repair looks', async (t) => {
