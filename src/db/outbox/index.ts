@@ -303,7 +303,7 @@ export class Outbox {
 
   /** Inserts `doc` with its events without flushing them (the caller flushes: flushInserted, see FlagService.create). */
   async insertPending<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {
-    const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: packEvents(events) } : {}) };
+    const stored = { ...doc, [REV_FIELD]: 1, ...(events.length ? { [OUTBOX_FIELD]: this.pack(events) } : {}) };
     const c = this.handle(coll.collectionName);
     this.lastWriteAt = performance.now();
     await c.insertOne(stored).catch((err: unknown) => {
@@ -353,7 +353,7 @@ export class Outbox {
   async replace<T extends StoredDocument>(coll: Collection<T>, current: Written, next: T, events: PendingEvent[]): Promise<void> {
     const outbox = [...this.stillPending(current._outbox), ...events];
     const { _id: _replaced, ...fields } = next;
-    const stored = { ...fields, [REV_FIELD]: (current._rev ?? 0) + 1, ...(outbox.length ? { [OUTBOX_FIELD]: packEvents(outbox) } : {}) };
+    const stored = { ...fields, [REV_FIELD]: (current._rev ?? 0) + 1, ...(outbox.length ? { [OUTBOX_FIELD]: this.pack(outbox) } : {}) };
     await this.conditionalWrite(this.handle(coll.collectionName), current, stored, outbox, { ...stored, _id: current._id });
     await this.keepUp();
   }
@@ -361,7 +361,7 @@ export class Outbox {
   /** Deletes `current`: a tombstone carries the events until they are flushed, then goes. */
   async remove<T extends StoredDocument>(coll: Collection<T>, current: T, events: PendingEvent[]): Promise<void> {
     const outbox = [...this.stillPending(current._outbox), ...events];
-    const tombstone = { [REV_FIELD]: (current._rev ?? 0) + 1, [DELETED_FIELD]: true, [OUTBOX_FIELD]: packEvents(outbox) };
+    const tombstone = { [REV_FIELD]: (current._rev ?? 0) + 1, [DELETED_FIELD]: true, [OUTBOX_FIELD]: this.pack(outbox) };
     // Awaited: the tombstone holds the `_id` until its flush removes it, and a document created
     // again under the same `_id` right after the response must not collide with it.
     const { flush } = await this.conditionalWrite(this.handle(coll.collectionName), current, tombstone, outbox, null);
@@ -671,7 +671,26 @@ export class Outbox {
   }
 
   private stillPending(outbox: StoredOutbox | undefined): PendingEvent[] {
-    return pendingEvents(outbox).filter((e) => !this.appended.has(e.key));
+    const events = typeof outbox === 'string' ? (this.packed.get(outbox) ?? pendingEvents(outbox)) : pendingEvents(outbox);
+    return events.filter((e) => !this.appended.has(e.key));
+  }
+
+  /**
+   * The `_outbox` strings this process wrote lately, with the events packed in them. The copy the
+   * state holds of a document written again before its flush (a client editing one flag change
+   * after change) still carries its last `_outbox`, and the next write reads it (stillPending):
+   * parsing that Extended JSON again was 0.9 s of the main thread's ~34 s in the 2 000-flag replay
+   * (`--cpu-prof`, 27 Nov). The same string object is looked up, so its hash is computed once.
+   * Bounded: a string forgotten is parsed again.
+   */
+  private readonly packed = new Map<string, PendingEvent[]>();
+  private static readonly PACKED_KEPT = 256;
+
+  private pack(events: PendingEvent[]): string {
+    const packed = packEvents(events);
+    this.packed.set(packed, events);
+    if (this.packed.size > Outbox.PACKED_KEPT) this.packed.delete(this.packed.keys().next().value!);
+    return packed;
   }
 
   private async runDeferredClear(key: string): Promise<void> {
