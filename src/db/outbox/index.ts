@@ -621,14 +621,16 @@ export class Outbox {
   static readonly WRITER_PAUSE_MS = 100;
   /**
    * Clears that may wait for a pause; past this many they run as they come due. What the bound
-   * limits: a crash leaves these documents flushed but not cleared, and the next start looks each
-   * one's events up in the log (repairLoaded: one read by `_id`, REPAIR_READS at a time); a clean
-   * stop runs them (settle, ~1.7 ms each on the embedded database). At 256, a client loading a
-   * configuration one change after another paid a clear per flag it had finished with: the
-   * 2 000-flag replay (bench/replay.ts) sent 11 343 flag updates, at 4 096 9 783 (waiting clears
-   * are cancelled by the flag's next write), 27 Nov, command monitoring.
+   * limits: a crash leaves these documents flushed but not cleared, for the next start's repair
+   * (repairLoaded), and a clean stop runs them all at once (settle), each within the guard's
+   * deadline behind the others on the embedded database's one writer. A client loading a
+   * configuration one change after another pays a clear per flag it has finished with (the
+   * 2 000-flag replay of bench/replay.ts sent 11 343 flag updates at 256, 9 783 at 4 096, 27 Nov,
+   * command monitoring); but at 2 048 a stop after the 5 000-flag seed saw most of its clears
+   * miss their 2 s deadline waiting for the writer, and the start after it had ~2 000 documents
+   * to repair (5.5 s to serving the API against ~3). Raising it needs those clears paced first.
    */
-  static readonly MAX_WAITING_CLEARS = 2048;
+  static readonly MAX_WAITING_CLEARS = 256;
 
   /** Milliseconds until no request's write was sent for WRITER_PAUSE_MS (0 or less: writers have paused). */
   private untilWritersPause(): number {
@@ -941,10 +943,9 @@ export class Outbox {
   /**
    * The start's repair of what the load found unflushed, from the bookkeeping it read: no read of
    * the document again, whether its events are in the log asked REPAIR_READS documents at a time,
-   * the missing ones appended in order, and the clear deferred as after a write (deferClear), so
-   * the API is served without waiting for it. Most such documents were flushed and only not yet
-   * cleared: a crash in a burst of writes leaves up to MAX_WAITING_CLEARS of them. A document this
-   * process wrote since the load is flushed as it is stored now (`flush`).
+   * the missing ones appended in order, then the clear. Most such documents were flushed and only
+   * not yet cleared: a crash in a burst of writes leaves up to MAX_WAITING_CLEARS of them. A
+   * document this process wrote since the load is flushed as it is stored now (`flush`).
    */
   private async repairLoaded(c: Collection<StoredDocument>, loaded: Unflushed[]): Promise<number> {
     const mirror = this.state.mirrorOf(c.collectionName);
@@ -965,7 +966,7 @@ export class Outbox {
     for (const [i, doc] of current.entries()) {
       await this.flushLock.run('events', async () => {
         if (!logged[i]) await this.appendLocked(pendingEvents(doc._outbox));
-        await this.afterAppend(c, doc._id, doc, 0);
+        await this.afterAppend(c, doc._id, doc);
       });
       if (!logged[i]) repaired++;
     }
