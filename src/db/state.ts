@@ -114,9 +114,9 @@ export class CollectionMirror<T extends StoredDocument> {
 
   /** What the last load found unflushed (see `unflushed`), once; undefined when taken already. */
   takeUnflushedAtLoad(): Unflushed[] | undefined {
-    const ids = this.unflushed;
+    const unflushed = this.unflushed;
     this.unflushed = undefined;
-    return ids;
+    return unflushed;
   }
 
   /**

@@ -949,23 +949,27 @@ export class Outbox {
    */
   private async repairLoaded(c: Collection<StoredDocument>, loaded: Unflushed[]): Promise<number> {
     const mirror = this.state.mirrorOf(c.collectionName);
-    const current: Unflushed[] = [];
+    const current: Array<{ doc: Unflushed; events: PendingEvent[] }> = [];
     const changed: Unflushed[] = [];
     for (const doc of loaded) {
       const held = mirror?.get(doc._id);
-      if (held?._rev !== (doc._deleted ? undefined : doc._rev)) changed.push(doc); // written by this process since
+      if (held?._rev !== (doc._deleted ? undefined : doc._rev)) {
+        changed.push(doc); // written by this process since
+        continue;
+      }
       // Unless its events are this process's own, appended already (a fresh database's initial documents, flushed by `settle`).
-      else if (doc._deleted || this.stillPending(doc._outbox).length) current.push(doc);
+      const events = pendingEvents(doc._outbox);
+      if (doc._deleted || this.stillPending(events).length) current.push({ doc, events });
     }
     const logged: boolean[] = [];
     for (let i = 0; i < current.length; i += Outbox.REPAIR_READS) {
       const slice = current.slice(i, i + Outbox.REPAIR_READS);
-      logged.push(...(await Promise.all(slice.map((doc) => this.alreadyLogged(pendingEvents(doc._outbox))))));
+      logged.push(...(await Promise.all(slice.map(({ events }) => this.alreadyLogged(events)))));
     }
     let repaired = 0;
-    for (const [i, doc] of current.entries()) {
+    for (const [i, { doc, events }] of current.entries()) {
       await this.flushLock.run('events', async () => {
-        if (!logged[i]) await this.appendLocked(pendingEvents(doc._outbox));
+        if (!logged[i]) await this.appendLocked(events);
         await this.afterAppend(c, doc._id, doc);
       });
       if (!logged[i]) repaired++;
