@@ -89,6 +89,14 @@ export class EventLog {
   private readonly appender: EventAppender;
   private readonly mirror: EventLogMirror;
   private readonly database: DatabaseSearch;
+  /**
+   * Held from `start` until the copy has loaded and the appender knows the newest stored id:
+   * the configuration loads beside the copy (initialiseState), and a write made meanwhile (a
+   * fresh database's initial documents, a crash's leftovers) must not claim ids from 1 (see
+   * start). Open before any start: tests append to a log they never start.
+   */
+  private appendsOpen: Promise<void> = Promise.resolve();
+  private openAppends: { resolve(): void; reject(err: Error): void } | undefined;
 
   /** `chunkBlocks`: sealed blocks per index chunk written (tests write smaller ones; see chunks.ts). */
   constructor(db: Db, private readonly writer: LogWriter, log: MirrorLogger, options: { chunkBlocks?: number } = {}) {
@@ -102,11 +110,13 @@ export class EventLog {
 
   /** Stores one event under the next id; idempotent (see EventAppender.append). */
   async append(event: PendingEvent): Promise<void> {
+    await this.appendsOpen;
     await this.appender.append(event);
   }
 
   /** Stores events in order under the next ids; idempotent (see EventAppender.appendMany). */
   async appendMany(events: readonly PendingEvent[]): Promise<void> {
+    await this.appendsOpen;
     await this.appender.appendMany(events);
   }
 
@@ -249,9 +259,15 @@ export class EventLog {
 
   /**
    * Loads the copy (sealed blocks and the tail; a log that needs a backfill is read in the
-   * background) and follows the log from here on; then the database's search indexes.
+   * background) and follows the log from here on; then the database's search indexes. Appends
+   * wait until it has loaded (a start that fails keeps them waiting for the next attempt).
    */
   async start(): Promise<void> {
+    // A start again after one that failed keeps the appends already waiting on the same promise.
+    if (!this.openAppends) {
+      this.appendsOpen = new Promise<void>((resolve, reject) => { this.openAppends = { resolve, reject }; });
+      this.appendsOpen.catch(() => undefined); // rejected only at stop; each waiting append has it too
+    }
     await this.mirror.start();
     // The first append claims the id after the newest one the copy loaded. The other instances'
     // revision documents hint the same, but only while they exist: one that stopped cleanly removes
@@ -261,10 +277,15 @@ export class EventLog {
     // missed its deadline again and again; the 5 000-flag scale bench's writes after its restart
     // waited on it for minutes.
     this.appender.startAfter(this.mirror.index.newestId);
+    this.openAppends?.resolve();
+    this.openAppends = undefined;
     await this.database.init(!this.writer.isFerretDB);
   }
 
   stop(): void {
+    // Appends still waiting for a start that never finished fail rather than hold the close.
+    this.openAppends?.reject(new Error('the event log stopped before its copy had loaded'));
+    this.openAppends = undefined;
     this.mirror.stop();
   }
 

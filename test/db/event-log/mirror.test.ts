@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import { buildApp } from '../../../src/app.js';
 import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
+import { EventLog } from '../../../src/db/event-log/index.js';
+import type { PendingEvent } from '../../../src/db/outbox/index.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
@@ -139,6 +141,7 @@ t.test('an instance that fell behind reads the sealed blocks it missed', async (
   t.teardown(() => b.close());
   // Seeding publishes no revision: b does not hear of these until it syncs, after a pruned them.
   await seedLog(a, Array.from({ length: 2100 }, (_, i) => filler(6 + i)));
+  await a.stores.eventLog.settled(); // a's pruning ran beside this check (it failed once so, 27 Nov)
   t.ok(await a.database.db.collection('event_tail').findOne({ id: 6 }) === null, 'the ids b never saw left the tail');
   await b.stores.eventLog.sync();
   t.same(await answers(b), await answers(a));
@@ -186,4 +189,26 @@ t.test('a log written before the mirror existed is backfilled once; the database
   t.teardown(() => again.close());
   t.ok(again.stores.eventLog.isReady(), 'the next start needs no backfill');
   t.same(await answers(again), await answers(app));
+});
+
+t.test('an append made while the copy loads (the configuration loads beside it) waits for the newest id, then takes the next', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const a = await buildApp(config, { logger: false });
+  await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)));
+  const db = a.database.db;
+  const log = new EventLog(db, a.database.outbox, { info: () => undefined, warn: () => undefined });
+  const event: PendingEvent = {
+    key: 'during-start', type: 'tag-created', createdBy: 'test', createdByUserId: -1337, createdAt: new Date(),
+    data: { value: 'during-start' }, preData: null, tags: [], featureName: null, project: null, environment: null,
+  };
+  const started = log.start();
+  const appended = log.append(event); // before the copy has read the blocks and the tail
+  await Promise.all([started, appended]);
+  const stored = await db.collection<EventDocument>('events').findOne({ _id: 'during-start' });
+  t.equal(stored?.id, 1306, 'the id after the newest the copy loaded');
+  t.equal(log.stats().newestId, 1306, 'and the copy has it');
+  log.stop();
+  await log.settled();
+  await a.close();
 });
