@@ -172,6 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (repaired) app.log.warn({ repaired }, 'flushed events left pending by an earlier crash');
     loaded = true;
     app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');
+    stores.eventLog.pruneLeftovers();
   };
   const loading = load();
   app.decorate('loaded', loading);

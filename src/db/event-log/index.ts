@@ -282,6 +282,11 @@ export class EventLog {
     await this.database.init(!this.writer.isFerretDB);
   }
 
+  /** Deletes in the background what an earlier run left in the tail (see EventLogMirror.pruneLeftovers). */
+  pruneLeftovers(): void {
+    this.mirror.pruneLeftovers();
+  }
+
   stop(): void {
     // Appends still waiting for a start that never finished fail rather than hold the close.
     this.openAppends?.reject(new Error('the event log stopped before its copy had loaded'));

@@ -45,6 +45,15 @@ const TAIL_KEPT_BLOCKS = 4;
  * of writes.
  */
 const PRUNE_BACKLOG = 512;
+/**
+ * Tail documents deleted in one command once pruning is urgent: each delete by `_id` is a command
+ * of ~2 ms on the embedded database, and 16 in one command ~1 ms each (a probe on the 5 000-flag
+ * seed's tail, 27 Nov: 64 `deleteOne`s 124–156 ms, the same 64 in one `bulkWrite` 60–66 ms; a
+ * `$in` scans the tail, 243–299 ms). One at a time, the seed's eight writers left the pruning
+ * 5 800 documents behind, and the start after it read them all (0.65 s of the database's time).
+ * 16 hold the one writer ~16 ms.
+ */
+const PRUNE_BATCH = 16;
 const META_ID = 'event-log';
 const SYNC_RETRY_MS = 1000;
 /**
@@ -126,6 +135,13 @@ export class EventLogMirror {
    * (infinite) until then, or for a log that needs a backfill (see pruneTail).
    */
   private tailFloor = Number.POSITIVE_INFINITY;
+  /**
+   * Tail documents an earlier run left unpruned (it stopped behind its writers), found by the
+   * start's read: ids `next` up to `end`. Deleted one by one when writers pause, from
+   * `pruneLeftovers` (once the server is serving) or the next block sealed, after that block's;
+   * each start reads them until then.
+   */
+  private leftovers: { next: number; end: number } | undefined;
   private syncQueued = false;
   /** The queued or running read of the tail for other instances' events (remoteRead). */
   private tailRead: Promise<void> = Promise.resolve();
@@ -221,7 +237,14 @@ export class EventLogMirror {
     if (meta?.complete || !(await this.appender.events.findOne({}, { projection: { _id: 1 } }))) {
       if (!meta?.complete) await this.markComplete();
       // Every later tail document belongs to a block not sealed yet, above this.
-      this.tailFloor = Math.min(this.tailFloor, lowestInTail, firstIdOf(this.sealedThrough + 1));
+      const floor = Math.min(this.tailFloor, lowestInTail, firstIdOf(this.sealedThrough + 1));
+      const kept = firstIdOf(this.sealedThrough - TAIL_KEPT_BLOCKS + 1);
+      if (floor < kept) {
+        this.leftovers = { next: floor, end: kept };
+        this.tailFloor = kept;
+      } else {
+        this.tailFloor = floor;
+      }
       this.becomeReady();
       this.schedule(() => this.sealComplete());
       this.schedule(() => this.writeChunks());
@@ -502,6 +525,15 @@ export class EventLogMirror {
   }
 
   /**
+   * Deletes the tail documents an earlier run left unpruned, when writers pause (a start calls
+   * it once it serves: deleted during the load, they slowed it, 5 800 of them after the
+   * 5 000-flag seed).
+   */
+  pruneLeftovers(): void {
+    if (this.leftovers) this.pruneSoon();
+  }
+
+  /**
    * Starts pruning the tail (pruneTail), or asks the pruning under way to look again when it
    * ends. Not a step of `work`: it waits for writers to pause, and the steps behind it (sealing
    * the next block, reading other instances' events) must not wait with it.
@@ -526,13 +558,14 @@ export class EventLogMirror {
   }
 
   /**
-   * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, one by one by
-   * `_id`, each when requests' writes pause (or at once past PRUNE_BACKLOG). One `deleteMany` of a
-   * block's 256 documents held the embedded database's only writer for ~63 ms at 5 000 flags, and
-   * the user's write that came meanwhile waited for all of it (the slowest variants write of the
-   * scale bench, every run: 64 ms against a p50 of 10; 26 Nov). A delete by `_id` takes the index
-   * (embedded.ts) and ~2 ms, as much as any command there: deleted as the events came, one per
-   * event, each delete sat in front of the next request's write.
+   * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, by `_id`,
+   * one by one when requests' writes pause, or PRUNE_BATCH to a command at once past
+   * PRUNE_BACKLOG. One `deleteMany` of a block's 256 documents held the embedded database's only
+   * writer for ~63 ms at 5 000 flags, and the user's write that came meanwhile waited for all of
+   * it (the slowest variants write of the scale bench, every run: 64 ms against a p50 of 10; 26
+   * Nov). A delete by `_id` takes the index (embedded.ts) and ~2 ms, as much as any command there:
+   * deleted as the events came, one per event, each delete sat in front of the next request's
+   * write. Then an earlier run's leftovers, one by one when writers pause.
    *
    * The documents are named by key, from `tailFloor` up, not found by a query: FerretDB answers
    * any query on `id` by reading every tail document's body, and that scan (20 + 46 + 130 ms of
@@ -552,11 +585,32 @@ export class EventLogMirror {
     }
     while (this.tailFloor < below) {
       // Urgent past the bound, or once another block is sealed meanwhile (its documents are next).
-      await this.writer.maintenanceTurn(this.pruneAgain || below - this.tailFloor > PRUNE_BACKLOG, () => this.stopped);
+      const urgent = this.pruneAgain || below - this.tailFloor > PRUNE_BACKLOG;
+      await this.writer.maintenanceTurn(urgent, () => this.stopped);
       if (this.stopped) return;
-      await this.tail.deleteOne({ _id: tailKey(this.tailFloor) });
-      this.tailFloor++;
+      const count = urgent ? Math.min(PRUNE_BATCH, below - this.tailFloor) : 1;
+      await this.deleteTail(this.tailFloor, count);
+      this.tailFloor += count;
     }
+    const leftovers = this.leftovers;
+    while (leftovers && leftovers.next < leftovers.end) {
+      if (this.pruneAgain) return; // a block sealed meanwhile: its documents first (pruneSoon)
+      await this.writer.maintenanceTurn(false, () => this.stopped);
+      if (this.stopped) return;
+      await this.deleteTail(leftovers.next, 1);
+      leftovers.next++;
+    }
+    this.leftovers = undefined;
+  }
+
+  /** Deletes the tail documents of `count` ids from `first`, in one command. */
+  private async deleteTail(first: number, count: number): Promise<void> {
+    if (count === 1) {
+      await this.tail.deleteOne({ _id: tailKey(first) });
+      return;
+    }
+    const deletes = Array.from({ length: count }, (_, i) => ({ deleteOne: { filter: { _id: tailKey(first + i) } } }));
+    await this.tail.bulkWrite(deletes, { ordered: false });
   }
 
   /**
