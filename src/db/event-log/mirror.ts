@@ -45,15 +45,6 @@ const TAIL_KEPT_BLOCKS = 4;
  * of writes.
  */
 const PRUNE_BACKLOG = 512;
-/**
- * Tail documents deleted in one command once pruning is urgent: each delete by `_id` is a command
- * of ~2 ms on the embedded database, and 16 in one command ~1 ms each (a probe on the 5 000-flag
- * seed's tail, 27 Nov: 64 `deleteOne`s 124–156 ms, the same 64 in one `bulkWrite` 60–66 ms; a
- * `$in` scans the tail, 243–299 ms). One at a time, the seed's eight writers left the pruning
- * 5 800 documents behind, and the start after it read them all (0.65 s of the database's time).
- * 16 hold the one writer ~16 ms.
- */
-const PRUNE_BATCH = 16;
 const META_ID = 'event-log';
 const SYNC_RETRY_MS = 1000;
 /**
@@ -558,14 +549,20 @@ export class EventLogMirror {
   }
 
   /**
-   * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, by `_id`,
-   * one by one when requests' writes pause, or PRUNE_BATCH to a command at once past
-   * PRUNE_BACKLOG. One `deleteMany` of a block's 256 documents held the embedded database's only
+   * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, one by one by
+   * `_id`, each when requests' writes pause (or at once past PRUNE_BACKLOG). One `deleteMany` of a block's 256 documents held the embedded database's only
    * writer for ~63 ms at 5 000 flags, and the user's write that came meanwhile waited for all of
    * it (the slowest variants write of the scale bench, every run: 64 ms against a p50 of 10; 26
    * Nov). A delete by `_id` takes the index (embedded.ts) and ~2 ms, as much as any command there:
    * deleted as the events came, one per event, each delete sat in front of the next request's
-   * write. Then an earlier run's leftovers, one by one when writers pause.
+   * write. Then an earlier run's leftovers, when writers pause.
+   *
+   * Not several to a command past the bound: 16 deletes in one `bulkWrite` cost ~1 ms each against
+   * ~2 ms for a `deleteOne` (a probe on the 5 000-flag seed's tail, 27 Nov), and kept the seed's
+   * tail at 1 910 documents instead of 5 800, but the writer they took went missing from the
+   * outbox's clears: 1 202 flags were left flushed but not cleared at the seed's stop instead of
+   * 312, and the start's repair of those (a read and a clear each) took longer than reading the
+   * longer tail (11.1 s to `/ready` against ~4–5 s, the same hour).
    *
    * The documents are named by key, from `tailFloor` up, not found by a query: FerretDB answers
    * any query on `id` by reading every tail document's body, and that scan (20 + 46 + 130 ms of
@@ -585,32 +582,20 @@ export class EventLogMirror {
     }
     while (this.tailFloor < below) {
       // Urgent past the bound, or once another block is sealed meanwhile (its documents are next).
-      const urgent = this.pruneAgain || below - this.tailFloor > PRUNE_BACKLOG;
-      await this.writer.maintenanceTurn(urgent, () => this.stopped);
+      await this.writer.maintenanceTurn(this.pruneAgain || below - this.tailFloor > PRUNE_BACKLOG, () => this.stopped);
       if (this.stopped) return;
-      const count = urgent ? Math.min(PRUNE_BATCH, below - this.tailFloor) : 1;
-      await this.deleteTail(this.tailFloor, count);
-      this.tailFloor += count;
+      await this.tail.deleteOne({ _id: tailKey(this.tailFloor) });
+      this.tailFloor++;
     }
     const leftovers = this.leftovers;
     while (leftovers && leftovers.next < leftovers.end) {
       if (this.pruneAgain) return; // a block sealed meanwhile: its documents first (pruneSoon)
       await this.writer.maintenanceTurn(false, () => this.stopped);
       if (this.stopped) return;
-      await this.deleteTail(leftovers.next, 1);
+      await this.tail.deleteOne({ _id: tailKey(leftovers.next) });
       leftovers.next++;
     }
     this.leftovers = undefined;
-  }
-
-  /** Deletes the tail documents of `count` ids from `first`, in one command. */
-  private async deleteTail(first: number, count: number): Promise<void> {
-    if (count === 1) {
-      await this.tail.deleteOne({ _id: tailKey(first) });
-      return;
-    }
-    const deletes = Array.from({ length: count }, (_, i) => ({ deleteOne: { filter: { _id: tailKey(first + i) } } }));
-    await this.tail.bulkWrite(deletes, { ordered: false });
   }
 
   /**

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { Collection, MongoClient } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import { buildApp } from '../../../src/app.js';
 import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
 import { EventLog } from '../../../src/db/event-log/index.js';
@@ -117,32 +117,6 @@ t.test('the tail an earlier process left is pruned by key as blocks are sealed, 
   t.equal(Math.max(...tailIds), 1792);
   t.equal(tailIds.length, 1792 - 769 + 1, 'the rest are all there');
   t.same(queries, [], 'no query of the tail: FerretDB reads every tail document for one');
-});
-
-t.test('a tail far behind is pruned 16 documents to a command until the backlog is bounded, then one by one', async (t) => {
-  const a = await buildTestApp(t);
-  const tail = a.stores.eventLog['appender'].tail;
-  const bulks: number[] = [];
-  let singles = 0;
-  // Assigned through the guard's proxy, these land on the collection it wraps: the guard calls
-  // them in the write slot it took, so they call the driver's own methods, not the guarded ones.
-  tail.bulkWrite = function (this: typeof tail, ...args: Parameters<typeof tail.bulkWrite>) {
-    bulks.push(args[0].length);
-    return Collection.prototype.bulkWrite.apply(this, args);
-  };
-  tail.deleteOne = function (this: typeof tail, ...args: Parameters<typeof tail.deleteOne>) {
-    singles++;
-    return Collection.prototype.deleteOne.apply(this, args);
-  };
-  // Ids 1–2005: blocks 0–6 sealed at once, the tail keeps blocks 3–6, so ids 1–768 go: 256 past
-  // the bound of 512 at once, in commands of 16, the rest when writers pause.
-  await seedLog(a, Array.from({ length: 2000 }, (_, i) => filler(6 + i)));
-  await a.stores.eventLog.settled();
-  t.same(bulks, Array.from({ length: 16 }, () => 16), 'sixteen commands of sixteen deletes');
-  t.equal(singles, 512, 'then one delete per document');
-  const tailIds = (await tail.find({}, { projection: { id: 1 } }).toArray()).map((e) => e.id);
-  t.equal(Math.min(...tailIds), 769);
-  t.equal(tailIds.length, 2005 - 769 + 1);
 });
 
 t.test('tail documents an earlier run left unpruned are deleted by the next start, when writers pause', async (t) => {
