@@ -11,7 +11,7 @@ import auth from './plugins/auth.js';
 import docs from './plugins/docs.js';
 import metrics from './plugins/metrics.js';
 import { lazyChildLogger } from './plugins/request-logger.js';
-import workerPool, { startThreads, type PoolOptions } from './plugins/worker-pool.js';
+import workerPool, { type PoolOptions } from './plugins/worker-pool.js';
 import healthRoutes from './features/health/routes.js';
 import playgroundRoutes from './features/playground/routes.js';
 import type { PlaygroundService } from './features/playground/service.js';
@@ -173,7 +173,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     loaded = true;
     app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');
     stores.eventLog.pruneLeftovers();
-    void startThreads(app.workerPool);
   };
   const loading = load();
   app.decorate('loaded', loading);

@@ -89,8 +89,3 @@ const evaluatePlayground: EntryPoint<'deprecated' | 'advanced-chunk'> = (task) =
   return typeof result === 'number' ? result : move(result);
 };
 export default evaluatePlayground;
-
-/** The pool's warm-up task (startThreads): loading this module is the work. */
-export function warm(): number {
-  return 0;
-}

@@ -12,11 +12,6 @@ import { DEFAULT_ENTRY, entryOf, type ResultOf, type Task } from '../../workers/
  * - threads: PLAYGROUND_WORKERS, or one per core [1.5× cores]: evaluation is pure CPU, more
  *   threads than cores only adds switching; min = max so every thread stays warm with the
  *   compiled snapshot (a cold thread recompiles it, ~1–2 ms per 100 flags).
- * - the threads start once the configuration has loaded (`startThreads`), min 0 until then:
- *   nothing can run on them before (the API answers 503), and each thread's start (Node's
- *   bootstrap and the playground's modules, ~180 ms of CPU) took its share of the two cores
- *   from the load. A /tmp probe on a 5 000-flag seed, three pairs of restarts: 4.05–4.64 s to
- *   `/ready` against 4.69–4.98 s with the threads started with the pool (27 Nov).
  * - idleTimeout 60 s [0]: with 0, threads churn under bursty load and lose their snapshot.
  * - maxQueue PLAYGROUND_MAX_QUEUE [Infinity]: bounded, so overload answers 503 at once
  *   (the service checks room before dispatching; this is the backstop).
@@ -42,7 +37,7 @@ async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promis
   const threads = app.config.PLAYGROUND_WORKERS || Math.max(1, availableParallelism());
   const pool = new Piscina({
     filename: opts.filename ?? DEFAULT_ENTRY,
-    minThreads: 0,
+    minThreads: threads,
     maxThreads: threads,
     idleTimeout: 60_000,
     maxQueue: app.config.PLAYGROUND_MAX_QUEUE,
@@ -55,19 +50,6 @@ async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promis
   app.addHook('onClose', async () => {
     await pool.destroy();
   });
-}
-
-/**
- * Starts the pool's threads (the worker-pool plugin creates it without any): min = max from here
- * on (Piscina reads its live options when a thread exits, and replaces one only up to that
- * minimum), and one warm-up task per thread at once, so Piscina starts them all now rather than
- * as tasks come. Resolves when they have started; never rejects (a pool closed meanwhile, or an
- * entry point without `warm`, still started its threads).
- */
-export async function startThreads(pool: Piscina): Promise<void> {
-  const threads = pool.options.maxThreads;
-  pool.options.minThreads = threads;
-  await Promise.all(Array.from({ length: threads }, () => pool.run(null, { name: 'warm' }).catch(() => undefined)));
 }
 
 declare module 'fastify' {
