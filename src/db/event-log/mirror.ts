@@ -550,10 +550,10 @@ export class EventLogMirror {
 
   /**
    * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, one by one by
-   * `_id`, each when requests' writes pause (or at once past PRUNE_BACKLOG). One `deleteMany` of a block's 256 documents held the embedded database's only
-   * writer for ~63 ms at 5 000 flags, and the user's write that came meanwhile waited for all of
-   * it (the slowest variants write of the scale bench, every run: 64 ms against a p50 of 10; 26
-   * Nov). A delete by `_id` takes the index (embedded.ts) and ~2 ms, as much as any command there:
+   * `_id`, each when requests' writes pause (or at once past PRUNE_BACKLOG). One `deleteMany` of
+   * a block's 256 documents held the embedded database's only writer for ~63 ms at 5 000 flags,
+   * and the user's write that came meanwhile waited for all of it (the slowest variants write of
+   * the scale bench, every run: 64 ms against a p50 of 10; 26 Nov). A delete by `_id` takes the index (embedded.ts) and ~2 ms, as much as any command there:
    * deleted as the events came, one per event, each delete sat in front of the next request's
    * write. Then an earlier run's leftovers, when writers pause.
    *

@@ -700,18 +700,26 @@ export class Outbox {
     if (!entry) return;
     clearTimeout(entry.timer);
     this.deferredClears.delete(key);
-    const run = this.documentLock.run(key, async () => {
-      if (this.queuedFlushes.has(key)) return; // a later write's flush arms the clear again
-      if (!(await this.clearsAreSafe())) return;
-      await this.conditionally(entry.coll, entry.id, entry.rev, (filter) =>
-        entry.coll.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } }));
-    });
+    const run = this.clearFlushed(key, entry.coll, entry.id, entry.rev);
     this.runningClears.add(run);
     try {
       await run;
     } finally {
       this.runningClears.delete(run);
     }
+  }
+
+  /**
+   * Clears a flushed document's events (`_outbox`) at revision `rev`, under its lock: not when a
+   * later write's flush is queued (that flush clears it) or clears are not safe (clearsAreSafe).
+   * The waiting clears (runDeferredClear) and the start's repair (clearRepaired) both use it.
+   */
+  private clearFlushed(key: string, coll: Collection<StoredDocument>, id: DocumentId, rev: number | undefined): Promise<void> {
+    return this.documentLock.run(key, async () => {
+      if (this.queuedFlushes.has(key)) return;
+      if (!(await this.clearsAreSafe())) return;
+      await this.conditionally(coll, id, rev, (filter) => coll.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } }));
+    });
   }
 
   /**
@@ -1006,11 +1014,7 @@ export class Outbox {
       await this.maintenanceTurn(this.hurryRepairClears, () => this.hurryRepairClears);
       const key = this.documentKey(c, doc._id);
       try {
-        await inBackground(() => this.documentLock.run(key, async () => {
-          if (this.queuedFlushes.has(key)) return; // written since: its own flush clears it
-          if (!(await this.clearsAreSafe())) return;
-          await this.conditionally(c, doc._id, doc._rev, (filter) => c.updateOne(filter, { $unset: { [OUTBOX_FIELD]: '' } }));
-        }));
+        await inBackground(() => this.clearFlushed(key, c, doc._id, doc._rev));
       } catch (err) {
         this.backgroundError('outbox clear', err);
       }
