@@ -62,7 +62,7 @@ const createFlag = (app: Awaited<ReturnType<typeof buildApp>>, name: string) => 
 
 t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; resumed: writes work, nothing half-written', async (t) => {
   const { app, logs, pid } = await ownApp(t, { DB_RESTART_AFTER_MS: '0' });
-  await seedReferenceConfiguration(app);
+  await seedReferenceConfiguration(app, { retryUnavailable: true });
   const frontend = await createToken(app, 'frontend');
   const client = await createToken(app, 'client');
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200);

@@ -6,7 +6,10 @@ import { JSON_ADMIN } from '../../helpers/app.js';
  * unleash-server 8.2.0: a segment, three flags (strategy with constraint, segment and variants;
  * environment variants with payload, a disabled strategy, a tag; a dependency).
  */
-export async function seedReferenceConfiguration(app: FastifyInstance): Promise<void> {
+export async function seedReferenceConfiguration(
+  app: FastifyInstance,
+  options: { retryUnavailable?: boolean } = {},
+): Promise<void> {
   const calls: Array<[string, string, unknown]> = [
     ['POST', '/api/admin/segments', { name: 'seg1', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2'] }] }],
     ['POST', '/api/admin/projects/default/features', { name: 'alpha', description: 'first', impressionData: true }],
@@ -34,7 +37,18 @@ export async function seedReferenceConfiguration(app: FastifyInstance): Promise<
     }],
   ];
   for (const [method, url, payload] of calls) {
-    const res = await app.inject({ method: method as 'POST', url, headers: JSON_ADMIN, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const send = () => app.inject({ method: method as 'POST', url, headers: JSON_ADMIN, ...(payload === undefined ? {} : { payload: payload as object }) });
+    let res = await send();
+    // A test with a short DB_TIMEOUT_MS (test/db/frozen.test.ts) can see a 503 before its fault
+    // when a loaded CI machine stalls its database past the deadline. It retries as a client
+    // honouring Retry-After would; a 409 after a 503 means the unanswered write had applied.
+    let unanswered = false;
+    for (let attempt = 1; options.retryUnavailable && res.statusCode === 503 && attempt <= 5; attempt++) {
+      unanswered = true;
+      await new Promise((r) => setTimeout(r, Number(res.headers['retry-after'] ?? 1) * 1000));
+      res = await send();
+    }
+    if (unanswered && res.statusCode === 409) continue;
     if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   }
 }
