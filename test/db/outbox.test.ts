@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
 import { EVENT_TAIL, tailKey, type TailEntry } from '../../src/db/event-log/append.js';
 import { storedEventJson } from '../../src/db/event-log/stored.js';
-import { buildEvents, packEvents, pendingEvents, type PendingEvent } from '../../src/db/outbox/index.js';
+import { buildEvents, Outbox, packEvents, pendingEvents, type PendingEvent } from '../../src/db/outbox/index.js';
 import { DatabaseTimeoutError } from '../../src/db/guard.js';
 import { buildTestApp, testConfig, dropDatabase, ADMIN, JSON_ADMIN } from '../helpers/app.js';
 import { watchCalls } from '../helpers/spy.js';
@@ -322,4 +322,41 @@ t.test('a conditional write is one command with its revision in the filter (Mong
   t.equal(stored?._rev, 4, 'on top of the other write');
   const flag = await app.inject({ url: '/api/admin/projects/default/features/one-command', headers: ADMIN });
   t.equal(flag.json().environments.find((e: { name: string }) => e.name === 'development').enabled, false, 'and applied');
+});
+
+t.test('maintenance writes take their share of the time once writers pause; one in hurry goes at once', async (t) => {
+  const app = await buildTestApp(t);
+  const outbox = app.database.outbox;
+  await outbox.settle(); // the start's own clears, out of the way
+  outbox['untilWritersPause'] = () => 0;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const share = Outbox.MAINTENANCE_SHARE;
+  const timedTurn = async (hurry = false) => {
+    const at = performance.now();
+    const ended = await outbox.maintenanceTurn(() => hurry);
+    return { ended, waited: performance.now() - at };
+  };
+
+  const first = await timedTurn();
+  await sleep(100); // a maintenance write of 100 ms
+  first.ended();
+  const second = await timedTurn();
+  second.ended();
+  const due = 100 * (1 - share) / share;
+  t.ok(second.waited >= due - 30 && second.waited < due + 1000, `after a write of 100 ms the next waits ~${due} ms (${second.waited.toFixed(0)})`);
+
+  const long = await timedTurn(true);
+  let granted = false;
+  const waiting = outbox.maintenanceTurn(() => false).then((ended) => {
+    granted = true;
+    return ended;
+  });
+  await sleep(150);
+  t.notOk(granted, 'none goes beside a maintenance write under way');
+  const hurried = await timedTurn(true);
+  t.ok(hurried.waited < 50, `one in hurry goes at once, even then (${hurried.waited.toFixed(0)} ms)`);
+  hurried.ended();
+  long.ended();
+  (await waiting)();
+  t.ok(granted, 'the waiting one goes once the write under way has ended and had its share');
 });

@@ -34,9 +34,11 @@ export interface LogWriter {
   onCommitted(listener: (remote: boolean) => void): () => void;
   /**
    * Resolves when a maintenance write (pruning the tail) may take the database's writer: once
-   * requests' writes pause, at once when `urgent` or when `stopping()` (Outbox.maintenanceTurn).
+   * requests' writes pause and earlier maintenance has had its share of the time, or as soon as
+   * `hurry()` says so (Outbox.maintenanceTurn). The function it resolves with is called once that
+   * write has ended.
    */
-  maintenanceTurn(urgent: boolean, stopping: () => boolean): Promise<void>;
+  maintenanceTurn(hurry: () => boolean): Promise<() => void>;
   /** Whether the server is FerretDB, which reads through no index but `_id` (DatabaseSearch.init). */
   readonly isFerretDB: boolean;
 }

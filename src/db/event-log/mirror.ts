@@ -40,9 +40,8 @@ import { EventLogIndex, type IndexedEvent } from './search-index.js';
 const TAIL_KEPT_BLOCKS = 4;
 /**
  * Tail documents past those kept that may wait for requests' writes to pause before they are
- * deleted (LogWriter.maintenanceTurn); past this many (two blocks), or once the next block is
- * sealed, they are deleted as they come, one by one, so the tail stays bounded under any stream
- * of writes.
+ * deleted (LogWriter.maintenanceTurn); past this many (two blocks) they are deleted as they come,
+ * one by one, so the tail stays bounded under any stream of writes.
  */
 const PRUNE_BACKLOG = 512;
 const META_ID = 'event-log';
@@ -548,6 +547,11 @@ export class EventLogMirror {
     })();
   }
 
+  /** Tail documents of blocks sealed TAIL_KEPT_BLOCKS ago and before that are not deleted yet. */
+  private pruneBacklog(): number {
+    return firstIdOf(this.sealedThrough - TAIL_KEPT_BLOCKS + 1) - this.tailFloor;
+  }
+
   /**
    * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, one by one by
    * `_id`, each when requests' writes pause (or at once past PRUNE_BACKLOG). One `deleteMany` of
@@ -581,18 +585,26 @@ export class EventLogMirror {
       this.tailFloor = Math.min(lowest?.id ?? below, below);
     }
     while (this.tailFloor < below) {
-      // Urgent past the bound, or once another block is sealed meanwhile (its documents are next).
-      await this.writer.maintenanceTurn(this.pruneAgain || below - this.tailFloor > PRUNE_BACKLOG, () => this.stopped);
-      if (this.stopped) return;
-      await this.tail.deleteOne({ _id: tailKey(this.tailFloor) });
+      // Urgent once the backlog (to the newest block sealed, meanwhile too) passes its bound.
+      const ended = await this.writer.maintenanceTurn(() => this.stopped || this.pruneBacklog() > PRUNE_BACKLOG);
+      try {
+        if (this.stopped) return;
+        await this.tail.deleteOne({ _id: tailKey(this.tailFloor) });
+      } finally {
+        ended();
+      }
       this.tailFloor++;
     }
     const leftovers = this.leftovers;
     while (leftovers && leftovers.next < leftovers.end) {
       if (this.pruneAgain) return; // a block sealed meanwhile: its documents first (pruneSoon)
-      await this.writer.maintenanceTurn(false, () => this.stopped);
-      if (this.stopped) return;
-      await this.tail.deleteOne({ _id: tailKey(leftovers.next) });
+      const ended = await this.writer.maintenanceTurn(() => this.stopped || this.pruneAgain);
+      try {
+        if (this.stopped) return;
+        await this.tail.deleteOne({ _id: tailKey(leftovers.next) });
+      } finally {
+        ended();
+      }
       leftovers.next++;
     }
     this.leftovers = undefined;

@@ -591,13 +591,14 @@ export class Outbox {
     const entry = { coll, id, rev, timer: setTimeout(() => fire(), Outbox.CLEAR_DELAY_MS) };
     const fire = () => {
       if (this.deferredClears.get(key) !== entry) return;
-      const wait = this.untilWritersPause();
+      const wait = this.untilMaintenanceTurn();
       if (wait > 0 && this.deferredClears.size <= Outbox.MAX_WAITING_CLEARS) {
-        entry.timer = setTimeout(fire, wait);
+        entry.timer = setTimeout(fire, Number.isFinite(wait) ? wait : Outbox.WRITER_PAUSE_MS / 10);
         entry.timer.unref();
         return;
       }
-      void inBackground(() => this.runDeferredClear(key)).catch((err: unknown) => this.backgroundError('outbox clear', err));
+      const ended = this.maintenanceStarted();
+      void inBackground(() => this.runDeferredClear(key)).finally(ended).catch((err: unknown) => this.backgroundError('outbox clear', err));
     };
     entry.timer.unref();
     this.deferredClears.set(key, entry);
@@ -638,14 +639,48 @@ export class Outbox {
   }
 
   /**
-   * Resolves when a maintenance write may go: once writers pause (`untilWritersPause`), or at once
-   * when it is `urgent` (its backlog reached its bound) or `stopping()` says to give up waiting.
+   * The share of the time that maintenance writes not yet urgent may take, counted from their own
+   * durations: after one that took d ms the next waits d × (1 − share) / share. With writers
+   * paused they otherwise ran back to back, and the database's work plus Vane's took CPU from
+   * the readers on this 2-core machine: a start after the 5 000-flag seed deleted ~4 600 tail
+   * documents an earlier run left and cleared ~400 flags while the scale bench measured the
+   * playground right after it (see docs/scale-history.md, 28 Nov).
    */
-  async maintenanceTurn(urgent: boolean, stopping: () => boolean): Promise<void> {
-    if (urgent) return;
-    for (let wait = this.untilWritersPause(); wait > 0 && !stopping(); wait = this.untilWritersPause()) {
-      await new Promise((resolve) => setTimeout(resolve, wait));
+  static readonly MAINTENANCE_SHARE = 0.2;
+  /** Before this (performance.now()) a maintenance write that is not urgent waits (MAINTENANCE_SHARE). */
+  private maintenancePacedUntil = Number.NEGATIVE_INFINITY;
+
+  /** Milliseconds until a maintenance write that is not urgent may go (0 or less: now). */
+  private untilMaintenanceTurn(): number {
+    return Math.max(this.untilWritersPause(), this.maintenancePacedUntil - performance.now());
+  }
+
+  /** Marks the start of a maintenance write; the function returned marks its end (see MAINTENANCE_SHARE). */
+  private maintenanceStarted(): () => void {
+    const started = performance.now();
+    // Until it ends, no other waiting maintenance write goes beside it.
+    this.maintenancePacedUntil = Number.POSITIVE_INFINITY;
+    return () => {
+      const ended = performance.now();
+      this.maintenancePacedUntil = ended + (ended - started) * (1 - Outbox.MAINTENANCE_SHARE) / Outbox.MAINTENANCE_SHARE;
+    };
+  }
+
+  /**
+   * Resolves when a maintenance write may go, with the function to call once it has ended: when
+   * writers pause (`untilWritersPause`) and the last maintenance write's share of the time allows
+   * (MAINTENANCE_SHARE), or as soon as `hurry()` says so (its backlog reached its bound while it
+   * waited, or the server is stopping). Asked again at every look: a prune that began waiting
+   * with a short backlog never became urgent under a steady stream of writes, and the
+   * 2 000-flag seed's stop left its whole tail (15 008 documents of 15 008 events, 28 Nov).
+   */
+  async maintenanceTurn(hurry: () => boolean): Promise<() => void> {
+    for (let wait = this.untilMaintenanceTurn(); wait > 0 && !hurry(); wait = this.untilMaintenanceTurn()) {
+      // Looked at again at least every WRITER_PAUSE_MS (the backlog grows meanwhile), and
+      // shortly while another maintenance write is under way (its end sets the wait).
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Number.isFinite(wait) ? Outbox.WRITER_PAUSE_MS : Outbox.WRITER_PAUSE_MS / 10)));
     }
+    return this.maintenanceStarted();
   }
 
   /** Cancels a waiting clear of the document (a write is about to replace it). */
@@ -1011,12 +1046,14 @@ export class Outbox {
    */
   private async clearRepaired(c: Collection<StoredDocument>, docs: Unflushed[]): Promise<void> {
     for (const doc of docs) {
-      await this.maintenanceTurn(this.hurryRepairClears, () => this.hurryRepairClears);
+      const ended = await this.maintenanceTurn(() => this.hurryRepairClears);
       const key = this.documentKey(c, doc._id);
       try {
         await inBackground(() => this.clearFlushed(key, c, doc._id, doc._rev));
       } catch (err) {
         this.backgroundError('outbox clear', err);
+      } finally {
+        ended();
       }
     }
   }

@@ -8,6 +8,7 @@ import type { PendingEvent } from '../../../src/db/outbox/index.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
+import { timeUntil } from '../../helpers/wait.js';
 import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/db/event-log/blocks.js';
 
 
@@ -117,6 +118,32 @@ t.test('the tail an earlier process left is pruned by key as blocks are sealed, 
   t.equal(Math.max(...tailIds), 1792);
   t.equal(tailIds.length, 1792 - 769 + 1, 'the rest are all there');
   t.same(queries, [], 'no query of the tail: FerretDB reads every tail document for one');
+});
+
+t.test('writers that never pause: the tail is pruned down to its bound as blocks are sealed, the rest once they pause', async (t) => {
+  const a = await buildTestApp(t);
+  const outbox = a.database.outbox;
+  let writersPause = false;
+  outbox['untilWritersPause'] = () => (writersPause ? 0 : 50);
+  const tail = a.database.db.collection<{ _id: string; id: number }>('event_tail');
+  const lowest = async () => (await tail.find({}, { projection: { id: 1 } }).sort({ id: 1 }).limit(1).next())?.id;
+  const sealed = () => a.database.db.collection('event_blocks').countDocuments();
+  // Blocks 0–4 sealed: 256 documents may wait for a pause, and do (the log is not settled until then).
+  const first = await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)), { awaitSync: false });
+  t.ok(await timeUntil(async () => (await sealed()) === 5, 10_000) !== undefined, 'blocks 0–4 sealed');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.equal(await lowest(), 1, 'within the bound, nothing is deleted while writers write');
+  // Blocks 5–9 sealed while that prune waits: ids 1–1536 to delete (blocks 6–9 are kept), past
+  // the bound of 512. The wait
+  // used to be decided once, when it began, and the tail grew with every event (28 Nov).
+  const second = await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(1306 + i)), { awaitSync: false });
+  t.ok(await timeUntil(async () => ((await lowest()) ?? 0) >= 1537 - 512, 10_000) !== undefined,
+    `pruned down to the bound while writers write (lowest id ${await lowest()})`);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.ok(((await lowest()) ?? 0) < 1537, `the documents within the bound wait for a pause (lowest id ${await lowest()})`);
+  writersPause = true;
+  await Promise.all([first.synced, second.synced]);
+  t.equal(await lowest(), 1537, 'once writers pause the rest go, and the log settles');
 });
 
 t.test('tail documents an earlier run left unpruned are deleted by the next start, when writers pause', async (t) => {

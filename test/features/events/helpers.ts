@@ -9,7 +9,12 @@ export type EventSeed = Partial<EventDocument> & { id: number; type: string; cre
  * the document in `events`, the newest id in `meta`), then has the app's log mirror read them, as it would another
  * instance's. Defaults: an admin-token event with no data.
  */
-export async function seedLog(app: FastifyInstance, events: EventSeed[]): Promise<void> {
+/**
+ * Writes `events` to the log's collections as another instance would, then has the log read them
+ * (`sync`, which also waits for its sealing and pruning), or returns that promise unawaited with
+ * `{ awaitSync: false }` (a test that holds the pruning back).
+ */
+export async function seedLog(app: FastifyInstance, events: EventSeed[], options: { awaitSync?: boolean } = {}): Promise<{ synced: Promise<void> }> {
   const docs: EventDocument[] = events.map((e) => {
     const base = {
       createdBy: 'admin', createdByUserId: -42, data: null, preData: null, tags: [], featureName: null, project: null,
@@ -24,7 +29,10 @@ export async function seedLog(app: FastifyInstance, events: EventSeed[]): Promis
   await app.database.db.collection<EventDocument>('events').insertMany(docs);
   const lastId = Math.max(...events.map((e) => e.id));
   await app.database.db.collection<{ _id: string; lastId: number }>('meta').updateOne({ _id: 'events' }, { $max: { lastId } });
-  await app.stores.eventLog.sync();
+  const synced = app.stores.eventLog.sync();
+  if (options.awaitSync === false) return { synced };
+  await synced;
+  return { synced };
 }
 
 const FILLER_START = Date.UTC(2025, 0, 1);
