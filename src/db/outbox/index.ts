@@ -593,7 +593,9 @@ export class Outbox {
       if (this.deferredClears.get(key) !== entry) return;
       const wait = this.untilMaintenanceTurn();
       if (wait > 0 && this.deferredClears.size <= Outbox.MAX_WAITING_CLEARS) {
-        entry.timer = setTimeout(fire, Number.isFinite(wait) ? wait : Outbox.WRITER_PAUSE_MS / 10);
+        // Up to MAX_WAITING_CLEARS of these wait at once: while another maintenance write is under
+        // way (an infinite wait) each looks again every WRITER_PAUSE_MS, not more often.
+        entry.timer = setTimeout(fire, Number.isFinite(wait) ? wait : Outbox.WRITER_PAUSE_MS);
         entry.timer.unref();
         return;
       }
