@@ -547,6 +547,21 @@ export class EventLogMirror {
     })();
   }
 
+  /**
+   * Deletes the tail document of `id` in a maintenance turn (at once when `urgent()`); false,
+   * deleting nothing, once the mirror is stopping.
+   */
+  private async deleteInTurn(id: number, urgent: () => boolean): Promise<boolean> {
+    const ended = await this.writer.maintenanceTurn(() => this.stopped || urgent());
+    try {
+      if (this.stopped) return false;
+      await this.tail.deleteOne({ _id: tailKey(id) });
+      return true;
+    } finally {
+      ended();
+    }
+  }
+
   /** Tail documents of blocks sealed TAIL_KEPT_BLOCKS ago and before that are not deleted yet. */
   private pruneBacklog(): number {
     return firstIdOf(this.sealedThrough - TAIL_KEPT_BLOCKS + 1) - this.tailFloor;
@@ -586,25 +601,13 @@ export class EventLogMirror {
     }
     while (this.tailFloor < below) {
       // Urgent once the backlog (to the newest block sealed, meanwhile too) passes its bound.
-      const ended = await this.writer.maintenanceTurn(() => this.stopped || this.pruneBacklog() > PRUNE_BACKLOG);
-      try {
-        if (this.stopped) return;
-        await this.tail.deleteOne({ _id: tailKey(this.tailFloor) });
-      } finally {
-        ended();
-      }
+      if (!(await this.deleteInTurn(this.tailFloor, () => this.pruneBacklog() > PRUNE_BACKLOG))) return;
       this.tailFloor++;
     }
     const leftovers = this.leftovers;
     while (leftovers && leftovers.next < leftovers.end) {
       if (this.pruneAgain) return; // a block sealed meanwhile: its documents first (pruneSoon)
-      const ended = await this.writer.maintenanceTurn(() => this.stopped || this.pruneAgain);
-      try {
-        if (this.stopped) return;
-        await this.tail.deleteOne({ _id: tailKey(leftovers.next) });
-      } finally {
-        ended();
-      }
+      if (!(await this.deleteInTurn(leftovers.next, () => this.pruneAgain))) return;
       leftovers.next++;
     }
     this.leftovers = undefined;

@@ -680,7 +680,7 @@ export class Outbox {
     for (let wait = this.untilMaintenanceTurn(); wait > 0 && !hurry(); wait = this.untilMaintenanceTurn()) {
       // Looked at again at least every WRITER_PAUSE_MS (the backlog grows meanwhile), and
       // shortly while another maintenance write is under way (its end sets the wait).
-      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, Number.isFinite(wait) ? Outbox.WRITER_PAUSE_MS : Outbox.WRITER_PAUSE_MS / 10)));
+      await new Promise((resolve) => setTimeout(resolve, Number.isFinite(wait) ? Math.min(wait, Outbox.WRITER_PAUSE_MS) : Outbox.WRITER_PAUSE_MS / 10));
     }
     return this.maintenanceStarted();
   }
