@@ -44,6 +44,8 @@ const TAIL_KEPT_BLOCKS = 4;
  * one by one, so the tail stays bounded under any stream of writes.
  */
 const PRUNE_BACKLOG = 512;
+/** Tail documents deleted in one command past PRUNE_BACKLOG (pruneTail). */
+const URGENT_DELETES = 8;
 const META_ID = 'event-log';
 const SYNC_RETRY_MS = 1000;
 /**
@@ -548,15 +550,22 @@ export class EventLogMirror {
   }
 
   /**
-   * Deletes the tail document of `id` in a maintenance turn (at once when `urgent()`); false,
-   * deleting nothing, once the mirror is stopping.
+   * Deletes tail documents from `from` (below `end`) in a maintenance turn: one when writers
+   * paused, up to URGENT_DELETES in one command when `urgent()` (the turn came at once). The
+   * number deleted; 0, deleting nothing, once the mirror is stopping.
    */
-  private async deleteInTurn(id: number, urgent: () => boolean): Promise<boolean> {
+  private async deleteInTurn(from: number, end: number, urgent: () => boolean): Promise<number> {
     const ended = await this.writer.maintenanceTurn(() => this.stopped || urgent());
     try {
-      if (this.stopped) return false;
-      await this.tail.deleteOne({ _id: tailKey(id) });
-      return true;
+      if (this.stopped) return 0;
+      const count = urgent() ? Math.min(URGENT_DELETES, end - from) : 1;
+      if (count === 1) {
+        await this.tail.deleteOne({ _id: tailKey(from) });
+      } else {
+        const deletes = Array.from({ length: count }, (_, i) => ({ deleteOne: { filter: { _id: tailKey(from + i) } } }));
+        await this.tail.bulkWrite(deletes, { ordered: false });
+      }
+      return count;
     } finally {
       ended();
     }
@@ -576,12 +585,14 @@ export class EventLogMirror {
    * deleted as the events came, one per event, each delete sat in front of the next request's
    * write. Then an earlier run's leftovers, when writers pause.
    *
-   * Not several to a command past the bound: 16 deletes in one `bulkWrite` cost ~1 ms each against
-   * ~2 ms for a `deleteOne` (a probe on the 5 000-flag seed's tail, 27 Nov), and kept the seed's
-   * tail at 1 910 documents instead of 5 800, but the writer they took went missing from the
-   * outbox's clears: 1 202 flags were left flushed but not cleared at the seed's stop instead of
-   * 312, and the start's repair of those (a read and a clear each) took longer than reading the
-   * longer tail (11.1 s to `/ready` against ~4–5 s, the same hour).
+   * Past the bound, URGENT_DELETES to a command (a `bulkWrite` of deletes by `_id`): a sequential
+   * client writing without pause deletes one tail document per event it causes, and 16 in one
+   * command cost ~1 ms each against ~2 ms for a `deleteOne` (a probe on the 5 000-flag seed's
+   * tail, 27 Nov). The 2 000-flag replay (bench/replay.ts, 11 036 requests, Vane alone, turns
+   * alternating, 28 Nov): 62.1–74.8 s (median 65.1) against 70.9–83.6 s (77.5) one by one. Eight,
+   * not 16: the user's write that comes meanwhile waits for the whole command. (16 to a command
+   * tried on 27 Nov, before the bound was asked again at every look, took the writer from the
+   * outbox's clears; the start after that seed repaired 1 202 flags instead of 312.)
    *
    * The documents are named by key, from `tailFloor` up, not found by a query: FerretDB answers
    * any query on `id` by reading every tail document's body, and that scan (20 + 46 + 130 ms of
@@ -601,14 +612,17 @@ export class EventLogMirror {
     }
     while (this.tailFloor < below) {
       // Urgent once the backlog (to the newest block sealed, meanwhile too) passes its bound.
-      if (!(await this.deleteInTurn(this.tailFloor, () => this.pruneBacklog() > PRUNE_BACKLOG))) return;
-      this.tailFloor++;
+      const deleted = await this.deleteInTurn(this.tailFloor, below, () => this.pruneBacklog() > PRUNE_BACKLOG);
+      if (deleted === 0) return;
+      this.tailFloor += deleted;
     }
     const leftovers = this.leftovers;
     while (leftovers && leftovers.next < leftovers.end) {
       if (this.pruneAgain) return; // a block sealed meanwhile: its documents first (pruneSoon)
-      if (!(await this.deleteInTurn(leftovers.next, () => this.pruneAgain))) return;
-      leftovers.next++;
+      // One at a time: hurried only to return to the new block's documents.
+      const deleted = await this.deleteInTurn(leftovers.next, leftovers.next + 1, () => this.pruneAgain);
+      if (deleted === 0) return;
+      leftovers.next += deleted;
     }
     this.leftovers = undefined;
   }
