@@ -84,6 +84,25 @@ export interface SoakReport {
   failures: string[];
 }
 
+/** Milliseconds until every thread of `pid` shows state T (stopped) in /proc, or null past `withinMs`. */
+async function everyThreadStopped(pid: number, withinMs: number): Promise<number | null> {
+  const started = performance.now();
+  const stopped = () => readdirSync(`/proc/${pid}/task`).every((task) => {
+    try {
+      // "pid (comm) S …": the state follows the last ')', as comm may hold spaces or parentheses.
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T';
+    } catch {
+      return true; // the thread has exited
+    }
+  });
+  while (!stopped()) {
+    if (performance.now() - started > withinMs) return null;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return Math.round(performance.now() - started);
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -489,6 +508,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     log(`freezing the database (pid ${dbPid}) for ${options.freezeS} s`);
     process.kill(dbPid, 'SIGSTOP');
     const frozenAt = performance.now();
+    // The probe below must find the database stopped: a flag create once answered 201 within 9 ms
+    // of the signal on the loaded CI machine (28 Nov). Every thread is seen stopped first.
+    const stoppedAfterMs = await everyThreadStopped(dbPid, 2000);
+    log(stoppedAfterMs === null ? 'the database\'s threads were not all stopped 2 s after SIGSTOP' : `every database thread stopped ${stoppedAfterMs} ms after SIGSTOP`);
     const probeWrite = async () => (await write('POST .../features (probe)', '/api/admin/projects/default/features', 'POST', { name: `soak-probe-${random.int(0, 1e9)}` }));
     let first = await probeWrite();
     // Failed without an answer (status 0: a connection error or the abort; CI's counts once held one
