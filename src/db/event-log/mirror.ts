@@ -41,7 +41,7 @@ const TAIL_KEPT_BLOCKS = 4;
 /**
  * Tail documents past those kept that may wait for requests' writes to pause before they are
  * deleted (LogWriter.maintenanceTurn); past this many (two blocks) they are deleted as they come,
- * one by one, so the tail stays bounded under any stream of writes.
+ * URGENT_DELETES to a command, so the tail stays bounded under any stream of writes.
  */
 const PRUNE_BACKLOG = 512;
 /** Tail documents deleted in one command past PRUNE_BACKLOG (pruneTail). */
@@ -577,8 +577,8 @@ export class EventLogMirror {
   }
 
   /**
-   * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, one by one by
-   * `_id`, each when requests' writes pause (or at once past PRUNE_BACKLOG). One `deleteMany` of
+   * Deletes the tail documents of the blocks sealed TAIL_KEPT_BLOCKS ago and before, by `_id`: one
+   * at a time when requests' writes pause, several at once past PRUNE_BACKLOG. One `deleteMany` of
    * a block's 256 documents held the embedded database's only writer for ~63 ms at 5 000 flags,
    * and the user's write that came meanwhile waited for all of it (the slowest variants write of
    * the scale bench, every run: 64 ms against a p50 of 10; 26 Nov). A delete by `_id` takes the index (embedded.ts) and ~2 ms, as much as any command there:
