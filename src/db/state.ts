@@ -119,6 +119,13 @@ export class CollectionMirror<T extends StoredDocument> {
     return unflushed;
   }
 
+  private readonly loadListeners: Array<() => void> = [];
+
+  /** `listener` hears of every load, once its documents are held. */
+  onLoaded(listener: () => void): void {
+    this.loadListeners.push(listener);
+  }
+
   /**
    * Reads the whole collection and replaces what is held with its live documents. Tombstones are
    * read too (a scan either way on FerretDB) and only noted, with the documents still holding
@@ -148,6 +155,7 @@ export class CollectionMirror<T extends StoredDocument> {
       this.loadedOnce = true;
       this.noteReload();
       this.changed();
+      for (const listener of this.loadListeners) listener();
       return next.size;
     } finally {
       this.pending = undefined;

@@ -4,7 +4,9 @@
  * builds them whole from the same state answers.
  */
 import t from 'tap';
-import { buildTestApp } from '../../helpers/app.js';
+import { buildApp } from '../../../src/app.js';
+import { buildTestApp, dropDatabase, testConfig } from '../../helpers/app.js';
+import { timeUntil } from '../../helpers/wait.js';
 import { FlagStore } from '../../../src/features/flags/store.js';
 import { BASE, createFlag, send } from './helpers.js';
 
@@ -38,4 +40,21 @@ t.test('the incrementally kept flag index equals one built whole', async (t) => 
   t.equal((await send(app, 'POST', `/api/admin/archive/revive/${names[7]}`)).statusCode, 200);
   await app.database.outbox.settle();
   await compare('revived, events flushed');
+});
+
+t.test('after a start the flags are parsed and the index built in the background, before any request asks', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const a = await buildApp(config, { logger: false });
+  const names = ['warm.a', 'warm.b', 'warm.c'];
+  for (const name of names) t.equal((await createFlag(a, { name })).statusCode, 201);
+  await a.close();
+
+  const b = await buildApp(config, { logger: false });
+  t.teardown(() => b.close());
+  // Left to the first reader, the parse stalled the main thread ~500 ms at 5 000 flags.
+  const index = b.services.flags.store['index'];
+  const built = await timeUntil(async () => index['value'] !== undefined, 5000);
+  t.ok(built !== undefined, 'the index is built with no request');
+  t.same(index['value']?.ordered.map((f) => f.name).filter((n) => n.startsWith('warm.')), names, 'of every flag, in creation order');
 });
