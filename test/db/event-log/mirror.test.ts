@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { MongoClient } from 'mongodb';
+import { Collection, MongoClient, type BulkWriteResult, type DeleteResult } from 'mongodb';
 import { buildApp } from '../../../src/app.js';
 import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
 import { EventLog } from '../../../src/db/event-log/index.js';
@@ -9,6 +9,7 @@ import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
 import { timeUntil } from '../../helpers/wait.js';
+import type { TailEntry } from '../../../src/db/event-log/append.js';
 import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/db/event-log/blocks.js';
 
 
@@ -128,6 +129,18 @@ t.test('writers that never pause: the tail is pruned down to its bound as blocks
   const tail = a.database.db.collection<{ _id: string; id: number }>('event_tail');
   const lowest = async () => (await tail.find({}, { projection: { id: 1 } }).sort({ id: 1 }).limit(1).next())?.id;
   const sealed = () => a.database.db.collection('event_blocks').countDocuments();
+  // How many tail documents each of the mirror's delete commands names: spied on the collection
+  // under the guard's proxy (which calls its methods on it), so the guard still runs each once.
+  const mirrorTail: Collection<TailEntry> = a.stores.eventLog['mirror']['tail'];
+  const deletesPerCommand: number[] = [];
+  mirrorTail.bulkWrite = function (this: Collection<TailEntry>, operations, options) {
+    deletesPerCommand.push(operations.length);
+    return Collection.prototype.bulkWrite.call<Collection<TailEntry>, Parameters<Collection<TailEntry>['bulkWrite']>, Promise<BulkWriteResult>>(this, operations, options);
+  };
+  mirrorTail.deleteOne = function (this: Collection<TailEntry>, filter, options) {
+    deletesPerCommand.push(1);
+    return Collection.prototype.deleteOne.call<Collection<TailEntry>, Parameters<Collection<TailEntry>['deleteOne']>, Promise<DeleteResult>>(this, filter, options);
+  };
   // Blocks 0–4 sealed: 256 documents may wait for a pause, and do (the log is not settled until then).
   const first = await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)), { awaitSync: false });
   t.ok(await timeUntil(async () => (await sealed()) === 5, 10_000) !== undefined, 'blocks 0–4 sealed');
@@ -141,6 +154,12 @@ t.test('writers that never pause: the tail is pruned down to its bound as blocks
     `pruned down to the bound while writers write (lowest id ${await lowest()})`);
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.ok(((await lowest()) ?? 0) < 1537, `the documents within the bound wait for a pause (lowest id ${await lowest()})`);
+  // 1 536 to delete: eight to a command past twice the bound, two within it (a user's write waits
+  // behind one command: eight took 13–31 ms at 5 000 flags).
+  t.ok(deletesPerCommand.includes(8) && deletesPerCommand.includes(2), `eight to a command and two to a command (${[...new Set(deletesPerCommand)].join(', ')})`);
+  t.ok(deletesPerCommand.every((n) => n === 1 || n === 2 || n === 8), 'no other sizes');
+  const lastEight = deletesPerCommand.lastIndexOf(8);
+  t.ok(deletesPerCommand.slice(lastEight + 1).filter((n) => n === 2).length * 2 >= 500, 'the last ~512 past the bound two to a command');
   writersPause = true;
   await Promise.all([first.synced, second.synced]);
   t.equal(await lowest(), 1537, 'once writers pause the rest go, and the log settles');
