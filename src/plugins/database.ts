@@ -66,12 +66,11 @@ async function connectWithRetry(client: MongoClient, log: FastifyInstance['log']
 
 /**
  * Profiling aid (VANE_MONITOR_COMMANDS=1): one stderr line per driver command, with the time the
- * request was sent (ms since start), its collection and its duration, so a write's round trips
- * can be read in order.
+ * request was sent (ms since the epoch, so a client's own timings can be laid beside it), its
+ * collection and its duration, so a write's round trips can be read in order.
  */
 function logCommands(client: MongoClient): void {
   const started = new Map<number, { at: number; what: string }>();
-  const t0 = performance.now();
   client.on('commandStarted', (e) => {
     const target: unknown = e.command[e.commandName];
     started.set(e.requestId, { at: performance.now(), what: `${e.commandName} ${typeof target === 'string' ? target : ''}` });
@@ -80,7 +79,7 @@ function logCommands(client: MongoClient): void {
     const s = started.get(e.requestId);
     if (!s) return;
     started.delete(e.requestId);
-    process.stderr.write(`[db] ${(s.at - t0).toFixed(1)} ${s.what} ${(performance.now() - s.at).toFixed(2)} ms${outcome}\n`);
+    process.stderr.write(`[db] ${(performance.timeOrigin + s.at).toFixed(1)} ${s.what} ${(performance.now() - s.at).toFixed(2)} ms${outcome}\n`);
   };
   client.on('commandSucceeded', (e) => done(e, ''));
   client.on('commandFailed', (e) => done(e, ' FAILED'));
