@@ -311,8 +311,15 @@ export class FlagStore {
           // A body that does not parse fails the reader that needs it, with its own error.
         }
       }
-      if (next < docs.length) setImmediate(slice);
-      else this.index.get();
+      if (next < docs.length) {
+        setImmediate(slice);
+        return;
+      }
+      try {
+        this.index.get();
+      } catch {
+        // As above: the reader that asks for the index meets the same error and reports it.
+      }
     };
     setImmediate(slice);
   }
