@@ -157,7 +157,8 @@ t.test('writers that never pause: the tail is pruned down to its bound as blocks
   // 1 536 to delete: eight to a command past twice the bound, two within it (a user's write waits
   // behind one command: eight took 13–31 ms at 5 000 flags).
   t.ok(deletesPerCommand.includes(8) && deletesPerCommand.includes(2), `eight to a command and two to a command (${[...new Set(deletesPerCommand)].join(', ')})`);
-  t.ok(deletesPerCommand.every((n) => n === 1 || n === 2 || n === 8), 'no other sizes');
+  // Fewer where a range of ids to delete ends.
+  t.ok(deletesPerCommand.every((n) => n >= 1 && n <= 8), `none of more than eight (${[...new Set(deletesPerCommand)].join(', ')})`);
   const lastEight = deletesPerCommand.lastIndexOf(8);
   t.ok(deletesPerCommand.slice(lastEight + 1).filter((n) => n === 2).length * 2 >= 500, 'the last ~512 past the bound two to a command');
   writersPause = true;
