@@ -39,6 +39,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { POOLS, Random } from '../tools/difftest/config.js';
 import { cannon, rotating } from './cannon.js';
+import { KdamondClock } from './kernel-stalls.js';
 import { startReference, startVane, stopReference, waitHealthy, type StartedVane } from './servers.js';
 import { call, frontendContexts, importSeed, seed, seedFlagName, type Target } from './seed.js';
 
@@ -76,14 +77,20 @@ const READ_PAIRS = 40;
 const SLOW_REQUEST_MS = 500;
 const SLOW_REQUESTS_PER_CONNECTION = 2;
 const LOAD_CONCURRENCY = 8;
+const kdamond = new KdamondClock();
 
 interface Percentiles { p50: number; p99: number }
+/**
+ * A kind of write's figures: its percentiles over every write, and where the kernel runs DAMON how
+ * many writes a kdamond burst overlapped and the p99 of the rest (bench/kernel-stalls.ts).
+ */
+interface WriteFigures extends Percentiles { kdamondOverlaps?: number; p99WithoutOverlaps?: number }
 interface ServerFigures {
   loadSeconds: number;
   /** How the configuration was loaded: request by request through the admin API, or the reference's batch import. */
   loadedBy: 'api' | 'import';
   startupMs: number;
-  writes: Record<string, Percentiles>;
+  writes: Record<string, WriteFigures>;
   /** Medians, ms: `afterWrite` the first read after a write, `afterPause` a read after as long a pause without one, `steady` back to back. */
   reads: Record<string, { steady: number; afterPause: number; afterWrite: number }>;
   throughput: Record<string, number>;
@@ -298,17 +305,22 @@ async function measure(
   const writes: ServerFigures['writes'] = {};
   for (const [name, write] of Object.entries(await writers(target, size))) {
     const ms: number[] = [];
+    const clear: number[] = []; // the writes no kdamond burst overlapped
     const count = name === 'environment on/off' ? samples + (samples % 2) : samples;
     const creating = name === 'flag create';
     if (creating) await makeRoom(target, size);
     for (let i = 0; i < count; i++) {
       let created: { name: string } | undefined;
-      ms.push(await timed(async () => (created = (await write(i)) as { name: string } | undefined)));
+      const { value: took, overlapped } = await kdamond.overlapped(() => timed(async () => (created = (await write(i)) as { name: string } | undefined)));
+      ms.push(took);
+      if (!overlapped) clear.push(took);
       if (creating && created) await call(target, 'DELETE', `/api/admin/projects/default/features/${created.name}`);
     }
     const slowest = ms.indexOf(Math.max(...ms));
-    console.error(`${target.name} ${size} flags, ${name}: slowest write ${round(ms[slowest]!)} ms, sample ${slowest} of ${count}`);
-    writes[name] = summarise(ms);
+    const stalls = kdamond.present ? { kdamondOverlaps: ms.length - clear.length, p99WithoutOverlaps: clear.length ? summarise(clear).p99 : NaN } : undefined;
+    const noted = stalls ? `; ${stalls.kdamondOverlaps} overlapped by a kdamond burst, p99 of the others ${stalls.p99WithoutOverlaps} ms` : '';
+    console.error(`${target.name} ${size} flags, ${name}: slowest write ${round(ms[slowest]!)} ms, sample ${slowest} of ${count}${noted}`);
+    writes[name] = { ...summarise(ms), ...stalls };
   }
   const memory = memoryOf(pid);
   return { writes, reads: readFigures, throughput, rssMb: Math.round(memory.rss), peakRssMb: Math.round(memory.peak), errors };
