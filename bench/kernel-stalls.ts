@@ -9,7 +9,7 @@
  * the scale bench's throughput runs have grown it to 1.1–1.3 GB (28 Nov, `perf record -a` at
  * 1 999 Hz). A write in flight during a burst took about the burst's length: of the 27 writes over
  * 25 ms among 600 at 5 000 flags, 18 overlapped one of the 17 bursts, and every burst of 26 ms or
- * more held up a write by 40–65 ms. Two such writes among 200 set a kind's p99. Counting them
+ * more held up a write by 39–65 ms. Two such writes among 200 set a kind's p99. Counting them
  * beside each figure tells a run's noise from a cost of Vane's.
  */
 import { readFileSync, readdirSync } from 'node:fs';
