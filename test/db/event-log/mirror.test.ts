@@ -150,7 +150,9 @@ t.test('writers that never pause: the tail is pruned down to its bound as blocks
   // the bound of 512. The wait
   // used to be decided once, when it began, and the tail grew with every event (28 Nov).
   const second = await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(1306 + i)), { awaitSync: false });
-  t.ok(await timeUntil(async () => ((await lowest()) ?? 0) >= 1537 - 512, 10_000) !== undefined,
+  // 30 s: the 1 300 events' writes, five seals and ~320 delete commands share the database with
+  // the suite's other files; 10 s fell 15 documents short in a CI run (lowest id 1010, 28 Nov).
+  t.ok(await timeUntil(async () => ((await lowest()) ?? 0) >= 1537 - 512, 30_000) !== undefined,
     `pruned down to the bound while writers write (lowest id ${await lowest()})`);
   await new Promise((resolve) => setTimeout(resolve, 300));
   t.ok(((await lowest()) ?? 0) < 1537, `the documents within the bound wait for a pause (lowest id ${await lowest()})`);
