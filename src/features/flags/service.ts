@@ -55,6 +55,12 @@ export class FlagService {
 
   private readonly views: ReadCache;
 
+  /**
+   * The last list per project with what it was built from: the same array until the revision or a
+   * last-seen time changes, so the route keeps its JSON by the array's identity.
+   */
+  private readonly listMemo = new Map<string, { views: readonly object[]; seen: object; list: FeatureListItemView[] }>();
+
   // -------------------------------------------------------------------------------------------
   // reading
 
@@ -133,13 +139,18 @@ export class FlagService {
         };
       }),
     })));
-    // Metrics change without a configuration revision: laid over the cached list per read.
+    // Metrics change without a configuration revision: laid over the cached list, once per
+    // last-seen change (lastSeenAll keeps its map until then).
     const seen = await this.usage.lastSeenAll();
-    return views.map(({ flagName, ...view }) => {
+    const memo = this.listMemo.get(projectId);
+    if (memo?.views === views && memo.seen === seen) return memo.list;
+    const list = views.map(({ flagName, ...view }) => {
       const envs = seen.get(flagName);
       if (!envs) return view;
       return { ...view, environments: view.environments.map((env) => ({ ...env, lastSeenAt: envs.get(env.name)?.toISOString() ?? null })) };
     });
+    this.listMemo.set(projectId, { views, seen, list });
+    return list;
   }
 
   async listStrategies(projectId: string, featureName: string, environment: string): Promise<StrategyConfig[]> {

@@ -92,6 +92,9 @@ export class MetricsService {
   /** When the last poll began and the last full read began (this instance's clock, ms). */
   private polledAt = 0;
   private fullAt = 0;
+  /** Bumped whenever a last-seen time is recorded or read from another instance (lastSeenAll's memo). */
+  private seenChanges = 0;
+  private lastSeenMemo: { changes: number; all: ReadonlyMap<string, ReadonlyMap<string, Date>> } | undefined;
 
   constructor(
     private readonly store: MetricsStore,
@@ -170,7 +173,11 @@ export class MetricsService {
     const [buckets, seen] = await Promise.all([this.store.bucketsSince(oldest, changedSince), this.store.lastSeenSince(changedSince)]);
     const own = `${this.instance}\0`;
     for (const doc of buckets) if (doc.instance !== this.instance) this.usageOf(doc.flag).buckets.set(doc._id, doc);
-    for (const doc of seen) if (!doc._id.startsWith(own)) this.usageOf(doc.flag).seen.set(doc._id, doc);
+    for (const doc of seen) {
+      if (doc._id.startsWith(own)) continue;
+      this.usageOf(doc.flag).seen.set(doc._id, doc);
+      this.seenChanges++;
+    }
     for (const usage of this.byFlag.values()) {
       for (const [id, doc] of usage.buckets) if (doc.hour < oldest && doc.instance !== this.instance) usage.buckets.delete(id);
     }
@@ -215,6 +222,7 @@ export class MetricsService {
       const seen = { _id: seenKey, flag, environment, lastSeenAt: now, dirty: true };
       this.seen.set(seenKey, seen);
       usage.seen.set(seenKey, seen);
+      this.seenChanges++;
     }
   }
 
@@ -326,13 +334,18 @@ export class MetricsService {
     return result;
   }
 
-  /** flag → environment → lastSeenAt, over every flag (the project flag list). */
+  /**
+   * flag → environment → lastSeenAt, over every flag (the project flag list). The same map until a
+   * last-seen time changes, so what is built from it can be kept by its identity (the list's JSON).
+   */
   async lastSeenAll(): Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> {
     await this.ensureLoaded();
+    if (this.lastSeenMemo?.changes === this.seenChanges) return this.lastSeenMemo.all;
     const result = new Map<string, Map<string, Date>>();
     for (const [flag, usage] of this.byFlag) {
       if (usage.seen.size > 0) result.set(flag, this.lastSeenIn(usage));
     }
+    this.lastSeenMemo = { changes: this.seenChanges, all: result };
     return result;
   }
 
