@@ -87,6 +87,22 @@ async function tap(files: string[], env: NodeJS.ProcessEnv): Promise<TapRun> {
   return { code, pass: count('pass'), fail, skip: count('skip'), failedFiles, failedChecks, endedEarly, crashes };
 }
 
+/**
+ * `tap build`: tap's Test class rebuilt with the plugins package.json configures, before any test
+ * runs. tap ships built with its default plugins, @tapjs/typescript among them; it rebuilds on its
+ * own when the configured set differs, but the run that notices still starts every test process
+ * with the old set's loaders (a clean clone's first `npm test` ran each file under
+ * @tapjs/typescript's import hook, seen in a CI log on 28 Nov). Those hooks are where Node 20.20's
+ * loader crash happens (main). About 6 s.
+ */
+async function buildTap(): Promise<void> {
+  const code = await new Promise<number>((done) => {
+    const child = spawn(resolve('node_modules/.bin/tap'), ['build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0)));
+  });
+  if (code !== 0) throw new Error(`tap build exited with ${code}`);
+}
+
 async function main(): Promise<number> {
   let server: EmbeddedServer | undefined;
   let dataDir: string | undefined;
@@ -99,6 +115,7 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const files = args.length ? args : ['dist/test/**/*.test.js'];
   try {
+    await buildTap();
     const first = await tap(files, env);
     let { pass, fail, skip, code } = first;
     // A file killed by Node's module loader (not by a test) is run once more, and said so: Node
