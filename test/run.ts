@@ -5,7 +5,7 @@
  * server (FerretDB, built on first use, or a mongod on PATH) is started for the whole run and
  * stopped afterwards. Every test file works in its own throwaway database on it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -50,33 +50,32 @@ async function tap(files: string[], env: NodeJS.ProcessEnv): Promise<TapRun> {
   const failedChecks: string[] = [];
   let file = '';
   const filesWithFailedChecks = new Set<string>();
-  const code = await new Promise<number>((done) => {
-    const child = spawn(bin, [...files], { stdio: ['ignore', 'pipe', 'pipe'], env });
-    let line = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
-      const text = chunk.toString();
-      tail = (tail + text).slice(-2000);
-      const lines = (line + text).split('\n');
-      line = lines.pop() ?? '';
-      for (const l of lines) {
-        const failed = /^not ok \d+ - (\S+\.test\.js)/.exec(l);
-        const subtest = /^# Subtest: (\S+\.test\.js)/.exec(l);
-        if (subtest) file = subtest[1]!;
-        if (failed) failedFiles.push(failed[1]!);
-        else if (/^\s+not ok \d+ - /.test(l)) {
-          filesWithFailedChecks.add(file);
-          if (failedChecks.length < MAX_LISTED_CHECKS) failedChecks.push(`${file}: ${l.trim().slice(0, 200)}`);
-        }
+  const child = spawn(bin, [...files], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const exit = exitCode(child);
+  let line = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    const text = chunk.toString();
+    tail = (tail + text).slice(-2000);
+    const lines = (line + text).split('\n');
+    line = lines.pop() ?? '';
+    for (const l of lines) {
+      const failed = /^not ok \d+ - (\S+\.test\.js)/.exec(l);
+      const subtest = /^# Subtest: (\S+\.test\.js)/.exec(l);
+      if (subtest) file = subtest[1]!;
+      if (failed) failedFiles.push(failed[1]!);
+      else if (/^\s+not ok \d+ - /.test(l)) {
+        filesWithFailedChecks.add(file);
+        if (failedChecks.length < MAX_LISTED_CHECKS) failedChecks.push(`${file}: ${l.trim().slice(0, 200)}`);
       }
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      process.stderr.write(chunk);
-      const text = chunk.toString();
-      for (const crash of LOADER_CRASHES) crashes += text.split(crash).length - 1;
-    });
-    child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0)));
+    }
   });
+  child.stderr.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    const text = chunk.toString();
+    for (const crash of LOADER_CRASHES) crashes += text.split(crash).length - 1;
+  });
+  const code = await exit;
   // tap's summary is `# { total: N, pass: P, fail: F, … }`.
   const summary = /#\s*\{([^}]*)\}/.exec(tail.split('\n').reverse().find((l) => /#\s*\{.*total/.test(l)) ?? '');
   const count = (key: string) => Number(new RegExp(`${key}:\\s*(\\d+)`).exec(summary?.[1] ?? '')?.[1] ?? 0);
@@ -96,11 +95,13 @@ async function tap(files: string[], env: NodeJS.ProcessEnv): Promise<TapRun> {
  * loader crash happens (main). About 6 s.
  */
 async function buildTap(): Promise<void> {
-  const code = await new Promise<number>((done) => {
-    const child = spawn(resolve('node_modules/.bin/tap'), ['build'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 1 : 0)));
-  });
+  const code = await exitCode(spawn(resolve('node_modules/.bin/tap'), ['build'], { stdio: ['ignore', 'ignore', 'inherit'] }));
   if (code !== 0) throw new Error(`tap build exited with ${code}`);
+}
+
+/** A child process's exit code once it exits; 1 when a signal ended it. */
+function exitCode(child: ChildProcess): Promise<number> {
+  return new Promise((done) => child.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0))));
 }
 
 async function main(): Promise<number> {

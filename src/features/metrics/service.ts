@@ -92,9 +92,8 @@ export class MetricsService {
   /** When the last poll began and the last full read began (this instance's clock, ms). */
   private polledAt = 0;
   private fullAt = 0;
-  /** Bumped whenever a last-seen time is recorded or read from another instance (lastSeenAll's memo). */
-  private seenChanges = 0;
-  private lastSeenMemo: { changes: number; all: ReadonlyMap<string, ReadonlyMap<string, Date>> } | undefined;
+  /** lastSeenAll's answer until a last-seen time is recorded or read from another instance. */
+  private lastSeenMemo: ReadonlyMap<string, ReadonlyMap<string, Date>> | undefined;
 
   constructor(
     private readonly store: MetricsStore,
@@ -176,7 +175,7 @@ export class MetricsService {
     for (const doc of seen) {
       if (doc._id.startsWith(own)) continue;
       this.usageOf(doc.flag).seen.set(doc._id, doc);
-      this.seenChanges++;
+      this.lastSeenMemo = undefined;
     }
     for (const usage of this.byFlag.values()) {
       for (const [id, doc] of usage.buckets) if (doc.hour < oldest && doc.instance !== this.instance) usage.buckets.delete(id);
@@ -222,7 +221,7 @@ export class MetricsService {
       const seen = { _id: seenKey, flag, environment, lastSeenAt: now, dirty: true };
       this.seen.set(seenKey, seen);
       usage.seen.set(seenKey, seen);
-      this.seenChanges++;
+      this.lastSeenMemo = undefined;
     }
   }
 
@@ -340,12 +339,12 @@ export class MetricsService {
    */
   async lastSeenAll(): Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>> {
     await this.ensureLoaded();
-    if (this.lastSeenMemo?.changes === this.seenChanges) return this.lastSeenMemo.all;
+    if (this.lastSeenMemo !== undefined) return this.lastSeenMemo;
     const result = new Map<string, Map<string, Date>>();
     for (const [flag, usage] of this.byFlag) {
       if (usage.seen.size > 0) result.set(flag, this.lastSeenIn(usage));
     }
-    this.lastSeenMemo = { changes: this.seenChanges, all: result };
+    this.lastSeenMemo = result;
     return result;
   }
 
