@@ -5,7 +5,6 @@
  * applies them to a state as writes would, and compares the heap before and after (forced GC).
  * Run by bench/admin.ts: node --expose-gc dist/bench/state-memory.js [flags]
  */
-import { MongoClient } from 'mongodb';
 import { CollectionMirror } from '../src/db/state.js';
 import type { StoredDocument } from '../src/db/outbox/index.js';
 
@@ -57,10 +56,8 @@ function flag(i: number): StoredDocument {
   };
 }
 
-// The mirror a state creates for a collection, on the handle of a client that never connects:
-// nothing here reads or writes the database.
-const db = new MongoClient('mongodb://127.0.0.1:1').db('state-memory');
-const mirror = new CollectionMirror<StoredDocument>(db.collection<StoredDocument>('flags'), () => undefined);
+// The mirror a state creates for a collection: nothing here reads or writes the database.
+const mirror = new CollectionMirror<StoredDocument>('flags', () => undefined);
 gc();
 const before = process.memoryUsage().heapUsed;
 for (let i = 0; i < count; i++) mirror.written(`memory.flag.${i}`, flag(i));

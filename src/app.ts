@@ -85,6 +85,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addSchema(ErrorSchema);
   app.decorate('config', config);
+  // `forceCloseConnections: 'idle'` closes the connections idle when closing starts; one still
+  // answering then stays open as keep-alive afterwards, and the close waited for Fastify's
+  // keep-alive timeout (72 s) behind a load balancer's or an SDK's connection. Idle ones are
+  // closed again until the server has closed.
+  app.addHook('preClose', (done) => {
+    const timer = setInterval(() => app.server.closeIdleConnections(), 50);
+    app.server.once('close', () => clearInterval(timer));
+    done();
+  });
 
   // Infrastructure first, then the features, in a fixed order.
   await app.register(errors);
@@ -125,11 +134,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(webRoutes, { inviteLinks: services.inviteLinks });
 
-  // Other instances' commits reach every onCommitted listener (the configuration state, read
-  // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
-  app.database.outbox.watchRevisions(config.REVISION_POLL_MS, backgroundFailureReporter(app.log));
   app.addHook('onClose', async () => {
-    app.database.outbox.stopWatching();
+    app.database.outbox.stopFollowing();
     stores.eventLog.stop();
     await stores.eventLog.settled();
   });
@@ -164,12 +170,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const started = performance.now();
     app.log.info('loading the configuration state and the event log');
     await initialiseWhenAnswering();
-    // Events left pending by a crash are flushed once every feature has registered its collection.
-    // This start's own writes (a fresh database's initial documents) finish their flushes and
-    // clears first: they were reported as repaired crash leftovers before (5 on every fresh start).
-    await app.database.outbox.settle();
-    const repaired = await app.database.outbox.repair({ afterLoad: true });
-    if (repaired) app.log.warn({ repaired }, 'flushed events left pending by an earlier crash');
+    // Other instances' commits reach every onCommitted listener (the configuration state, read
+    // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
+    app.database.outbox.follow(config.REVISION_POLL_MS, backgroundFailureReporter(app.log));
     loaded = true;
     app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');
     stores.eventLog.pruneLeftovers();

@@ -188,22 +188,13 @@ export async function initialiseState(
   // strategies) wait until it knows the newest stored id (EventLog.start).
   const logStarted = stores.eventLog.start();
   const configurationLoaded = (async () => {
+    // The configuration state is the commit log folded; the initial documents (docs/rules.md §7)
+    // are committed after it by whichever instance finds them missing.
+    await stores.outbox.load(progress);
     await stores.strategyTypes.init();
     await stores.environments.init();
     await stores.projects.init();
     await stores.tags.init();
-    await stores.flags.init();
-    await stores.segments.init();
-    // Known to the other instances before this one writes to what they write (Outbox.join); the
-    // load reads only.
-    const joined = stores.outbox.join();
-    joined.catch(() => undefined); // awaited below, after the load
-    // The configuration state (src/db/state.ts) once the initial documents exist: reads and writes
-    // from here on consult it.
-    // Other instances' revisions first: what they write while the state loads is re-read after.
-    await stores.outbox.markRevisionsSeen();
-    await stores.outbox.state.load(progress);
-    await joined;
   })();
   // Both end before a failure is thrown: the caller starts again after a database that did not
   // answer, and two starts of the copy must not run at once.
@@ -211,10 +202,7 @@ export async function initialiseState(
   if (log.status === 'rejected') throw log.reason;
   if (configuration.status === 'rejected') throw configuration.reason;
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
-  await stores.users.init();
   await ensureInitialAdmin(services.users, stores.users, config.INIT_ADMIN_USER, config.INIT_ADMIN_PASSWORD);
-  await stores.inviteLinks.init();
-  await stores.changeRequests.init();
   // Applies a crash interrupted after their commit point are finished before anything is served.
   await services.changeRequests.resumeInterruptedApplies();
 }

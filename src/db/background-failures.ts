@@ -1,10 +1,10 @@
 /**
- * How background database work reports its failures: each job (`poll`, `publish`, `flush`,
- * `clear`) logs its first failure at once, then at most one line per `windowMs` with how many
- * failed meanwhile. A database that does not answer fails a revision poll four times a second;
+ * How background database work reports its failures: each job (`commit poll`, `event flush`)
+ * logs its first failure at once, then at most one line per `windowMs` with how many
+ * failed meanwhile. A database that does not answer fails a commit poll four times a second;
  * one line per failure would bury everything else in the log, none would hide the outage.
  */
-export type BackgroundJob = 'revision poll' | 'revision publish' | 'event flush' | 'outbox clear' | 'lost write';
+export type BackgroundJob = 'commit poll' | 'event flush';
 
 export interface FailureLog {
   error(obj: unknown, msg?: string): void;

@@ -1,4 +1,5 @@
 import type { Collection } from 'mongodb';
+import { DuplicateKeyError } from './outbox/documents.js';
 
 /**
  * A unique-index violation. MongoDB and FerretDB report 11000 on inserts; FerretDB's SQLite
@@ -20,33 +21,25 @@ export async function nextIntegerId(collection: Collection<{ _id: number }>): Pr
 }
 
 /**
- * Inserts a new document under the next free integer `_id`: `firstFree()` (what the state knows)
- * or past the last id found taken. Never a counter document: FerretDB does not make
- * `$inc`/`findOneAndUpdate` atomic under concurrency; the unique `_id` is the one arbiter. A
- * duplicate key is told apart by one `_id` read: a taken id (another instance inserted it and this
- * one has not heard of it yet — `taken(id)` brings it into the state) is retried with the next;
- * a duplicate of another unique key is the caller's to answer (`otherKey`: throw, or a result).
+ * Inserts a new document under the next free integer `_id`, `firstFree()` as the configuration
+ * state knows it. The change writer checks the insert at its place in the commit log
+ * (src/db/outbox/), with the state brought up to that place: an `_id` taken meanwhile is in the
+ * state when the insert fails, so the next attempt takes the one after. A duplicate of another
+ * unique field is the caller's to answer (`otherKey`: throw, or a result).
  */
 export async function insertUnderNextId<R>(options: {
-  /** The collection inserted into (only its `_id` look-up is used). */
-  collection: { findOne(filter: { _id: number }, options: { projection: { _id: 1 } }): Promise<unknown> };
   firstFree: () => number;
   insert: (id: number) => Promise<R>;
-  taken: (id: number) => Promise<void>;
-  otherKey: (err: unknown, id: number) => Promise<R>;
+  otherKey: (err: DuplicateKeyError, id: number) => Promise<R>;
   maxAttempts: number;
 }): Promise<R> {
-  let next = 0;
   for (let attempt = 0; ; attempt++) {
-    const id = Math.max(next, options.firstFree());
+    const id = options.firstFree();
     try {
       return await options.insert(id);
     } catch (err) {
-      if (!isDuplicateKey(err) || attempt >= options.maxAttempts) throw err;
-      // A tombstone (a deletion whose events are being flushed) takes the id as well.
-      if (!(await options.collection.findOne({ _id: id }, { projection: { _id: 1 } }))) return await options.otherKey(err, id);
-      await options.taken(id);
-      next = id + 1;
+      if (!(err instanceof DuplicateKeyError) || attempt >= options.maxAttempts) throw err;
+      if (err.field !== '_id') return await options.otherKey(err, id);
     }
   }
 }

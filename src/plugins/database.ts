@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import {
-  MongoClient, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
+  MongoClient, MongoClientClosedError, MongoNetworkError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
   type Db,
 } from 'mongodb';
 import type { Config } from '../config.js';
@@ -19,6 +19,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     err instanceof MongoNetworkError ||
     err instanceof MongoNotConnectedError ||
     err instanceof MongoTopologyClosedError ||
+    err instanceof MongoClientClosedError ||
     (err instanceof Error && /connection (pool )?(closed|refused)|ECONNREFUSED/i.test(err.message))
   );
 }
@@ -132,7 +133,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
   const outbox = new Outbox(db, app.log);
   await outbox.createIndexes();
   guard.configure(guardLimits(config, outbox.isFerretDB));
-  app.log.info({ ...guard.limits, server: outbox.isFerretDB ? 'ferretdb' : 'mongodb', conditionInFilter: outbox.conditionInFilter }, 'database concurrency limits');
+  app.log.info({ ...guard.limits, server: outbox.isFerretDB ? 'ferretdb' : 'mongodb' }, 'database concurrency limits');
 
   // The probe runs its operations through the guard itself (as probes, while the gate is closed).
   health = new DatabaseHealth(unguarded, guard, outbox.instance, {
@@ -160,18 +161,16 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
     onRecovered: (fn) => health.onRecovered(fn),
   };
   app.decorate('database', database);
+  // Commits of unknown outcome are read like any other, and failed appends of events are retried.
   database.onRecovered(async () => {
-    const { refreshed, repaired } = await outbox.reconcile();
-    if (refreshed || repaired) app.log.warn({ refreshed, repaired }, 'after the outage: writes of unknown outcome re-read, pending events flushed');
+    await outbox.reconcile();
   });
   health.start();
 
   app.addHook('onClose', async () => {
     health.stop();
-    outbox.stopWatching();
-    await outbox.settle().catch((err: unknown) => app.log.warn({ err }, 'clearing flushed events failed; the next start repairs it'));
-    // The others need not wait goneAfterMs to clear their documents' flushed events again.
-    await outbox.retire().catch((err: unknown) => app.log.warn({ err }, 'removing this instance\'s revision document failed; the others take it for gone in a minute'));
+    outbox.stopFollowing();
+    await outbox.settle().catch((err: unknown) => app.log.warn({ err }, 'appending committed events failed; the next start appends them'));
     await client.close(true);
     await embedded?.stop();
   });

@@ -1,12 +1,12 @@
 import t from 'tap';
 import { MongoClient, type Db } from 'mongodb';
-import { Outbox } from '../../src/db/outbox/index.js';
+import { isFerretDB } from '../../src/db/outbox/server.js';
 
-/** A fresh database on the test run's server when it is FerretDB (dropped after the test); undefined, with a pass, otherwise. */
-async function embeddedFerretDB(t: { pass(message: string): void; teardown(fn: () => unknown): void }, name: string): Promise<Db | undefined> {
+/** A fresh database on the test run's server when it is FerretDB (dropped after the test); undefined, the test skipped, otherwise. */
+async function embeddedFerretDB(t: { plan(n: number, comment?: string): void; teardown(fn: () => unknown): void }, name: string): Promise<Db | undefined> {
   const url = process.env.MONGODB_URL;
   if (!url) {
-    t.pass('no database: nothing to check');
+    t.plan(0, 'skipped: no database (run through `npm test`)');
     return undefined;
   }
   const client = await new MongoClient(url).connect();
@@ -14,8 +14,8 @@ async function embeddedFerretDB(t: { pass(message: string): void; teardown(fn: (
   const db = client.db(`${name}_${process.pid}`);
   t.teardown(() => db.dropDatabase());
   const info = await db.admin().command({ buildInfo: 1 });
-  if (!('ferretdbVersion' in info)) {
-    t.pass('not FerretDB: a MongoDB uses its _id index anyway');
+  if (!(await isFerretDB(db))) {
+    t.plan(0, `skipped: not FerretDB (${String(info.version)}); this checks the embedded build`);
     return undefined;
   }
   return db;
@@ -61,8 +61,14 @@ t.test('the embedded database reads an _id filter with other fields through the 
   t.equal((await flags.deleteOne({ _id: 'f40', _rev: 3 })).deletedCount, 1);
   t.equal(await flags.countDocuments({}), 49, 'no other document touched');
   t.same(await flags.find({ _id: { $in: ['f1', 'f2'] }, n: 2 }).toArray(), [{ _id: 'f2', _rev: 3, n: 2 }], 'an _id operator is not pushed down and still answers');
+});
 
-  const outbox = new Outbox(db);
-  await outbox.createIndexes();
-  t.ok(outbox.conditionInFilter, 'the outbox writes conditionally in one command on this build');
+t.test('the server\'s kind is told by buildInfo: FerretDB answers with its version', async (t) => {
+  const client = await new MongoClient(process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:1', { serverSelectionTimeoutMS: 5000 }).connect();
+  t.teardown(() => client.close());
+  const db = client.db('vane_server_kind');
+  const info = await db.admin().command({ buildInfo: 1 });
+  t.equal(await isFerretDB(db), typeof info.ferretdbVersion === 'string', 'as buildInfo says');
+  const fake = { admin: () => ({ command: async () => ({ version: '7.0.0' }) }) } as unknown as Db;
+  t.equal(await isFerretDB(fake), false, 'a MongoDB answers without ferretdbVersion');
 });

@@ -1,6 +1,6 @@
 /**
  * Several instances on one database: each holds the configuration state in memory
- * (src/db/state.ts) and learns of the others' writes through their revision documents.
+ * (src/db/state.ts) and learns of the others' writes by reading the commit log (src/db/outbox/).
  */
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
@@ -10,8 +10,7 @@ import type { Config } from '../../src/config.js';
 import { buildEvents, ConcurrentModificationError, Outbox, type StoredDocument } from '../../src/db/outbox/index.js';
 import { unpackFlag, type StoredFlag } from '../../src/features/flags/store.js';
 import { ensureInitialAdmin } from '../../src/features/sessions/service.js';
-import { ADMIN, ADMIN_TOKEN, dropDatabase, testConfig } from '../helpers/app.js';
-import { watchCalls } from '../helpers/spy.js';
+import { ADMIN, ADMIN_TOKEN, committed, dropDatabase, testConfig } from '../helpers/app.js';
 import { eventually } from '../helpers/wait.js';
 
 const JSON_HEADERS = { ...ADMIN, 'content-type': 'application/json' };
@@ -36,8 +35,8 @@ async function twoInstances(
 
 /** Lets `from`'s writes reach `to` without waiting for the poll interval. */
 async function propagate(from: FastifyInstance, to: FastifyInstance): Promise<void> {
-  await from.database.outbox.published();
-  await to.database.outbox.pollRevisions();
+  await from.database.outbox.settle();
+  await to.database.outbox.poll();
 }
 
 t.test('a write on one instance is read from the other after its revision is noticed', async (t) => {
@@ -128,56 +127,29 @@ t.test('a write that keeps losing to concurrent writers is a 409 in the document
   t.equal(retried.statusCode, 200, 'the next attempt goes through');
 });
 
-/** An instance that dies between writing a change and flushing its events. */
-class OutboxThatDiesBeforeFlush extends Outbox {
-  protected override async flushWritten(): Promise<void> {
-    // the process is gone: nothing more happens
-  }
-}
-
-t.test('an instance whose revision document goes silent is taken for dead: the others read their state again whole, once', async (t) => {
-  const { a, b } = await twoInstances(t);
-  const created = await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'told', constraints: [] } });
-  t.equal(created.statusCode, 201);
-  const id = created.json().id as number;
-  await propagate(a, b);
-  // A write of A's that it never announced: A died within its publish delay (PUBLISH_COALESCE_MS).
-  await a.database.db.collection('segments').updateOne({ _id: id as never }, { $set: { description: 'never announced' }, $inc: { _rev: 1 } });
-  const description = async () => (await b.inject({ url: `/api/admin/segments/${id}`, headers: ADMIN })).json().description as string | null;
-  await b.database.outbox.pollRevisions();
-  t.not(await description(), 'never announced', 'while A looks alive, B keeps what A announced');
-
-  await b.database.db.collection('meta').updateOne({ _id: `rev:${a.database.outbox.instance}` as never }, { $set: { at: new Date(Date.now() - 3_600_000) } });
-  t.equal(await b.database.outbox.pollRevisions(), true, 'the silence is a change');
-  t.equal(await description(), 'never announced', 'B read its state again');
-  t.equal(await b.database.outbox.pollRevisions(), false, 'once');
-});
-
-t.test('a change whose writer died before flushing its events is completed by a running instance', async (t) => {
+t.test('a change whose writer died before appending its events is completed by a running instance', async (t) => {
   const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
   t.teardown(() => dropDatabase(config));
   const survivor = await instance(t, config);
   survivor.database.outbox.orphanFlushMs = 50;
 
-  const dying = new OutboxThatDiesBeforeFlush(survivor.database.db);
+  // The dying writer's connection closes as soon as its commit is stored: its append never goes.
+  const client = await MongoClient.connect(config.MONGODB_URL!);
+  const dying = new Outbox(client.db(config.MONGODB_DB));
+  await dying.load();
+  dying.onCommitted(() => void client.close(true));
   const segments = dying.collection<StoredDocument & { name: string }>('segments');
   const doc = { _id: 4242, name: 'orphaned', description: null, project: null, constraints: [], createdBy: 'dead', createdAt: new Date() };
   await dying.insert(segments, doc, buildEvents({ name: 'dead', id: -42 }, [{ type: 'segment-created', data: { id: 4242, name: 'orphaned' } }]));
-  await dying.published();
-  t.notOk(await survivor.database.db.collection('events').findOne({ type: 'segment-created' }), 'the event is still pending');
+  await dying.settle();
+  t.notOk(await survivor.database.db.collection('events').findOne({ type: 'segment-created' }), 'the event is not in the log');
 
-  // The dead writer's revision document ages (no more heartbeats): the survivor then knows it runs
-  // alone, and its clear of the document cannot undo anyone's write (Outbox.clearsAreSafe).
-  await survivor.database.db.collection('meta').updateOne({ _id: `rev:${dying.instance}` as never }, { $set: { at: new Date(Date.now() - 3_600_000) } });
-  await survivor.database.outbox.pollRevisions();
+  await survivor.database.outbox.poll();
   t.equal((await survivor.inject({ url: '/api/admin/segments/4242', headers: ADMIN })).statusCode, 200, 'the change is in the state');
   t.ok(
     await eventually(async () => (await survivor.database.db.collection('events').countDocuments({ type: 'segment-created' })) === 1),
-    'its event is flushed by the survivor',
+    'its event is appended by the survivor',
   );
-  // The event is appended first, then the document's `_outbox` is cleared: wait for the second step too.
-  const cleared = async () => !(await survivor.database.db.collection('segments').findOne({ _id: 4242 as never }))?._outbox;
-  t.ok(await eventually(cleared), 'and cleared from the document');
 });
 
 t.test('a change request applied from two instances at once is applied exactly once', async (t) => {
@@ -203,100 +175,6 @@ t.test('a change request applied from two instances at once is applied exactly o
   t.equal(await a.database.db.collection('events').countDocuments({ type: 'feature-environment-enabled' }), 1, 'the change written once');
 });
 
-/**
- * FerretDB applies an update by reading the document, then writing it back whole, outside any
- * transaction. This does the same, with another instance's write landing between the two steps.
- */
-async function rewriteWholeOnUpdate(
-  t: { teardown(fn: () => unknown): void }, app: FastifyInstance, collection: string, between: () => Promise<void>,
-): Promise<{ updates: number }> {
-  // Its own connection: the app's handle waits for the write slot its update holds.
-  const client = await MongoClient.connect(app.config.MONGODB_URL!);
-  t.teardown(() => client.close());
-  const raw = client.db(app.config.MONGODB_DB).collection<StoredDocument>(collection);
-  const handle = app.database.outbox['collections'].get(collection)!;
-  const seen = { updates: 0 };
-  handle.updateOne = async (filter: { _id?: unknown }, update: Record<string, Record<string, unknown>>) => {
-    seen.updates++;
-    const read = await raw.findOne({ _id: filter._id as never });
-    await between();
-    const { _id, ...rest } = read!;
-    for (const field of Object.keys(update.$unset ?? {})) delete (rest as Record<string, unknown>)[field];
-    return await raw.replaceOne({ _id }, rest);
-  };
-  return seen;
-}
-
-t.test('clearing flushed events never undoes another instance\'s write: no clear while another instance runs', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const b = await buildApp(config, { logger: false }); // closed by the test
-  let bClosed = false;
-  t.teardown(() => (bClosed ? undefined : b.close()));
-  // A's orphan check of B's write (2 s after A learns of it) finds B's flushed events still in
-  // `_outbox` and, once B has stopped, clears them: a second clear that a slow run made
-  // (clean-clone CI, 27 Nov: `clear.updates` 2). Counted here are A's clears after its own writes.
-  a.database.outbox.orphanFlushMs = 60_000;
-  const created = await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'shared', constraints: [] } });
-  const id = created.json().id as number;
-  await propagate(a, b);
-  const update = (description: string) => b.inject({
-    method: 'PUT', url: `/api/admin/segments/${id}`, headers: JSON_HEADERS, payload: { name: 'shared', description, constraints: [] },
-  });
-  let writtenBetween = false;
-  const clear = await rewriteWholeOnUpdate(t, a, 'segments', async () => {
-    if (writtenBetween) return;
-    t.equal((await update('written while A clears')).statusCode, 204);
-    writtenBetween = true;
-  });
-  await a.database.outbox.settle(); // A's flush, then its clear of the creation's `_outbox`
-  t.equal(clear.updates, 0, 'A does not clear while B runs');
-  if (!writtenBetween) {
-    t.equal((await update('written while A clears')).statusCode, 204);
-    writtenBetween = true;
-  }
-  const stored = await a.database.db.collection('segments').findOne({ _id: id as never });
-  t.equal(stored?.description, 'written while A clears', "B's write is kept");
-  t.ok(stored?._outbox, 'the flushed events stay until the next write');
-  await propagate(b, a);
-  t.equal((await a.inject({ url: `/api/admin/segments/${id}`, headers: ADMIN })).json().description, 'written while A clears');
-
-  // B stops cleanly (its revision document goes): A, alone again, clears after its writes.
-  await b.close();
-  bClosed = true;
-  a.database.outbox['aloneChecked'] = undefined;
-  const again = await a.inject({ method: 'PUT', url: `/api/admin/segments/${id}`, headers: JSON_HEADERS, payload: { name: 'shared', description: 'alone', constraints: [] } });
-  t.equal(again.statusCode, 204);
-  await a.database.outbox.settle();
-  t.notOk((await a.database.db.collection('segments').findOne({ _id: id as never }))?._outbox, 'cleared once A runs alone');
-  t.equal(clear.updates, 1);
-  t.equal((await a.database.db.collection('events').countDocuments({ type: 'segment-updated' })), 2, 'every event logged once');
-});
-
-t.test('a write the database lost (it holds an older revision than this instance wrote) is not retried against the lost revision', async (t) => {
-  const config = await testConfig(t);
-  t.teardown(() => dropDatabase(config));
-  const app = await instance(t, config);
-  const created = await app.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'lost', constraints: [] } });
-  const id = created.json().id as number;
-  const segments = app.database.db.collection('segments');
-  await app.database.outbox.settle();
-  const older = (await segments.findOne({ _id: id as never }))!;
-  const put = (description: string) => app.inject({
-    method: 'PUT', url: `/api/admin/segments/${id}`, headers: JSON_HEADERS, payload: { name: 'lost', description, constraints: [] },
-  });
-  t.equal((await put('kept in memory only')).statusCode, 204);
-  await app.database.outbox.settle();
-  // Another writer puts back the version it read before (as a FerretDB update racing this write does).
-  await segments.replaceOne({ _id: id as never }, older);
-  const res = await put('written on what the database holds');
-  t.equal(res.statusCode, 204, 'the retry writes on top of the stored revision');
-  const stored = (await segments.findOne({ _id: id as never }))!;
-  t.equal(stored.description, 'written on what the database holds');
-  t.equal(stored._rev, (older._rev as number) + 1);
-});
-
 t.test('deleting a segment while another instance adds a strategy using it never leaves a dangling reference', async (t) => {
   const { a, b } = await twoInstances(t);
   const segment = async (name: string) =>
@@ -310,7 +188,7 @@ t.test('deleting a segment while another instance adds a strategy using it never
     headers: JSON_HEADERS, payload: { name: 'default', constraints: [], parameters: {}, segments: [id] },
   });
   const storedSegments = async () => {
-    const flag = unpackFlag((await a.database.db.collection<StoredFlag>('flags').findOne({ _id: 'segmented' }))!);
+    const flag = unpackFlag((await committed(a, 'flags')).get('segmented') as StoredFlag);
     return flag.environments.development!.strategies.flatMap((s) => s.segments ?? []);
   };
 
@@ -321,7 +199,7 @@ t.test('deleting a segment while another instance adds a strategy using it never
   t.match(late.json().message, /was deleted while the strategy was added/);
   t.same(await storedSegments(), [], 'no strategy refers to the deleted segment');
 
-  // B adds first; A has not heard of it and deletes: the deletion finds the use in the database.
+  // B adds first; A has not heard of it and deletes: the deletion's commit comes after B's, and sees the use.
   t.equal((await addUsing(second)).statusCode, 200);
   t.equal((await a.inject({ method: 'DELETE', url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 409);
   t.equal((await a.inject({ url: `/api/admin/segments/${second}`, headers: ADMIN })).statusCode, 200, 'the segment is kept');
@@ -387,7 +265,7 @@ t.test('users: ids stay unique when two instances create users, e-mails too; a u
   t.equal(first.statusCode, 201, first.body);
   t.equal(second.statusCode, 201, second.body);
   t.not(second.json().id, first.json().id, 'distinct ids');
-  // Nor of A's next user's e-mail: the unique index refuses it, as "already exists".
+  // Nor of A's next user's e-mail: the commit refuses it, as "already exists".
   t.equal((await signup(a, secret, 'third')).statusCode, 201);
   const twice = await signup(b, secret, 'third');
   t.equal(twice.statusCode, 400, twice.body);
@@ -398,7 +276,7 @@ t.test('users: ids stay unique when two instances create users, e-mails too; a u
     (await app.inject({ url: '/api/admin/user-admin', headers: ADMIN })).json().users.map((u: { username: string }) => u.username);
   t.same(await listed(b), ['first', 'second', 'third']);
   t.same(await listed(a), ['first', 'second', 'third']);
-  t.equal(await a.database.db.collection('users').countDocuments({}), 3);
+  t.equal((await committed(a, 'users')).size, 3);
 
   const signedIn = await login(b, 'first');
   t.equal(signedIn.statusCode, 200, 'a user created on A signs in on B');
@@ -444,7 +322,7 @@ t.test('change requests: made on one instance, seen on the other; a Draft opened
   const listed = (await a.inject({ url: '/api/admin/projects/default/change-requests', headers: ADMIN })).json();
   t.same(listed.map((cr: { id: number }) => cr.id), [id], 'one request');
   t.same(listed[0].features.map((f: { name: string }) => f.name), ['cr-one', 'cr-two'], "A sees B's change");
-  t.equal(await a.database.db.collection('change_requests').countDocuments({}), 1, 'one request stored');
+  t.equal((await committed(a, 'change_requests')).size, 1, 'one request stored');
 
   // Sent to review on A; B (stale) opens the next Draft under a new id.
   t.equal((await a.inject({
@@ -476,7 +354,7 @@ t.test('tags and tag types made on one instance are listed and usable on the oth
   t.equal((await a.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_HEADERS, payload: { type: 'team', value: 'core' } })).statusCode, 201);
   const types = async () => (await b.inject({ url: '/api/admin/tag-types', headers: ADMIN })).json().tagTypes.map((x: { name: string }) => x.name);
   t.same(await types(), ['simple'], 'not yet noticed');
-  // B, stale, still refuses a second type of that name: the unique `_id` decides.
+  // B, stale, still refuses a second type of that name: the commit log decides.
   t.equal((await b.inject({ method: 'POST', url: '/api/admin/tag-types', headers: JSON_HEADERS, payload: { name: 'team' } })).statusCode, 409);
   await propagate(a, b);
   t.same(await types(), ['simple', 'team']);
@@ -492,28 +370,5 @@ t.test('the first admin, created by another instance a moment ago, is found in t
   t.equal(await b.stores.users.findByLogin('admin'), null, 'B has not heard of it');
   await ensureInitialAdmin(b.services.users, b.stores.users, 'admin', STRONG);
   t.ok(await b.stores.users.findByLogin('admin'), 'B now holds it');
-  t.equal(await b.database.db.collection('users').countDocuments({}), 1, 'created once');
-});
-
-t.test('the segment check after a strategy add reads the database only while another instance runs', async (t) => {
-  const config = await testConfig(t, { REVISION_POLL_MS: '60000' });
-  t.teardown(() => dropDatabase(config));
-  const a = await instance(t, config);
-  const segment = await a.inject({ method: 'POST', url: '/api/admin/segments', headers: JSON_HEADERS, payload: { name: 'checked', constraints: [] } });
-  t.equal(segment.statusCode, 201);
-  const created = await a.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_HEADERS, payload: { name: 'checked-flag' } });
-  t.equal(created.statusCode, 201);
-  let reads = 0;
-  watchCalls(a.stores.segments, 'collection', (method) => method === 'findOne', () => reads++);
-  const add = () => a.inject({
-    method: 'POST', url: '/api/admin/projects/default/features/checked-flag/environments/development/strategies', headers: JSON_HEADERS,
-    payload: { name: 'default', constraints: [], parameters: {}, segments: [segment.json().id as number] },
-  });
-  t.equal((await add()).statusCode, 200);
-  t.equal(reads, 0, 'alone: the state is the database');
-
-  await instance(t, config);
-  a.database.outbox['aloneChecked'] = undefined; // the answer is reused for CLEARS_CHECK_MS
-  t.equal((await add()).statusCode, 200);
-  t.equal(reads, 1, 'with another instance running: one read of the segment');
+  t.equal((await committed(b, 'users')).size, 1, 'created once');
 });

@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../../src/db/embedded.js';
+import { CommitLog } from '../../src/db/outbox/commit-log.js';
+import type { StoredDocument } from '../../src/db/outbox/documents.js';
 
 export const ADMIN_TOKEN = '*:*.test-admin-token';
 export const ADMIN = { authorization: ADMIN_TOKEN };
@@ -102,4 +104,20 @@ export async function lastEventId(app: FastifyInstance): Promise<number> {
   await app.database.outbox.flushed(); // events are appended after the response
   const last = await app.database.db.collection('events').find({}).sort({ id: -1 }).limit(1).next();
   return (last?.id as number | undefined) ?? 0;
+}
+
+/**
+ * Every document of `coll` as the database holds it: the commit log folded (what a fresh start
+ * would load), read from the database, not from the app's memory.
+ */
+export async function committed(app: FastifyInstance, coll: string): Promise<Map<unknown, StoredDocument>> {
+  const docs = new Map<unknown, StoredDocument>();
+  await new CommitLog(app.database.db).readAll((commit) => {
+    for (const change of commit.changes) {
+      if (change.coll !== coll) continue;
+      if (change.doc) docs.set(change.id, change.doc);
+      else docs.delete(change.id);
+    }
+  });
+  return docs;
 }

@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import type { Registry } from 'prom-client';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import type { PendingEvent } from '../outbox/events.js';
+import type { NumberedEvent } from '../outbox/commit-log.js';
 import { EventAppender } from './append.js';
 import { DatabaseSearch } from './database.js';
 import { EventLogMirror, type MirrorLogger } from './mirror.js';
@@ -110,26 +110,25 @@ export class EventLog {
   // -------------------------------------------------------------------------------------------
   // appending (the change writer)
 
-  /** Stores one event under the next id; idempotent (see EventAppender.append). */
-  async append(event: PendingEvent): Promise<void> {
-    await this.appendsOpen;
-    await this.appender.append(event);
-  }
-
-  /** Stores events in order under the next ids; idempotent (see EventAppender.appendMany). */
-  async appendMany(events: readonly PendingEvent[]): Promise<void> {
+  /** Stores events under the ids their commit gave them; idempotent (EventAppender.appendMany). */
+  async appendMany(events: readonly NumberedEvent[]): Promise<void> {
     await this.appendsOpen;
     await this.appender.appendMany(events);
   }
 
-  /** Moves the next id past the newest id other instances published (see EventAppender.startAfter). */
-  startAfter(othersLastId: number): void {
-    this.appender.startAfter(othersLastId);
+  /** Resolves once appends may start: the copy knows the newest stored id (see start). */
+  async opened(): Promise<void> {
+    await this.appendsOpen;
   }
 
-  /** The newest id this process claimed (published in its revision document). */
-  get lastEventId(): number {
-    return this.appender.lastEventId;
+  /** Whether the copy holds the event with this id (only meaningful once it is ready). */
+  holds(id: number): boolean {
+    return this.mirror.index.has(id);
+  }
+
+  /** The newest id in the copy (0 for an empty log): where the first commit's events start after. */
+  get newestId(): number {
+    return this.mirror.index.newestId;
   }
 
   /** The unique indexes appending relies on (at connection, before anything is written). */
@@ -271,14 +270,6 @@ export class EventLog {
       this.appendsOpen.catch(() => undefined); // rejected only at stop; each waiting append has it too
     }
     await this.mirror.start();
-    // The first append claims the id after the newest one the copy loaded. The other instances'
-    // revision documents hint the same, but only while they exist: one that stopped cleanly removes
-    // its document, and one silent for a day is removed. Without the hint the appender took ids
-    // from 1 up: each collided with a stored event whose claim had left the tail, and the slow
-    // path's sort of `events` by id (a scan of every event on FerretDB: 98 s at 37 000 events)
-    // missed its deadline again and again; the 5 000-flag scale bench's writes after its restart
-    // waited on it for minutes.
-    this.appender.startAfter(this.mirror.index.newestId);
     this.openAppends?.resolve();
     this.openAppends = undefined;
     await this.database.init(!this.writer.isFerretDB);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { BSON } from 'mongodb';
 import {
-  buildEvents, ConcurrentModificationError, pendingEvents, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
+  buildEvents, ConcurrentModificationError, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
 } from '../../db/outbox/index.js';
 import { ApiError, conflict, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
@@ -188,7 +188,7 @@ export class ChangeRequestService {
    * poll interval): before refusing one, the request is re-read (one `_id` read, on refusals only).
    */
   private async requireCurrent(project: string, id: number): Promise<ChangeRequestDocument> {
-    await this.store.refresh(id);
+    await this.store.refresh();
     return await this.require(project, id);
   }
 
@@ -462,7 +462,6 @@ export class ChangeRequestService {
     for (const write of plan.flagWrites) {
       const keys = new Set(write.events.map((e) => e.key));
       const doc = await store.get(write.name);
-      if (pendingEvents(doc?._outbox).some((e) => keys.has(e.key))) continue;
       if (await this.eventLog.has(keys)) continue;
       if (doc && keys.size === 0 && doc._rev !== write.rev) continue;
       const failed = `flag "${write.name}" changed before the change request's write (changes ${write.changeIds.join(', ')} not applied)`;

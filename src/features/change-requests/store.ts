@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { LIVE, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
+import { type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { insertUnderNextId, isDuplicateKey } from '../../db/keys.js';
 
@@ -106,6 +106,7 @@ export class ChangeRequestStore {
     this.applies = outbox.collection<{ _id: number; at: Date }>('change_request_applies');
     this.state = outbox.state;
     this.mirror = outbox.state.mirror('change_requests');
+    outbox.unique('change_requests', ['draftKey']);
   }
 
   private index(): ChangeRequestIndex {
@@ -143,20 +144,14 @@ export class ChangeRequestStore {
     await this.applies.deleteOne({ _id: id });
   }
 
-  async init(): Promise<void> {
-    // One command per index: FerretDB 1.24 fails a createIndexes that mixes existing and new ones.
-    await this.collection.createIndex({ draftKey: 1 }, { unique: true, sparse: true, name: 'draft_key_unique' });
-    await this.collection.createIndex({ project: 1 }, { name: 'project' });
-  }
-
   async get(id: number): Promise<ChangeRequestDocument | null> {
     if (!Number.isSafeInteger(id)) return null;
     return this.mirror.get(id) ?? null;
   }
 
-  /** Re-reads one request into the state (one `_id` read): before a refusal based on the state. */
-  async refresh(id: number): Promise<void> {
-    await this.mirror.refresh(id);
+  /** Reads what other instances committed since the last poll: before a refusal based on the state. */
+  async refresh(): Promise<void> {
+    await this.outbox.poll();
   }
 
   async findDraft(draftKey: string): Promise<ChangeRequestDocument | null> {
@@ -182,7 +177,6 @@ export class ChangeRequestStore {
   async insertNew(build: (id: number) => { doc: ChangeRequestDocument; events: PendingEvent[] }): Promise<ChangeRequestDocument | null> {
     let draftKey: string | undefined;
     return await insertUnderNextId<ChangeRequestDocument | null>({
-      collection: this.collection,
       firstFree: () => this.index().highestId + 1,
       insert: async (id) => {
         const { doc, events } = build(id);
@@ -190,14 +184,9 @@ export class ChangeRequestStore {
         await this.outbox.insert(this.collection, doc, events);
         return doc;
       },
-      taken: async (id) => {
-        await this.mirror.refresh(id);
-      },
+      // Another request became the caller's Draft first: the state holds it now.
       otherKey: async (err) => {
         if (!draftKey) throw err;
-        // Off the index on FerretDB (a scan), but only when two instances raced for one Draft.
-        const draft = await this.collection.findOne({ draftKey, ...LIVE }, { projection: { _id: 1 } });
-        if (draft) await this.mirror.refresh(draft._id);
         return null;
       },
       maxAttempts: 101,

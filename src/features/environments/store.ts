@@ -31,7 +31,7 @@ export class EnvironmentStore {
   private readonly mirror: CollectionMirror<EnvironmentDocument>;
   private readonly state: ConfigState;
 
-  constructor(outbox: Outbox) {
+  constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<EnvironmentDocument>('environments');
     this.state = outbox.state;
     this.mirror = outbox.state.mirror('environments');
@@ -39,12 +39,10 @@ export class EnvironmentStore {
 
   async init(): Promise<void> {
     for (const env of INITIAL) {
-      await this.collection.updateOne(
-        { _id: env.name },
-        { $setOnInsert: { ...env, enabled: true, protected: false, createdAt: new Date(), _rev: 1 } },
-        { upsert: true },
-      ).catch((err: unknown) => {
-        if (!isDuplicateKey(err)) throw err;
+      if (this.mirror.get(env.name)) continue;
+      const doc: EnvironmentDocument = { _id: env.name, ...env, enabled: true, protected: false, createdAt: new Date() };
+      await this.outbox.insert(this.collection, doc, []).catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err; // another instance committed it first
       });
     }
   }

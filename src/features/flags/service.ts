@@ -218,25 +218,16 @@ export class FlagService {
       tags: tags.map((t) => ({ value: t.value, type: t.type })),
     }], { transactional: true, at: now });
 
-    // The flag and its event are one write; the event is flushed after the tags it uses exist,
-    // so `tag-created` precedes `feature-created` (a crash in between is repaired at start).
+    // The tags it uses exist first, so `tag-created` precedes `feature-created` in the log, as
+    // Unleash records them; a flag that another writer created meanwhile leaves them created.
+    await this.tags.ensureTags(tags, audit, now);
     try {
-      await this.store.insertPending(flag, events);
+      await this.store.insert(flag, events);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       const winner = await this.store.get(name);
       throw winner ? this.nameTaken(winner) : nameExists('A flag with that name already exists');
     }
-    try {
-      await this.tags.ensureTags(tags, audit, now);
-    } finally {
-      // Queued behind the tags' own events, so `tag-created` precedes `feature-created` in the log,
-      // and not awaited, as every other write's flush (Outbox.queueFlush): the creation answered
-      // after a flush of its own waited behind every flush queued before it (545 ms on average
-      // under the soak's writers and SDK metrics, tools/soak; a strategy add 74 ms).
-      this.outbox.flushInserted(this.store.collection, name, events);
-    }
-    await this.outbox.keepUp();
     return flagCreatedFullView(flag, ...await this.viewParts(flag));
   }
 

@@ -1,5 +1,5 @@
 import { BSON, type Collection } from 'mongodb';
-import { DELETED_FIELD, withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
+import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import { MirrorView, type CollectionMirror, type ConfigState } from '../../db/state.js';
 import type { FlagData, FlagDocument, FlagEnvironment } from './read-model.js';
 
@@ -324,10 +324,6 @@ export class FlagStore {
     setImmediate(slice);
   }
 
-  async init(): Promise<void> {
-    await this.collection.createIndex({ project: 1 }, { name: 'project' });
-  }
-
   /** The flag as stored (with `_rev`), archived or not; null when unknown. */
   async get(name: string): Promise<FlagDocument | null> {
     return this.getNow(name);
@@ -363,9 +359,9 @@ export class FlagStore {
     return this.index.get().children.get(name) ?? [];
   }
 
-  /** Inserts a new flag with its pending events, without flushing them (the caller flushes). */
-  async insertPending(doc: FlagData, events: PendingEvent[]): Promise<void> {
-    await this.outbox.insertPending<StoredFlag>(this.collection, packFlag(doc), events);
+  /** Inserts a new flag with its events. */
+  async insert(doc: FlagData, events: PendingEvent[]): Promise<void> {
+    await this.outbox.insert<StoredFlag>(this.collection, packFlag(doc), events);
   }
 
   /** Replaces `current` (as read) by `next`, with its events (see Outbox.replace). */
@@ -417,18 +413,12 @@ export class FlagStore {
   }
 
   /**
-   * Whether a flag uses the segment, as the database has the flags now (not the state, which may
-   * not have heard of another instance's write yet). Reads every flag: for deletions only.
+   * Whether a flag uses the segment, asked right after a write of this process (the segment's
+   * deletion mark): exact then, since the commit log orders every write and this process has
+   * applied every commit before its own (src/db/outbox/).
    */
   async usesSegmentInDatabase(id: number): Promise<boolean> {
-    const flags = this.collection.find({ [DELETED_FIELD]: { $ne: true } });
-    for await (const flag of flags) {
-      if (segmentsUsedBy(unpackFlag(flag)).has(id)) {
-        await flags.close();
-        return true;
-      }
-    }
-    return false;
+    return this.segmentUsage().has(id);
   }
 
   /**

@@ -36,10 +36,6 @@ export class InviteLinkStore {
     this.mirror = outbox.state.mirror('public_signup_tokens');
   }
 
-  async init(): Promise<void> {
-    await this.collection.createIndex({ createdAt: 1 }, { name: 'created_at' });
-  }
-
   async get(secret: string): Promise<InviteLinkDocument | null> {
     return this.mirror.get(secret) ?? null;
   }

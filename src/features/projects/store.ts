@@ -27,7 +27,7 @@ export class ProjectStore {
   private readonly mirror: CollectionMirror<ProjectDocument>;
   private readonly state: ConfigState;
 
-  constructor(outbox: Outbox) {
+  constructor(private readonly outbox: Outbox) {
     this.collection = outbox.collection<ProjectDocument>('projects');
     this.state = outbox.state;
     this.mirror = outbox.state.mirror('projects');
@@ -35,17 +35,13 @@ export class ProjectStore {
 
   /** Project `default` (name `Default`), connected to both initial environments (docs/rules.md §7). */
   async init(): Promise<void> {
-    await this.collection.updateOne(
-      { _id: 'default' },
-      {
-        $setOnInsert: {
-          id: 'default', name: 'Default', description: 'Default project', defaultStickiness: 'default',
-          environments: ['development', 'production'], archivedAt: null, createdAt: new Date(), _rev: 1,
-        },
-      },
-      { upsert: true },
-    ).catch((err: unknown) => {
-      if (!isDuplicateKey(err)) throw err;
+    if (this.mirror.get('default')) return;
+    const project: ProjectDocument = {
+      _id: 'default', id: 'default', name: 'Default', description: 'Default project', defaultStickiness: 'default',
+      environments: ['development', 'production'], archivedAt: null, createdAt: new Date(),
+    };
+    await this.outbox.insert(this.collection, project, []).catch((err: unknown) => {
+      if (!isDuplicateKey(err)) throw err; // another instance committed it first
     });
   }
 

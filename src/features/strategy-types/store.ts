@@ -68,7 +68,7 @@ export class StrategyTypeStore {
   async init(): Promise<void> {
     const migration = { name: 'migration', id: null };
     for (const [index, builtIn] of BUILT_IN.entries()) {
-      if (await this.collection.findOne({ _id: builtIn.name })) continue;
+      if (this.mirror.get(builtIn.name)) continue;
       const data = builtIn.parameters
         ? { name: builtIn.name, description: builtIn.description, parameters: builtIn.parameters }
         : { name: builtIn.name, description: builtIn.description };

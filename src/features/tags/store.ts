@@ -43,7 +43,7 @@ export class TagStore {
   private readonly tagMirror: CollectionMirror<TagDocument>;
   private readonly state: ConfigState;
 
-  constructor(outbox: Outbox) {
+  constructor(private readonly outbox: Outbox) {
     this.types = outbox.collection<TagTypeDocument>('tag_types');
     this.tags = outbox.collection<TagDocument>('tags');
     this.state = outbox.state;
@@ -53,12 +53,10 @@ export class TagStore {
 
   /** Tag type `simple` exists in a fresh instance (docs/rules.md §7). */
   async init(): Promise<void> {
-    await this.types.updateOne(
-      { _id: 'simple' },
-      { $setOnInsert: { name: 'simple', description: 'Used to simplify filtering of features', icon: '#', createdAt: new Date(), _rev: 1 } },
-      { upsert: true },
-    ).catch((err: unknown) => {
-      if (!isDuplicateKey(err)) throw err;
+    if (this.typeMirror.get('simple')) return;
+    const simple: TagTypeDocument = { _id: 'simple', name: 'simple', description: 'Used to simplify filtering of features', icon: '#', createdAt: new Date() };
+    await this.outbox.insert(this.types, simple, []).catch((err: unknown) => {
+      if (!isDuplicateKey(err)) throw err; // another instance committed it first
     });
   }
 

@@ -45,13 +45,8 @@ export class UserStore implements UserReadModel {
     this.collection = outbox.collection<UserDocument>('users');
     this.state = outbox.state;
     this.mirror = outbox.state.mirror('users');
-  }
-
-  /** Unique e-mail and username; the id is the `_id`, unique by construction. Idempotent. */
-  async init(): Promise<void> {
-    await this.collection.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
-    await this.collection.createIndex({ usernameKey: 1 }, { unique: true, name: 'username_unique' });
-    await this.collection.createIndex({ signupToken: 1 }, { name: 'signup_token' });
+    // Unique e-mail and username; the id is the `_id`, unique by construction.
+    outbox.unique('users', ['email', 'usernameKey']);
   }
 
   private index(): UserIndex {
@@ -89,18 +84,13 @@ export class UserStore implements UserReadModel {
   }
 
   /**
-   * The same look-up in the database, bringing the user found into the state: for a user another
-   * instance may have created a moment ago (two instances creating the first admin at once). A
-   * scan on FerretDB, so not for requests.
+   * The same look-up after reading what other instances committed since the last poll: for a
+   * user another instance may have created a moment ago (two instances creating the first admin
+   * at once).
    */
   async findByLoginInDatabase(login: string): Promise<UserDocument | null> {
-    const key = login.trim().toLowerCase();
-    if (key === '') return null;
-    const found = await this.collection.findOne(
-      { $or: [{ email: key }, { usernameKey: usernameKey(key, 0) }], _deleted: { $ne: true } },
-      { projection: { _id: 1 } },
-    );
-    return found ? ((await this.mirror.refresh(found._id)) ?? null) : null;
+    await this.outbox.poll();
+    return await this.findByLogin(login);
   }
 
   async get(id: number): Promise<UserDocument | null> {
@@ -120,17 +110,12 @@ export class UserStore implements UserReadModel {
    */
   async insertNew(build: (id: number) => UserDocument, events: (user: UserDocument) => PendingEvent[]): Promise<UserDocument> {
     return await this.outbox.exclusive('users:insert', () => insertUnderNextId<UserDocument>({
-      collection: this.collection,
       firstFree: () => Math.max(this.nextId ?? 0, (this.index().list.at(-1)?._id ?? 0) + 1),
       insert: async (id) => {
         const user = build(id);
         await this.outbox.insert(this.collection, user, events(user));
         this.nextId = id + 1;
         return user;
-      },
-      taken: async (id) => {
-        await this.mirror.refresh(id);
-        this.nextId = id + 1;
       },
       otherKey: async () => {
         throw new UserExistsError('User already exists');

@@ -1,15 +1,11 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { Collection, MongoClient, type BulkWriteResult, type DeleteResult } from 'mongodb';
+import { MongoClient } from 'mongodb';
 import { buildApp } from '../../../src/app.js';
 import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
-import { EventLog } from '../../../src/db/event-log/index.js';
-import type { PendingEvent } from '../../../src/db/outbox/index.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
-import { timeUntil } from '../../helpers/wait.js';
-import type { TailEntry } from '../../../src/db/event-log/append.js';
 import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/db/event-log/blocks.js';
 
 
@@ -69,27 +65,19 @@ t.test('complete blocks are sealed into event_blocks, the tail is pruned, a rest
   t.match(metrics, /^vane_event_log_body_bytes [1-9]\d*$/m, 'metrics: bytes held');
 });
 
-t.test('an instance started after a clean stop claims the id after the newest event it loaded, without the slow path', async (t) => {
+t.test('an instance started on a log it did not write gives its first commit\'s events the ids after the newest event it loaded', async (t) => {
   const config = await testConfig(t);
   t.teardown(() => dropDatabase(config));
   const a = await buildApp(config, { logger: false });
   await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)));
-  await a.close(); // removes its revision document, and with it the newest id it published
+  await a.close();
   const b = await buildApp(config, { logger: false });
   t.teardown(() => b.close());
-  const appender = b.stores.eventLog['appender'];
-  let scans = 0;
-  const find = appender.events.find.bind(appender.events);
-  appender.events.find = ((...args: Parameters<typeof find>) => {
-    scans++;
-    return find(...args);
-  }) as typeof find;
   const res = await b.inject({ method: 'POST', url: '/api/admin/tags', headers: JSON_ADMIN, payload: { type: 'simple', value: 'after-restart' } });
   t.equal(res.statusCode, 201);
   await b.database.outbox.flushed();
   const stored = await b.database.db.collection('events').findOne({ type: 'tag-created', 'data.value': 'after-restart' });
   t.equal(stored?.id, 1306, 'the id after the newest');
-  t.equal(scans, 0, 'no search of the stored events for the newest id');
 });
 
 t.test('the tail an earlier process left is pruned by key as blocks are sealed, without reading the tail', async (t) => {
@@ -119,53 +107,6 @@ t.test('the tail an earlier process left is pruned by key as blocks are sealed, 
   t.equal(Math.max(...tailIds), 1792);
   t.equal(tailIds.length, 1792 - 769 + 1, 'the rest are all there');
   t.same(queries, [], 'no query of the tail: FerretDB reads every tail document for one');
-});
-
-t.test('writers that never pause: the tail is pruned down to its bound as blocks are sealed, the rest once they pause', async (t) => {
-  const a = await buildTestApp(t);
-  const outbox = a.database.outbox;
-  let writersPause = false;
-  outbox['untilWritersPause'] = () => (writersPause ? 0 : 50);
-  const tail = a.database.db.collection<{ _id: string; id: number }>('event_tail');
-  const lowest = async () => (await tail.find({}, { projection: { id: 1 } }).sort({ id: 1 }).limit(1).next())?.id;
-  const sealed = () => a.database.db.collection('event_blocks').countDocuments();
-  // How many tail documents each of the mirror's delete commands names: spied on the collection
-  // under the guard's proxy (which calls its methods on it), so the guard still runs each once.
-  const mirrorTail: Collection<TailEntry> = a.stores.eventLog['mirror']['tail'];
-  const deletesPerCommand: number[] = [];
-  mirrorTail.bulkWrite = function (this: Collection<TailEntry>, operations, options) {
-    deletesPerCommand.push(operations.length);
-    return Collection.prototype.bulkWrite.call<Collection<TailEntry>, Parameters<Collection<TailEntry>['bulkWrite']>, Promise<BulkWriteResult>>(this, operations, options);
-  };
-  mirrorTail.deleteOne = function (this: Collection<TailEntry>, filter, options) {
-    deletesPerCommand.push(1);
-    return Collection.prototype.deleteOne.call<Collection<TailEntry>, Parameters<Collection<TailEntry>['deleteOne']>, Promise<DeleteResult>>(this, filter, options);
-  };
-  // Blocks 0–4 sealed: 256 documents may wait for a pause, and do (the log is not settled until then).
-  const first = await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)), { awaitSync: false });
-  t.ok(await timeUntil(async () => (await sealed()) === 5, 10_000) !== undefined, 'blocks 0–4 sealed');
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  t.equal(await lowest(), 1, 'within the bound, nothing is deleted while writers write');
-  // Blocks 5–9 sealed while that prune waits: ids 1–1536 to delete (blocks 6–9 are kept), past
-  // the bound of 512. The wait
-  // used to be decided once, when it began, and the tail grew with every event (28 Nov).
-  const second = await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(1306 + i)), { awaitSync: false });
-  // 30 s: the 1 300 events' writes, five seals and ~320 delete commands share the database with
-  // the suite's other files; 10 s fell 15 documents short in a CI run (lowest id 1010, 28 Nov).
-  t.ok(await timeUntil(async () => ((await lowest()) ?? 0) >= 1537 - 512, 30_000) !== undefined,
-    `pruned down to the bound while writers write (lowest id ${await lowest()})`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  t.ok(((await lowest()) ?? 0) < 1537, `the documents within the bound wait for a pause (lowest id ${await lowest()})`);
-  // 1 536 to delete: eight to a command past twice the bound, two within it (a user's write waits
-  // behind one command: eight took 13–31 ms at 5 000 flags).
-  t.ok(deletesPerCommand.includes(8) && deletesPerCommand.includes(2), `eight to a command and two to a command (${[...new Set(deletesPerCommand)].join(', ')})`);
-  // Fewer where a range of ids to delete ends.
-  t.ok(deletesPerCommand.every((n) => n >= 1 && n <= 8), `none of more than eight (${[...new Set(deletesPerCommand)].join(', ')})`);
-  const lastEight = deletesPerCommand.lastIndexOf(8);
-  t.ok(deletesPerCommand.slice(lastEight + 1).filter((n) => n === 2).length * 2 >= 500, 'the last ~512 past the bound two to a command');
-  writersPause = true;
-  await Promise.all([first.synced, second.synced]);
-  t.equal(await lowest(), 1537, 'once writers pause the rest go, and the log settles');
 });
 
 t.test('tail documents an earlier run left unpruned are deleted by the next start, when writers pause', async (t) => {
@@ -259,26 +200,4 @@ t.test('a log written before the mirror existed is backfilled once; the database
   t.teardown(() => again.close());
   t.ok(again.stores.eventLog.isReady(), 'the next start needs no backfill');
   t.same(await answers(again), await answers(app));
-});
-
-t.test('an append made while the copy loads (the configuration loads beside it) waits for the newest id, then takes the next', async (t) => {
-  const config = await testConfig(t);
-  t.teardown(() => dropDatabase(config));
-  const a = await buildApp(config, { logger: false });
-  await seedLog(a, Array.from({ length: 1300 }, (_, i) => filler(6 + i)));
-  const db = a.database.db;
-  const log = new EventLog(db, a.database.outbox, { info: () => undefined, warn: () => undefined });
-  const event: PendingEvent = {
-    key: 'during-start', type: 'tag-created', createdBy: 'test', createdByUserId: -1337, createdAt: new Date(),
-    data: { value: 'during-start' }, preData: null, tags: [], featureName: null, project: null, environment: null,
-  };
-  const started = log.start();
-  const appended = log.append(event); // before the copy has read the blocks and the tail
-  await Promise.all([started, appended]);
-  const stored = await db.collection<EventDocument>('events').findOne({ _id: 'during-start' });
-  t.equal(stored?.id, 1306, 'the id after the newest the copy loaded');
-  t.equal(log.stats().newestId, 1306, 'and the copy has it');
-  log.stop();
-  await log.settled();
-  await a.close();
 });

@@ -108,8 +108,8 @@ t.test('a write on another instance reaches a streaming SDK once its revision is
   });
   await seedReferenceConfiguration(writer);
   const token = await createToken(writer, 'client');
-  await writer.database.outbox.published();
-  await reader.database.outbox.pollRevisions();
+  await writer.database.outbox.settle();
+  await reader.database.outbox.poll();
   const base = await reader.listen({ port: 0, host: '127.0.0.1' });
   const sdk = new Unleash({
     url: `${base}/api/`, customHeaders: { Authorization: token }, disableMetrics: true,
@@ -123,9 +123,8 @@ t.test('a write on another instance reaches a streaming SDK once its revision is
   await until(() => sdk.isEnabled('beta') && reader.sdkDelta.connected === 1, 'hydrated over one stream on the reader');
   const arrival = new Promise<number>((resolve) => sdk.once('changed', () => resolve(performance.now())));
   await writer.inject({ method: 'POST', url: `${BASE}/beta/environments/development/off`, headers: JSON_ADMIN });
-  await writer.database.outbox.published();
   // The poll the reader would run every REVISION_POLL_MS, run now: the interval itself is config.
-  await reader.database.outbox.pollRevisions();
+  await reader.database.outbox.poll();
   const noticed = performance.now();
   await until(() => !sdk.isEnabled('beta'), 'beta off in the SDK streaming from the other instance');
   t.comment(`streaming SDK on the other instance had the change ${((await arrival) - noticed).toFixed(1)} ms after its revision poll`);

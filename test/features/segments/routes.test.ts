@@ -24,14 +24,14 @@ async function events(app: FastifyInstance, type?: string) {
 /** A flag document as the flags feature stores it, with one strategy using `segments`. */
 async function insertFlag(app: FastifyInstance, name: string, segments: number[], options: { project?: string; archived?: boolean; env?: string } = {}) {
   const env = options.env ?? 'development';
-  await app.database.db.collection('flags').insertOne({
-    _id: name as never, name, project: options.project ?? 'default', archived: options.archived ?? false, _rev: 1,
+  // Committed as another instance would, without the flag service's checks (src/db/outbox/).
+  const { outbox } = app.database;
+  await outbox.insert(outbox.collection('flags'), {
+    _id: name, name, project: options.project ?? 'default', archived: options.archived ?? false,
     environments: {
       [env]: { enabled: true, variants: [], strategies: [{ id: `${name}-s1`, name: 'default', parameters: {}, constraints: [], segments }] },
     },
-  });
-  // Written behind the app's back, as another instance would: the state re-reads (src/db/state.ts).
-  await app.database.outbox.state.load();
+  }, []);
 }
 
 t.test('segments', async (t) => {
@@ -238,8 +238,8 @@ t.test('segments', async (t) => {
     const listed = (await app.inject({ method: 'GET', url: '/api/admin/segments', headers: ADMIN })).json().segments.find((s: { id: number }) => s.id === scoped.id);
     t.equal(listed.usedInFeatures, 0, 'usage counts only live flags');
 
-    await app.database.db.collection('flags').deleteOne({ _id: 'uses-segment-2' as never });
-    await app.database.outbox.state.load();
+    const { outbox } = app.database;
+    await outbox.remove(outbox.collection('flags'), outbox.state.mirrorOf('flags').get('uses-segment-2')!, []);
     const del = await app.inject({ method: 'DELETE', url: '/api/admin/segments/2', headers: ADMIN });
     t.equal(del.statusCode, 204);
     t.equal(del.body, '');
@@ -255,8 +255,8 @@ t.test('segments', async (t) => {
   });
 
   await t.test('a changed project must match the strategies that use the segment', async (t) => {
-    await app.database.db.collection('projects').updateOne({ _id: 'other' as never }, { $set: { name: 'Other', _rev: 1 } }, { upsert: true });
-    await app.database.outbox.state.load();
+    const { outbox } = app.database;
+    await outbox.insert(outbox.collection('projects'), { _id: 'other', name: 'Other' }, []);
     const seg = (await post(app, { name: 'moving', constraints: [] })).json();
     await insertFlag(app, 'in-default', [seg.id]);
     const res = await app.inject({
