@@ -203,6 +203,8 @@ export async function initialiseState(
   if (configuration.status === 'rejected') throw configuration.reason;
   await services.apiTokens.ensureAdminTokens(config.adminTokens, config.INIT_ADMIN_API_TOKEN_NAME);
   await ensureInitialAdmin(services.users, stores.users, config.INIT_ADMIN_USER, config.INIT_ADMIN_PASSWORD);
-  // Applies a crash interrupted after their commit point are finished before anything is served.
+  // Applies a crash interrupted after their commit point are finished before anything is served,
+  // once every committed event is in the log (an apply's writes are recognised by their events).
+  await stores.outbox.eventsAppended();
   await services.changeRequests.resumeInterruptedApplies();
 }

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 /**
  * Results of reads kept until the data may have changed: cleared by every commit of this process
  * (before the write is acknowledged, so a caller always reads its own writes) and when another
- * instance's write is noticed (Outbox.watchRevisions, after the configuration state took it in).
+ * instance's write is noticed (Outbox.follow, after the configuration state took it in).
  *
  * For views built from the configuration state (one flag's resource) and event searches (single
  * flight included: concurrent identical reads share one promise). Never for read-modify-write:

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
 import { EVENT_TAIL, tailKey, type TailEntry } from '../../src/db/event-log/append.js';
 import { storedEventJson } from '../../src/db/event-log/stored.js';
-import { CommitLog } from '../../src/db/outbox/commit-log.js';
+import { CommitLog, decodeCommit, encodeCommit, nextEventIdAfter } from '../../src/db/outbox/commit-log.js';
 import { MaintenancePacer } from '../../src/db/outbox/maintenance.js';
 import {
   buildEvents, ConcurrentModificationError, DuplicateKeyError, Outbox, type StoredDocument,
@@ -231,4 +231,25 @@ t.test('maintenance writes take their share of the time once writers pause; one 
   long.ended();
   (await waiting)();
   t.ok(granted, 'the waiting one goes once the write under way has ended and had its share');
+});
+
+t.test('a commit reads back as written: integer ids stay numbers, dates stay dates, events keep their ids', async (t) => {
+  const at = new Date('2026-01-02T03:04:05.678Z');
+  const commit = {
+    seq: 7, instance: 'i', at, firstEvent: 40,
+    changes: [
+      { coll: 'users', id: 3, doc: { _id: 3, _rev: 2, email: 'a@example.com', createdAt: at, nested: { list: [1, 2.5, 'x', null] } } },
+      { coll: 'flags', id: 'gone', doc: null },
+    ],
+    events: buildEvents(audit, [{ type: 'tag-created', data: { value: 'v' } }, { type: 'tag-created', data: { value: 'w' } }], { at })
+      .map((event, i) => ({ id: 40 + i, event })),
+  };
+  const back = decodeCommit({ ...encodeCommit(commit) });
+  t.same(back, commit);
+  t.equal(typeof back.changes[0]!.id, 'number');
+  t.equal(typeof back.changes[0]!.doc!._id, 'number');
+  t.ok(back.changes[0]!.doc!.createdAt instanceof Date);
+  t.equal(nextEventIdAfter(back), 42);
+  t.equal(nextEventIdAfter({ ...back, events: [] }), 40, 'a commit without events passes its first id on');
+  t.equal(nextEventIdAfter(undefined), 1);
 });

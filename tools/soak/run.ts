@@ -2,8 +2,9 @@
  * `npm run soak`: Vane under the traffic of all its clients at once, on the README's embedded
  * database, then the faults production sees. Phases:
  *
- * 1. **Configure**: a fresh Vane process (`dist/src/server.js`, its own DATA_DIR, so its own
- *    FerretDB) gets a random configuration of `--flags` flags from the differential tester's
+ * 1. **Configure**: `--instances` fresh Vane processes (`dist/src/server.js`; one alone starts its
+ *    own FerretDB in its DATA_DIR, several share one the soak starts, through MONGODB_URL, as
+ *    instances behind a load balancer do; every caller below picks an instance in turn) get a random configuration of `--flags` flags from the differential tester's
  *    generator (tools/difftest/config.ts), sent in order through the admin API.
  * 2. **Soak** for `--duration` seconds, everything at once, each caller paced (a soak finds what
  *    breaks when every kind of client is there, not the throughput ceiling: bench/ does that; with
@@ -14,8 +15,8 @@
  * 3. **Freeze**: the database process is stopped (SIGSTOP) for `--freeze` seconds under the same
  *    load, then resumed: how fast writes answer 503, how fast `/ready` turns, whether reads keep
  *    answering, how fast writes succeed again.
- * 4. **Kill**: Vane is SIGKILLed while the writers write, and started again on the same data:
- *    every write that was acknowledged (2xx) must be there, with its event.
+ * 4. **Kill**: every Vane is SIGKILLed while the writers write, and started again on the same data:
+ *    every write that was acknowledged (2xx) must be there, with its event, on every instance.
  *
  * It reports requests by route and status (the server's own counts, scraped before the kill),
  * write latency p50/p99, hangs (a request without an answer after 10 s), the database's open
@@ -31,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { InMemStorageProvider, Unleash } from 'unleash-client';
 import { InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
-import { freePort } from '../../src/db/embedded.js';
+import { freePort, startEmbeddedDatabase, type EmbeddedServer } from '../../src/db/embedded.js';
 import { applyConfiguration, generateConfiguration, Random } from '../difftest/config.js';
 import { generateContext } from '../difftest/contexts.js';
 
@@ -42,6 +43,8 @@ const ABORT_MS = 30_000;
 export interface SoakOptions {
   durationS: number;
   flags: number;
+  /** Vane processes on one database. */
+  instances: number;
   freezeS: number;
   seed: number;
   /** Concurrent admin writers. */
@@ -187,7 +190,8 @@ class VaneProcess {
   child: ChildProcess | undefined;
   warnings = 0;
   errors = 0;
-  constructor(readonly port: number, readonly dataDir: string, private readonly logFile: string) {}
+  /** `mongoUrl`: the shared database (several instances); otherwise Vane starts its own in `dataDir`. */
+  constructor(readonly port: number, readonly dataDir: string, private readonly logFile: string, private readonly mongoUrl = '') {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
@@ -203,7 +207,7 @@ class VaneProcess {
     const server = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/server.js');
     const child = spawn(process.execPath, [server], {
       env: {
-        ...process.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir, MONGODB_URL: '',
+        ...process.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir, MONGODB_URL: this.mongoUrl,
         INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'warn', SIGNUP_RATE_LIMIT: '100000', LOGIN_RATE_LIMIT: '100000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -244,23 +248,9 @@ class VaneProcess {
     });
   }
 
-  /** The embedded database's process (embedded.ts writes it beside the data). */
+  /** The embedded database's process when this Vane started it (embedded.ts writes it beside the data). */
   databasePid(): number {
     return (JSON.parse(readFileSync(join(this.dataDir, 'embedded-db.pid'), 'utf8')) as { dbPid: number }).dbPid;
-  }
-
-  /** Open handles of the database process on SQLite database files (one per SQLite connection and file). */
-  sqliteHandles(): number {
-    try {
-      const pid = this.databasePid();
-      let n = 0;
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        try { if (/\.sqlite$/.test(readlinkSync(`/proc/${pid}/fd/${fd}`))) n++; } catch { /* closed meanwhile */ }
-      }
-      return n;
-    } catch {
-      return -1;
-    }
   }
 
   rssMb(): number {
@@ -283,14 +273,29 @@ interface Acknowledged {
   eventType: string;
 }
 
-function parseServerRoutes(text: string): Record<string, Record<string, number>> {
-  const routes: Record<string, Record<string, number>> = {};
+/** Open handles of the database process on SQLite database files (one per SQLite connection and file). */
+function sqliteHandles(pid: () => number): number {
+  try {
+    const dbPid = pid();
+    let n = 0;
+    for (const fd of readdirSync(`/proc/${dbPid}/fd`)) {
+      try { if (/\.sqlite$/.test(readlinkSync(`/proc/${dbPid}/fd/${fd}`))) n++; } catch { /* closed meanwhile */ }
+    }
+    return n;
+  } catch {
+    return -1;
+  }
+}
+
+/** Adds the server's request counts of one instance (its Prometheus text) to `routes`. */
+function parseServerRoutes(text: string, routes: Record<string, Record<string, number>> = {}): Record<string, Record<string, number>> {
   for (const line of text.split('\n')) {
     const m = /^http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
     if (!m) continue;
     const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x): [string, string] => [x[1]!, x[2]!]));
     const key = `${labels.method} ${labels.route}`;
-    (routes[key] ??= {})[labels.status_code ?? '?'] = Number(m[2]);
+    const byStatus = (routes[key] ??= {});
+    byStatus[labels.status_code ?? '?'] = (byStatus[labels.status_code ?? '?'] ?? 0) + Number(m[2]);
   }
   return routes;
 }
@@ -298,21 +303,29 @@ function parseServerRoutes(text: string): Record<string, Record<string, number>>
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const { log } = options;
   const dataDir = mkdtempSync(join(tmpdir(), 'vane-soak-'));
-  const logFile = join(dataDir, 'vane.log');
-  const vane = new VaneProcess(await freePort(), dataDir, logFile);
+  const quiet = { info: () => undefined, warn: (obj: unknown, msg?: string) => log(`database: ${msg ?? ''} ${JSON.stringify(obj)}`) };
+  const database: EmbeddedServer | undefined = options.instances > 1 ? await startEmbeddedDatabase(join(dataDir, 'shared'), quiet) : undefined;
+  const vanes: VaneProcess[] = [];
+  for (let i = 0; i < options.instances; i++) {
+    vanes.push(new VaneProcess(await freePort(), join(dataDir, `vane-${i}`), join(dataDir, `vane-${i}.log`), database?.url ?? ''));
+  }
+  const vane = vanes[0]!;
+  const databasePid = () => database?.pid ?? vane.databasePid();
   const recorder = new Recorder(log);
   const failures: string[] = [];
   const samples: Sample[] = [];
   const random = new Random(options.seed);
   const admin = { authorization: ADMIN_TOKEN };
   const jsonAdmin = { ...admin, 'content-type': 'application/json' };
-  const base = () => vane.url;
+  // Each request to the next instance, as a round-robin load balancer sends them.
+  let turn = 0;
+  const base = () => vanes[turn++ % vanes.length]!.url;
   let phase = 'configure';
   const t0 = performance.now();
   let heapMb = -1;
   let loopP99Ms = -1;
   const sampler = setInterval(() => {
-    void fetch(`${vane.url}/internal-backstage/prometheus`, { signal: AbortSignal.timeout(4000) })
+    void fetch(`${base()}/internal-backstage/prometheus`, { signal: AbortSignal.timeout(4000) })
       .then(async (res) => {
         const metrics = await res.text();
         const used = /^nodejs_heap_size_used_bytes (\S+)/m.exec(metrics);
@@ -322,7 +335,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       })
       .catch(() => undefined);
     samples.push({
-      atS: Math.round((performance.now() - t0) / 1000), phase, sqliteHandles: vane.sqliteHandles(), rssMb: vane.rssMb(), heapMb, loopP99Ms,
+      atS: Math.round((performance.now() - t0) / 1000), phase, sqliteHandles: sqliteHandles(databasePid), rssMb: Math.max(...vanes.map((v) => v.rssMb())), heapMb, loopP99Ms,
       writeP99Ms: Math.round(recorder.recentWriteP99()),
     });
   }, 5000);
@@ -333,9 +346,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let stopped = false;
   const loops: Array<Promise<void>> = [];
   try {
-    vane.start();
-    if ((await vane.waitReady(120_000)) === null) throw new Error(`Vane did not become ready; see ${logFile}`);
-    log(`Vane on ${vane.url}, data in ${dataDir}`);
+    for (const v of vanes) {
+      // mkdtemp made the parent; each instance's DATA_DIR is its own.
+      v.start();
+      if ((await v.waitReady(120_000)) === null) throw new Error(`Vane did not become ready; see ${dataDir}`);
+    }
+    log(`Vane on ${vanes.map((v) => v.url).join(', ')}, data in ${dataDir}`);
 
     // 1. Configure.
     const requests = generateConfiguration(options.seed, { flags: options.flags });
@@ -503,7 +519,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     // 3. Freeze the database under the same load.
     phase = 'freeze';
-    const dbPid = vane.databasePid();
+    const dbPid = databasePid();
     const freeze = { firstWrite503Ms: null as number | null, ready503Ms: null as number | null, readsDuringFreeze: { ok: 0, failed: 0 }, writesOkAfterResumeMs: null as number | null };
     log(`freezing the database (pid ${dbPid}) for ${options.freezeS} s`);
     process.kill(dbPid, 'SIGSTOP');
@@ -557,28 +573,40 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await new Promise((r) => setTimeout(r, Math.min(10_000, options.durationS * 200)));
 
     // 4. Kill Vane while the writers write, then start it again on the same data.
-    const serverRoutes = parseServerRoutes((await recorder.call('GET /internal-backstage/prometheus', `${base()}/internal-backstage/prometheus`)).text);
+    const serverRoutes: Record<string, Record<string, number>> = {};
+    for (const v of vanes) parseServerRoutes((await recorder.call('GET /internal-backstage/prometheus', `${v.url}/internal-backstage/prometheus`)).text, serverRoutes);
     phase = 'kill';
     // The SDKs stop first (their in-flight requests settle), the writers keep writing.
     for (const sdk of sdks) sdk.destroy();
     for (const client of browserSdks) client.stop();
     await new Promise((r) => setTimeout(r, 1500));
-    log('SIGKILL to Vane in the middle of writes');
-    await vane.kill();
+    log('SIGKILL to every Vane in the middle of writes');
+    await Promise.all(vanes.map((v) => v.kill()));
     stopped = true;
     await Promise.all(loops);
     const ackCount = acknowledged.length;
-    vane.start();
-    const readyAfterMs = await vane.waitReady(120_000);
+    let readyAfterMs: number | null = 0;
+    for (const v of vanes) {
+      v.start();
+      const ms = await v.waitReady(120_000);
+      readyAfterMs = ms === null || readyAfterMs === null ? null : Math.max(readyAfterMs, ms);
+    }
     phase = 'verify';
     log(`restarted: ready after ${readyAfterMs === null ? 'never' : Math.round(readyAfterMs)} ms; checking ${ackCount} acknowledged writes`);
     const missing: string[] = [];
     const missingEvents: string[] = [];
+    // Read from every instance: a flag missing on any of them is missing.
     const flagCache = new Map<string, Record<string, unknown> | null>();
     const getFlag = async (name: string) => {
       if (!flagCache.has(name)) {
-        const res = await fetch(`${base()}/api/admin/projects/${flagNames.find((f) => f.name === name)?.project ?? 'default'}/features/${name}`, { headers: admin });
-        flagCache.set(name, res.status === 200 ? (await res.json()) as Record<string, unknown> : null);
+        let flag: Record<string, unknown> | null = null;
+        for (const [i, v] of vanes.entries()) {
+          const res = await fetch(`${v.url}/api/admin/projects/${flagNames.find((f) => f.name === name)?.project ?? 'default'}/features/${name}`, { headers: admin });
+          const found = res.status === 200 ? (await res.json()) as Record<string, unknown> : null;
+          if (i === 0) flag = found;
+          else if (JSON.stringify(found) !== JSON.stringify(flag)) flag = null;
+        }
+        flagCache.set(name, flag);
       }
       return flagCache.get(name)!;
     };
@@ -617,7 +645,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const clientRoutes: Record<string, Record<string, number>> = {};
     for (const [label, byStatus] of recorder.routes) clientRoutes[label] = Object.fromEntries(byStatus);
     const report: SoakReport = {
-      options: { durationS: options.durationS, flags: options.flags, freezeS: options.freezeS, seed: options.seed, writers: options.writers, serverSdks: options.serverSdks, browserSdks: options.browserSdks },
+      options: { durationS: options.durationS, flags: options.flags, instances: options.instances, freezeS: options.freezeS, seed: options.seed, writers: options.writers, serverSdks: options.serverSdks, browserSdks: options.browserSdks },
       configureS: Math.round(configureS * 10) / 10,
       configureFailures,
       serverRoutes,
@@ -632,8 +660,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       samples,
       freeze,
       restart: { readyAfterMs: readyAfterMs === null ? null : Math.round(readyAfterMs), checked: ackCount, missing, missingEvents },
-      serverWarnings: vane.warnings,
-      serverErrors: vane.errors,
+      serverWarnings: vanes.reduce((n, v) => n + v.warnings, 0),
+      serverErrors: vanes.reduce((n, v) => n + v.errors, 0),
       failures,
     };
     // The bar the soak must clear.
@@ -659,8 +687,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     recorder.stop();
     for (const sdk of sdks) sdk.destroy();
     for (const client of browserSdks) client.stop();
-    await vane.kill();
-    try { process.kill(vane.databasePid(), 'SIGKILL'); } catch { /* gone */ }
+    await Promise.all(vanes.map((v) => v.kill()));
+    if (database) await database.stop().catch(() => undefined);
+    else try { process.kill(vane.databasePid(), 'SIGKILL'); } catch { /* gone */ }
     if (!process.env.SOAK_KEEP) rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -685,6 +714,7 @@ async function main(): Promise<void> {
     options: {
       duration: { type: 'string', default: '600' },
       flags: { type: 'string', default: '2000' },
+      instances: { type: 'string', default: '2' },
       freeze: { type: 'string', default: '30' },
       seed: { type: 'string', default: '1' },
       writers: { type: 'string', default: '2' },
@@ -695,7 +725,7 @@ async function main(): Promise<void> {
   });
   const log = (line: string) => process.stdout.write(`${line}\n`);
   const report = await runSoak({
-    durationS: Number(values.duration), flags: Number(values.flags), freezeS: Number(values.freeze), seed: Number(values.seed),
+    durationS: Number(values.duration), flags: Number(values.flags), instances: Number(values.instances), freezeS: Number(values.freeze), seed: Number(values.seed),
     writers: Number(values.writers), serverSdks: Number(values['server-sdks']), browserSdks: Number(values['browser-sdks']), log,
   });
   printReport(report, log);

@@ -37,7 +37,7 @@ export class DatabaseSearch {
    * indexes or pushes sorts down), so repeating a search is the expensive case; the log is
    * append-only, so a result stays exact until the next event. This process's own commits clear
    * the cache before they are acknowledged (a search never misses an event this instance wrote);
-   * another instance's events are seen within REVISION_POLL_MS (Outbox.watchRevisions).
+   * another instance's events are seen within REVISION_POLL_MS (Outbox.follow).
    */
   private readonly results: ReadCache;
 

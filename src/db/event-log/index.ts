@@ -158,7 +158,7 @@ export class EventLog {
 
   /**
    * Resolves once the events of every write this process acknowledged are in the log: a write's
-   * events are appended after its response (Outbox.queueFlush), and a reader must see its own.
+   * events are appended after its response (src/db/outbox/event-flush.ts), and a reader must see its own.
    */
   async caughtUp(): Promise<void> {
     await this.writer.flushed();

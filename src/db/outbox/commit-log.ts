@@ -81,12 +81,12 @@ export function encodeCommit(commit: Commit): CommitDocument {
     at: commit.at,
     firstEvent: commit.firstEvent,
     eventCount: commit.events.length,
-    body: BSON.EJSON.stringify(body, { relaxed: false }),
+    body: BSON.EJSON.stringify(body),
   };
 }
 
 export function decodeCommit(doc: CommitDocument): Commit {
-  const body = BSON.EJSON.parse(doc.body, { relaxed: false }) as CommitBody;
+  const body = BSON.EJSON.parse(doc.body) as CommitBody;
   return {
     seq: doc.seq,
     instance: doc.instance,

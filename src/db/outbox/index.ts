@@ -4,7 +4,7 @@ import { inBackground } from '../guard.js';
 import { KeyedLock } from '../keyed-lock.js';
 import { ConfigState, type LoadProgress } from '../state.js';
 import { EventLog, type MirrorLogger } from '../event-log/index.js';
-import { CommitLog, nextEventIdAfter, type Commit, type NumberedEvent } from './commit-log.js';
+import { CommitLog, nextEventIdAfter, type Commit } from './commit-log.js';
 import { ConcurrentModificationError, DuplicateKeyError, type DocumentId, type StoredDocument } from './documents.js';
 import { EventFlusher } from './event-flush.js';
 import type { PendingEvent } from './events.js';
@@ -229,7 +229,8 @@ export class Outbox {
    * once it has started (a writer that died between its commit and its append).
    */
   async load(progress?: (p: LoadProgress) => void): Promise<void> {
-    const events: NumberedEvent[] = [];
+    // Where each commit's events are, not the events: the log holds nearly all of them already.
+    const ranges: Array<{ seq: number; first: number; count: number }> = [];
     await this.inTurn(async () => {
       const docs = new Map<string, Map<unknown, StoredDocument>>();
       let last: Commit | undefined;
@@ -240,7 +241,7 @@ export class Outbox {
           if (doc) held.set(id, doc);
           else held.delete(id);
         }
-        events.push(...commit.events);
+        if (commit.events.length) ranges.push({ seq: commit.seq, first: commit.firstEvent, count: commit.events.length });
         last = commit;
       });
       this.state.replaceAll(docs, progress);
@@ -248,7 +249,31 @@ export class Outbox {
       this.nextEventId = nextEventIdAfter(last);
     });
     this.notify(true);
-    void this.eventLog.whenReady().then(() => this.flusher.ensure(events)).catch((err: unknown) => this.backgroundError('event flush', err));
+    this.appendedAtLoad = this.eventLog.whenReady().then(() => this.appendMissing(ranges)).then(
+      () => undefined,
+      (err: unknown) => this.backgroundError('event flush', err),
+    );
+  }
+
+  /** Appends the events of the commits whose events the log lacks (read again by number). */
+  private async appendMissing(ranges: Array<{ seq: number; first: number; count: number }>): Promise<void> {
+    for (const { seq, first, count } of ranges) {
+      let held = true;
+      for (let id = first; id < first + count && held; id++) held = this.eventLog.holds(id);
+      if (held) continue;
+      const commit = await this.log.read(seq);
+      if (commit) await this.flusher.ensure(commit.events);
+    }
+  }
+
+  private appendedAtLoad: Promise<void> = Promise.resolve();
+
+  /**
+   * Resolves once the events of every commit the load read are in the log (or their append failed
+   * and is retried): a crash between a commit and its append leaves them to the next start.
+   */
+  async eventsAppended(): Promise<void> {
+    await this.appendedAtLoad;
   }
 
   /** Reads other instances' commits every `pollMs` (one read by `_id` when there are none). */

@@ -376,16 +376,16 @@ export class ChangeRequestService {
    *
    * If the process dies during 4, the next start (initialiseState → resumeInterruptedApplies)
    * finds the request still carrying `applying` and runs executePlan again: each flag write is
-   * recognised as done when one of its event keys is already in `events` or in the document's
-   * pending `_outbox`, and otherwise performed if the flag is still at the planned revision;
+   * recognised as done when one of its event keys is already in the log (the start appends every
+   * committed event first: Outbox.eventsAppended), and otherwise performed if the flag is still at
+   * the planned revision;
    * segment updates are idempotent (same final state, no event when nothing changes) and a
    * segment already deleted counts as done. Limitation: if a flag was changed by someone else
    * between the crash and the resume (another instance, since this one resumes before serving),
    * its planned write no longer matches and is not forced; it is recorded in the request's
    * `applyErrors` and logged, and the rest is still applied. (Another instance starting while
-   * this one is in step 4 would also resume the plan; the revision and event-key checks make the
-   * doubled writes no-ops on MongoDB, but FerretDB's conditional replace is not atomic across
-   * processes, so run one instance while an apply may be pending there.)
+   * this one is in step 4 would also resume the plan; each write names the revision it planned
+   * on, and the commit log lets only one write of a revision through.)
    */
   private async apply(cr: ChangeRequestDocument, audit: AuditUser): Promise<ChangeRequestView> {
     const names = [...new Set(cr.changes.flatMap((c) => (c.feature !== undefined ? [c.feature] : [])))].sort();

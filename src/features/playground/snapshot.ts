@@ -92,7 +92,7 @@ function changesJson(changes: SnapshotChanges): string {
 /**
  * The evaluation snapshot, rebuilt from the configuration state once per revision (RevisionCache):
  * after this instance's commits (read-your-writes) and other instances' noticed within
- * REVISION_POLL_MS (Outbox.watchRevisions). Its ref's revision is what the pool's threads bring
+ * REVISION_POLL_MS (Outbox.follow). Its ref's revision is what the pool's threads bring
  * their compiled copies up to, once per revision.
  */
 export class SnapshotCache extends RevisionCache<CurrentSnapshot> {

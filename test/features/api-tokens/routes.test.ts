@@ -43,8 +43,11 @@ t.test('authentication and API tokens', async (t) => {
     clientSecret = body.secret;
     const list = await app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: ADMIN });
     t.notMatch(list.body, clientSecret, 'the listing never shows the secret again');
-    const stored = await app.database.db.collection('api_tokens').find({}).toArray();
-    t.notMatch(JSON.stringify(stored), clientSecret.split('.')[1]!, 'only the hash is stored');
+    await app.database.outbox.settle();
+    for (const coll of ['commits', 'events', 'event_tail']) {
+      const stored = await app.database.db.collection(coll).find({}).toArray();
+      t.notMatch(JSON.stringify(stored), clientSecret.split('.')[1]!, `only the hash is stored (${coll})`);
+    }
   });
 
   await t.test('client token on an admin route → 403 NoAccessError', async (t) => {

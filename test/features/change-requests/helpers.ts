@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { send } from '../../helpers/app.js';
+import { send, committed } from '../../helpers/app.js';
 
 export { eventsAfter, lastEventId, send } from '../../helpers/app.js';
 
@@ -54,17 +54,14 @@ export async function eventCount(app: FastifyInstance): Promise<number> {
 }
 
 
-/** Every flag and segment document, as stored (bookkeeping included): to prove nothing was written. */
+/** Every flag, segment and change request as committed (bookkeeping included): to prove nothing was written. */
 export async function storedState(app: FastifyInstance): Promise<string> {
-  const db = app.database.db;
-  const flags = await db.collection('flags').find({}).sort({ _id: 1 }).toArray();
-  const segments = await db.collection('segments').find({}).sort({ _id: 1 }).toArray();
-  const crs = await db.collection('change_requests').find({}).sort({ _id: 1 }).toArray();
-  return JSON.stringify({ flags, segments, crs });
+  const sorted = async (coll: string) => [...(await committed(app, coll)).values()].sort((a, b) => (String(a._id) < String(b._id) ? -1 : 1));
+  return JSON.stringify({ flags: await sorted('flags'), segments: await sorted('segments'), crs: await sorted('change_requests') });
 }
 
 export async function strategyIds(app: FastifyInstance): Promise<Set<string>> {
-  const flags = await app.database.db.collection('flags').find({}).toArray();
+  const flags = [...(await committed(app, 'flags')).values()];
   return new Set(flags.flatMap((f) => (f.strategyIds as string[] | undefined) ?? []));
 }
 

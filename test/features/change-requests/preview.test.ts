@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp } from '../../helpers/app.js';
+import { buildTestApp, committed } from '../../helpers/app.js';
 import {
   addChanges, addStrategy, advanced, createFlag, createSegment, eventCount, eventsAfter, FEATURES, lastEventId, ok, preview, send,
   setState, storedState, strategyIds, turnOn, withStableIds,
@@ -286,7 +286,7 @@ t.test('an apply interrupted after its first flag write is finished at start, ea
   const crashed = await setState(app, 1, 'Applied');
   t.equal(crashed.statusCode, 500);
   store.replace = replace;
-  const raw = await app.database.db.collection('change_requests').findOne({ _id: 1 as never });
+  const raw = (await committed(app, 'change_requests')).get(1);
   t.ok(raw?.applying, 'the plan is saved on the request');
   t.equal(raw?.state, 'Approved');
   t.equal((await setState(app, 1, 'Cancelled')).statusCode, 409, 'no state change while an apply is pending');
@@ -306,7 +306,7 @@ t.test('an apply interrupted after its first flag write is finished at start, ea
   t.equal(counts.get('feature-strategy-add:f-strat'), 1, 'written once (by the resume)');
   t.equal(counts.get('change-request-applied:null'), 1);
   t.equal(events.length, 14);
-  const raw2 = await app.database.db.collection('change_requests').findOne({ _id: 1 as never });
+  const raw2 = (await committed(app, 'change_requests')).get(1);
   t.notOk(raw2?.applying);
   t.notOk(raw2?.applyErrors);
 });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ADMIN, JSON_ADMIN, buildTestApp } from '../../helpers/app.js';
+import { ADMIN, JSON_ADMIN, buildTestApp, committed } from '../../helpers/app.js';
 import { oneMonthAfter } from '../../../src/features/invite-links/service.js';
 
 const TOKENS = '/api/admin/invite-link/tokens';
@@ -13,7 +13,7 @@ t.test('invite links: admin routes', async (t) => {
   const app = await buildTestApp(t);
   const create = (payload: unknown, headers: Record<string, string> = JSON_ADMIN) =>
     app.inject({ method: 'POST', url: TOKENS, headers, payload: payload as object });
-  const count = async () => await app.database.db.collection('public_signup_tokens').countDocuments();
+  const count = async () => (await committed(app, 'public_signup_tokens')).size;
 
   let secret = '';
   await t.test('create → 201, Location, key order, 32-hex secret, url, Viewer role, users []', async (t) => {
