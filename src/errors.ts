@@ -205,14 +205,6 @@ export function ofrepFlagNotFound(key: string): OfrepError {
   return new OfrepError(404, 'FLAG_NOT_FOUND', `Flag '${key}' was not found: it does not exist, is archived, or is outside the token's projects`, {}, key);
 }
 
-export function ofrepParseError(details: string): OfrepError {
-  return new OfrepError(400, 'PARSE_ERROR', details);
-}
-
-export function ofrepInvalidContext(details: string): OfrepError {
-  return new OfrepError(400, 'INVALID_CONTEXT', details);
-}
-
 /** 401: no credential, or one that is not a live token (unknown, revoked, expired). */
 export function ofrepUnauthorized(reason: string): OfrepError {
   return new OfrepError(401, 'GENERAL', reason);
