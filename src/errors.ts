@@ -180,7 +180,7 @@ export function asError(err: unknown): Error {
 }
 
 /**
- * OFREP's error codes (OpenFeature Remote Evaluation Protocol 0.3, docs/rules.md §9.6). Its errors
+ * OFREP's error codes (OpenFeature Remote Evaluation Protocol 0.3, docs/rules.md §10.6). Its errors
  * have their own body, `{key?, errorCode, errorDetails}`, written by the OFREP plugin's error
  * handler (src/features/ofrep/routes.ts), which also turns every ApiError raised on its routes
  * (a malformed body, a wrong content type, a start-up 503) into that shape.
