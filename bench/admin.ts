@@ -18,13 +18,35 @@
 import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { startReference, startVane, stopReference } from './servers.js';
+import { commandLine } from '../tools/cli.js';
+import { REFERENCE_ENVIRONMENT, startReference, startVane, stopReference } from './servers.js';
 import { call, FLAG_COUNT, seed, type Target } from './seed.js';
 
+const { values: args } = commandLine(`
+Usage: node dist/bench/admin.js [--with-reference] [--replay-only] [--keep-reference]
+       (npm run bench:admin -- …)
+
+The write replay of bench/seed.ts, then every admin GET (autocannon, 4 connections), on Vane and
+optionally on the Unleash reference.
+
+  --with-reference   also measure the Unleash reference, started fresh
+  --replay-only      the write replay alone
+  --keep-reference   leave the reference running afterwards
+
+Environment: BENCH_SECONDS (seconds per read, 5), VANE_PORT (Vane's port, a free one),
+BENCH_VANE_NODE_ARGS (Node options for Vane, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+${REFERENCE_ENVIRONMENT}
+`, {
+  options: {
+    'with-reference': { type: 'boolean', default: false },
+    'replay-only': { type: 'boolean', default: false },
+    'keep-reference': { type: 'boolean', default: false },
+  },
+});
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 4;
-const withReference = process.argv.includes('--with-reference');
-const replayOnly = process.argv.includes('--replay-only');
+const withReference = args['with-reference'];
+const replayOnly = args['replay-only'];
 
 const flagName = (i: number) => `bench.flag.${String(i % FLAG_COUNT).padStart(3, '0')}`;
 
@@ -167,7 +189,7 @@ async function main(): Promise<void> {
     try {
       ref = await measure(target);
     } finally {
-      if (!process.argv.includes('--keep-reference')) stopReference();
+      if (!args['keep-reference']) stopReference();
     }
   }
   console.log(`\n| admin request | Unleash req/s | Vane req/s | Vane ÷ Unleash |\n|---|---:|---:|---:|`);

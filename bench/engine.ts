@@ -32,7 +32,21 @@ import {
   type Snapshot,
   type StrategyConfig,
 } from '../src/evaluation/index.js';
+import { commandLine, usageError } from '../tools/cli.js';
 import { seededRandom } from './random.js';
+
+const SECTIONS = ['sdk', 'playground', 'advanced'];
+const USAGE = `
+Usage: node dist/bench/engine.js [sdk|playground|advanced]   (npm run bench:engine)
+
+The evaluation engine alone, on one core: SDK decisions per second, the deprecated playground's
+JSON for 100 flags × 1 context, advanced-entry JSON throughput. A section name runs that section
+only (e.g. under node --cpu-prof).
+`;
+const { positionals } = commandLine(USAGE, { allowPositionals: true });
+if (positionals.length > 1 || (positionals[0] !== undefined && !SECTIONS.includes(positionals[0]))) {
+  usageError(USAGE, `unknown section: ${positionals.join(' ')}`);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Seeded data
@@ -184,7 +198,7 @@ const compileMs = Number(process.hrtime.bigint() - compileStarted) / 1e6;
 const snapshotBytes = Buffer.byteLength(JSON.stringify(snapshot));
 console.log(`configuration: ${names.length} flags, ${segments.length} segments, ${format(snapshotBytes / 1024)} KiB JSON; compile ${compileMs.toFixed(1)} ms`);
 
-const only = process.argv[2];
+const only = positionals[0];
 const runs = (section: string): boolean => only === undefined || only === section;
 
 // 1. SDK decisions. Warm up first so the numbers are the optimized code's.

@@ -9,10 +9,18 @@
 import { EventLogIndex, type IndexedEvent, type SearchCriteria } from '../src/db/event-log/search-index.js';
 import { BLOCK_SIZE } from '../src/db/event-log/blocks.js';
 import { CHUNK_BLOCKS, decodeChunk, encodeChunk, type ChunkDocument } from '../src/db/event-log/chunks.js';
+import { commandLine } from '../tools/cli.js';
 import { seededRandom } from './random.js';
 
-const at = process.argv.indexOf('--events');
-const EVENTS = Number(at >= 0 ? process.argv[at + 1] : process.env.EVENTS ?? 10_000_000);
+const { values: args } = commandLine(`
+Usage: node --expose-gc dist/bench/event-index.js [--events N]
+
+The event log's index alone, without a database: a start from the chunks, the index's memory,
+each seed filter's search (alone and with a month) and the cost of one more event.
+
+  --events N   events in the log (default: EVENTS from the environment, else 10000000)
+`, { options: { events: { type: 'string' } } });
+const EVENTS = Number(args.events ?? process.env.EVENTS ?? 10_000_000);
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 0);
 const START = NOW - 365 * DAY;

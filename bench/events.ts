@@ -1,10 +1,11 @@
 /**
  * Event search benchmark: `node dist/bench/events.js` (after `npx tsc -p tsconfig.json`).
  *
- * 1. Seeds EVENTS (default 1,000,000) events straight into a throwaway database — batched
- *    insertMany, a realistic mix over the past year: 30 event types weighted like a busy
- *    instance, 25 projects, 3,000 flags, 60 users, transactional groups for flag operations.
- *    (as an older Vane left it: no blocks, so the first start backfills them — timed).
+ * 1. Seeds EVENTS (default 1,000,000) events straight into a throwaway database, a realistic mix
+ *    over the past year: 30 event types weighted like a busy instance, 25 projects, 3,000 flags,
+ *    60 users, transactional groups for flag operations. By default as sealed blocks, as Vane
+ *    leaves its log; SEED=events as `events` documents only, as an older Vane left it, so the
+ *    first start backfills the blocks (timed).
  * 2. Starts Vane in-process on that database (`app.listen` on a free loopback port), waits for the
  *    log mirror's backfill, closes it and starts a second instance (timed: the normal start).
  * 3. Measures GET /api/admin/search/events with autocannon, each filter alone and combined with a
@@ -12,12 +13,7 @@
  *    projects, users, months, offsets), then `type=IS:feature-strategy-add&limit=50` at 8
  *    connections on a small log (SMALL_EVENTS, default 10,000), and prints a Markdown table.
  *
- * Settings (environment): EVENTS, SMALL_EVENTS, MONGODB_URL (default: the embedded server, started
- * here), DURATION (seconds per scenario, default 5), CONNECTIONS (default 4), BATCH (insertMany
- * size, default 1000), ONLY=small runs only the small-log scenario, KEEP=1 keeps the databases (and
- * prints their names), REUSE=<database> measures a big log kept by an earlier run (no seeding, no
- * backfill; with MONGODB_URL, since the embedded server's data goes with it), SCENARIOS=<regex>
- * runs only the scenarios whose names match. Nothing else reads the environment.
+ * Settings (the command line and the environment): `node dist/bench/events.js --help`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -31,15 +27,27 @@ import { startEmbeddedDatabase, type EmbeddedServer } from '../src/db/embedded.j
 import { tailKey, type TailEntry } from '../src/db/event-log/append.js';
 import { BLOCK_SIZE, encodeBlock, type BlockDocument, type BlockEntry } from '../src/db/event-log/blocks.js';
 import { searchTextOf, type EventDocument } from '../src/db/event-log/stored.js';
+import { commandLine } from '../tools/cli.js';
 import { seededRandom } from './random.js';
 
+const { values: args } = commandLine(`
+Usage: node dist/bench/events.js [--events N]
+       (node --max-old-space-size=8192 dist/bench/events.js --events 10000000 for ten million)
+
+Event search on a large log: seeds it, starts Vane in-process on it, measures
+GET /api/admin/search/events per filter (alone and with a month), appends, and a small log.
+
+  --events N   events in the big log (default: EVENTS, else 1000000)
+
+Environment: EVENTS, SMALL_EVENTS (10000), DURATION (seconds per scenario, 5), CONNECTIONS (4),
+BATCH (insertMany size, 1000), APPENDS (300), SEED (blocks: as Vane leaves the log; events: as
+an older Vane left it, backfilled on the first start), MONGODB_URL (default: the embedded
+database), REUSE=<database> (a log kept by an earlier run, with MONGODB_URL), KEEP=1 (keep the
+databases), ONLY=small (the small log only) or ONLY=seed (seed the big log and keep it),
+SCENARIOS=<regex> (the scenarios whose names match), VANE_MONITOR_COMMANDS.
+`, { options: { events: { type: 'string' } } });
 const env = process.env;
-/** `--events N` on the command line, else EVENTS. */
-function eventsArgument(): string | undefined {
-  const at = process.argv.indexOf('--events');
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
-const EVENTS = Number(eventsArgument() ?? env.EVENTS ?? 1_000_000);
+const EVENTS = Number(args.events ?? env.EVENTS ?? 1_000_000);
 const SEED = env.SEED ?? 'blocks';
 const SMALL_EVENTS = Number(env.SMALL_EVENTS ?? 10_000);
 const DURATION = Number(env.DURATION ?? 5);

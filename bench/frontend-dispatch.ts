@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { compile, type ConstraintConfig, type FlagConfig, type SegmentConfig, type StrategyConfig } from '../src/evaluation/index.js';
 import { frontendContext, frontendToggles, type FrontendAnswer, type FrontendSource } from '../src/features/frontend-api/evaluate.js';
+import { commandLine } from '../tools/cli.js';
 import { frontendContexts as contexts, OPERATORS } from './seed.js';
 
 const SCOPE = { projects: ['default'], environment: 'development' };
@@ -118,6 +119,13 @@ async function measure(label: string, answer: (context: Record<string, unknown>)
 }
 
 if (isMainThread && process.argv[1] === fileURLToPath(import.meta.url)) {
+  commandLine(`
+Usage: node dist/bench/frontend-dispatch.js   (npm run bench:frontend-dispatch)
+
+The main thread's busy time per frontend API answer, evaluated on the main thread, on a 2-thread
+pool, and on the pool batched per loop turn (bench/seed.ts's 100 flags, 400 rotating contexts).
+No options.
+`, {});
   const state = seededState();
   // An await per answer, as the route has.
   await measure('main', async (context) => frontendToggles(state, SCOPE, frontendContext(context, '127.0.0.1'), false));

@@ -7,15 +7,26 @@
  *   batch   100 000 explicit contexts sent as NDJSON, answered as NDJSON (streamed), 1 environment
  *           (100 000 × 100 = 10 M evaluations); and the same as one JSON body and JSON answer
  *
- * Vane runs as its own process (`node dist/src/server.js`, PORT or 4416); its RSS is sampled every
+ * Vane runs as its own process (`node dist/src/server.js`, BENCH_PORT or 4416); its RSS is sampled every
  * 10 ms from /proc during each scenario (peak reported). Target: each ≤ 5 s, memory bounded.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { commandLine } from '../tools/cli.js';
 import { waitHealthy } from './servers.js';
 import { FLAG_COUNT, seed, SEED_PREFIX } from './seed.js';
+
+commandLine(`
+Usage: node dist/bench/impact.js   (npm run bench:impact)
+
+The change-request impact over a 100 000-user population and the batch playground on 100 000
+contexts (NDJSON and JSON), on a Vane process of its own with bench/seed.ts's 100 flags. No options.
+
+Environment: BENCH_PORT (Vane's port, 4416), BENCH_USERS (the population, 100000),
+BENCH_ONLY=batch (the batch scenarios only), BENCH_NODE_ARGS (Node options for Vane).
+`, {});
 
 const PORT = Number(process.env.BENCH_PORT ?? 4416);
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);

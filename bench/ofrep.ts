@@ -19,14 +19,30 @@
  * slice, so the medians of rounds compare different stretches of the machine (their O1 / F1 was
  * 0.91× and 1.04× in two runs of the same tree an hour apart); adjacent slices share one.
  */
+import { commandLine } from '../tools/cli.js';
 import { startVane } from './servers.js';
 import { cannon, figure, median, rotating, type Figure } from './cannon.js';
 import { FLAG_COUNT, frontendContexts, seed, type Target } from './seed.js';
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const SECONDS = Number(arg('seconds') ?? process.env.BENCH_SECONDS ?? 8);
-const ROUNDS = Number(arg('rounds') ?? process.env.BENCH_ROUNDS ?? 3);
-const PAIRS = Number(arg('pairs') ?? 30);
+const { values: args } = commandLine(`
+Usage: node dist/bench/ofrep.js [--seconds=S] [--rounds=N] [--pairs=N]   (npm run bench:ofrep -- …)
+
+OFREP's bulk evaluation beside the frontend API (F1, FA, O1, O2), 16 connections, the scenarios
+alternating round by round; then F1 and O1 in alternating 1-second slices, paired.
+
+  --seconds=S   seconds per round (default: BENCH_SECONDS, else 8)
+  --rounds=N    rounds per scenario (default: BENCH_ROUNDS, else 3)
+  --pairs=N     paired F1/O1 slices (default 30)
+`, {
+  options: {
+    seconds: { type: 'string' },
+    rounds: { type: 'string' },
+    pairs: { type: 'string', default: '30' },
+  },
+});
+const SECONDS = Number(args.seconds ?? process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(args.rounds ?? process.env.BENCH_ROUNDS ?? 3);
+const PAIRS = Number(args.pairs);
 
 type Scenario = 'F1' | 'FA' | 'O1' | 'O2';
 const SCENARIOS: Scenario[] = ['F1', 'FA', 'O1', 'O2'];

@@ -30,14 +30,32 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { applyConfiguration, generateConfiguration, POOLS, Random, type AdminRequest } from '../tools/difftest/config.js';
-import { startReference, startVane, stopReference } from './servers.js';
+import { commandLine, usageError } from '../tools/cli.js';
+import { REFERENCE_ENVIRONMENT, startReference, startVane, stopReference } from './servers.js';
 import { FLAG_COUNT, seed, type Target } from './seed.js';
 
+const USAGE = `
+Usage: node dist/bench/playground.js [--with-reference] [--seed N]   (npm run bench:playground -- …)
+
+Playground scenarios S1–S4 (docs/glossary.md) on Vane and optionally on the Unleash reference,
+both seeded with the same 100-flag configuration.
+
+  --with-reference   also measure the Unleash reference, started fresh
+  --seed N           the differential tester's configuration N instead of bench/seed.ts's
+
+Environment: BENCH_SECONDS (seconds per scenario, 10).
+${REFERENCE_ENVIRONMENT}
+`;
+const { values: args } = commandLine(USAGE, {
+  options: {
+    'with-reference': { type: 'boolean', default: false },
+    seed: { type: 'string' },
+  },
+});
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const withReference = process.argv.includes('--with-reference');
-const seedArg = process.argv.indexOf('--seed');
-const testerSeed = seedArg >= 0 ? Number(process.argv[seedArg + 1]) : undefined;
-if (testerSeed !== undefined && !Number.isInteger(testerSeed)) throw new Error('--seed takes an integer');
+const withReference = args['with-reference'];
+const testerSeed = args.seed === undefined ? undefined : Number(args.seed);
+if (testerSeed !== undefined && !Number.isInteger(testerSeed)) usageError(USAGE, '--seed takes an integer');
 /** Distinct request bodies each scenario cycles through. */
 const ROTATION = 64;
 

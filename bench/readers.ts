@@ -14,7 +14,6 @@
  *
  * each beside a steady read. Measures steps, not requests: bench/scale.ts measures those.
  */
-import { parseArgs } from 'node:util';
 import type { Outbox } from '../src/db/outbox/index.js';
 import type { SegmentConfig, StrategyConfig } from '../src/evaluation/index.js';
 import { featuresDocument, resolveQuery } from '../src/features/client-api/features.js';
@@ -26,9 +25,20 @@ import { storeSnapshotSource } from '../src/features/playground/source.js';
 import { SnapshotCache } from '../src/features/playground/snapshot.js';
 import { CompiledSnapshotCache } from '../workers/compiled-cache.js';
 import { WorkerStates } from '../workers/sdk-state.js';
+import { commandLine } from '../tools/cli.js';
 import { OPERATORS } from './seed.js';
 
-const { values: args } = parseArgs({
+const { values: args } = commandLine(`
+Usage: node dist/bench/readers.js [--flags 2000,5000] [--writes 15] [--cold]   (npm run bench:readers -- …)
+
+The CPU of each per-revision step a reader pays after a one-flag write, in-process and without a
+database: the playground snapshot and a pool thread's copy, the SDK state, the client API's body,
+the frontend API's first answer, the state shipped to the threads.
+
+  --flags LIST   configuration sizes, comma-separated (default 2000,5000)
+  --writes N     writes per size; each step's median is reported (default 15)
+  --cold         also time a thread that holds no copy (a full parse and compile)
+`, {
   options: {
     flags: { type: 'string', default: '2000,5000' },
     writes: { type: 'string', default: '15' },

@@ -18,12 +18,25 @@
  * PostgreSQL was still busy with the import the run before it left.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { commandLine } from '../tools/cli.js';
 import { applyConfiguration, generateConfiguration } from '../tools/difftest/config.js';
 import { peerProjectCreator } from '../tools/difftest/peer-projects.js';
-import { startReference, startVane, stopReference, type StartedVane } from './servers.js';
+import { REFERENCE_ENVIRONMENT, startReference, startVane, stopReference, type StartedVane } from './servers.js';
 
-const { values: args } = parseArgs({
+const { values: args } = commandLine(`
+Usage: node dist/bench/replay.js [--flags 2000] [--seed 1] [--with-reference] [--rounds 1]
+       (npm run bench:replay -- …)
+
+A whole configuration (the differential tester's) sent to a fresh Vane in order, one request at a
+time, and with --with-reference to a fresh Unleash reference, one server at a time.
+
+  --flags N          flags in the configuration (default 2000)
+  --seed N           the configuration's seed (default 1)
+  --with-reference   also replay it to the Unleash reference (its projects inserted into PEER_DB)
+  --rounds N         rounds, the servers taking turns; the ratio of the medians is reported (default 1)
+
+${REFERENCE_ENVIRONMENT}
+`, {
   options: {
     flags: { type: 'string', default: '2000' },
     seed: { type: 'string', default: '1' },

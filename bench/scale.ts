@@ -36,14 +36,33 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine, usageError } from '../tools/cli.js';
 import { POOLS, Random } from '../tools/difftest/config.js';
 import { cannon, rotating } from './cannon.js';
 import { KdamondClock } from './kernel-stalls.js';
-import { startReference, startVane, stopReference, waitHealthy, type StartedVane } from './servers.js';
+import { REFERENCE_ENVIRONMENT, startReference, startVane, stopReference, waitHealthy, type StartedVane } from './servers.js';
 import { call, frontendContexts, importSeed, seed, seedFlagName, type Target } from './seed.js';
 
-const { values: args } = parseArgs({
+const USAGE = `
+Usage: node dist/bench/scale.js [--flags 100,1000,2000,5000] [--with-reference] [options]
+       (npm run bench:scale -- …)
+
+Cost against size, per configuration size: load, start-up, writes (p50/p99), the first read after a
+write against a steady read, throughput, RSS. Writes bench/results/scale-<time>.json and .svg.
+
+  --flags LIST               sizes, comma-separated, each at least 10 (default 100,1000,2000,5000)
+  --with-reference           also measure the Unleash reference, started fresh, one server at a time
+  --reference-load MODE      how the reference is loaded: auto (its API up to 2 000 flags, its batch
+                             import above; default), api or import
+  --samples N                writes of each kind per size (default 200)
+  --reference-samples N      the reference's writes per kind and read pairs (default: --samples)
+  --out DIR                  where the results go (default bench/results)
+
+Environment: BENCH_SECONDS (seconds per throughput run, 5); PLAYGROUND_TIMEOUT_MS=120000 for
+5 000 flags (Vane's own setting, passed on).
+${REFERENCE_ENVIRONMENT}
+`;
+const { values: args } = commandLine(USAGE, {
   options: {
     flags: { type: 'string', default: '100,1000,2000,5000' },
     'with-reference': { type: 'boolean', default: false },
@@ -54,7 +73,7 @@ const { values: args } = parseArgs({
   },
 });
 const SIZES = args.flags.split(',').map(Number);
-if (SIZES.some((n) => !Number.isInteger(n) || n < 10)) throw new Error('--flags takes sizes of at least 10, comma-separated');
+if (SIZES.some((n) => !Number.isInteger(n) || n < 10)) usageError(USAGE, '--flags takes sizes of at least 10, comma-separated');
 const SAMPLES = Number(args.samples);
 /**
  * The reference's write samples and read pairs (at most READ_PAIRS), when fewer than Vane's: at
@@ -63,7 +82,7 @@ const SAMPLES = Number(args.samples);
  */
 const REFERENCE_SAMPLES = Number(args['reference-samples'] ?? args.samples);
 const REFERENCE_LOAD = args['reference-load'];
-if (!['auto', 'api', 'import'].includes(REFERENCE_LOAD)) throw new Error('--reference-load takes auto, api or import');
+if (!['auto', 'api', 'import'].includes(REFERENCE_LOAD)) usageError(USAGE, '--reference-load takes auto, api or import');
 /** `auto`: the reference's API load is used up to this size, its batch import above. */
 const REFERENCE_API_LOAD_MAX = 2000;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);

@@ -19,18 +19,39 @@ import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { startReference, startVane, stopReference } from './servers.js';
+import { commandLine } from '../tools/cli.js';
+import { REFERENCE_ENVIRONMENT, startReference, startVane, stopReference } from './servers.js';
 import { cannon, cpuMs, figure, median, rotating, type Figure } from './cannon.js';
 import { FLAG_COUNT, firstFlagName, frontendContexts as contexts, seed, type Target } from './seed.js';
 
+const { values: args } = commandLine(`
+Usage: node dist/bench/sdk.js [--with-reference] [--only=C1,C2,F1,F2,A,S]   (npm run bench:sdk -- …)
+
+The SDK-facing APIs on bench/seed.ts's 100 flags, 16 connections: C1/C2 the client API (full, 304),
+F1/F2 the frontend API (POST, GET), A admin reads while F1 saturates, S 5 000 SSE streams told of
+one change. With the reference each scenario runs rounds on both servers, alternating.
+
+  --with-reference   also measure the Unleash reference, started fresh
+  --only=LIST        run only these scenarios, comma-separated
+
+Environment: BENCH_SECONDS (seconds per run, 8), BENCH_ROUNDS (runs per scenario and server: 3
+beside the reference, else 1), BENCH_STREAMS (5000), BENCH_STREAM_PROCS (their processes, 2),
+BENCH_VANE_PORT (a free one), BENCH_VANE_NODE_ARGS (Node options for Vane).
+${REFERENCE_ENVIRONMENT}
+`, {
+  options: {
+    'with-reference': { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
 /** Processes the stream clients are spread over (each a separate event loop, like separate SDK hosts). */
 const STREAM_PROCS = Number(process.env.BENCH_STREAM_PROCS ?? 2);
 /** `--only=S` or `--only=F1,F2`: run only these scenarios (for iterating on one). */
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args.only?.split(',');
 const runs = (scenario: string) => only === undefined || only.includes(scenario);
-const withReference = process.argv.includes('--with-reference');
+const withReference = args['with-reference'];
 /** Runs of each scenario per server (BENCH_ROUNDS; 3 beside the reference, 1 alone). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (withReference ? 3 : 1));
 

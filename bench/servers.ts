@@ -88,6 +88,11 @@ export async function startVane(options: VaneOptions): Promise<StartedVane> {
   };
 }
 
+/** The environment the reference's start and stop read, for the usage of every `--with-reference` bench. */
+export const REFERENCE_ENVIRONMENT = `The Unleash reference (--with-reference) is started fresh by its script, read from the environment:
+  PEER_SCRIPT       start-unleash.sh (default: ../shared/unleash-reference/, then /work/shared/unleash-reference/)
+  PEER_DIR, PEER_PORT, PEER_DB, PEER_ADMIN_TOKEN   as the script reads them (port 4242, token *:*.peer-admin-token)`;
+
 /** The reference's start script: `PEER_SCRIPT`, beside the checkout (`../shared`), or the workplace's copy. */
 export function referenceScript(): string {
   const candidates = [process.env.PEER_SCRIPT, resolve('../shared/unleash-reference/start-unleash.sh'), '/work/shared/unleash-reference/start-unleash.sh'];

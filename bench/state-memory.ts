@@ -7,8 +7,17 @@
  */
 import { CollectionMirror } from '../src/db/state.js';
 import type { StoredDocument } from '../src/db/outbox/index.js';
+import { commandLine, usageError } from '../tools/cli.js';
 
-const count = Number(process.argv[2] ?? 1000);
+const USAGE = `
+Usage: node --expose-gc dist/bench/state-memory.js [flags]
+
+The heap the configuration state costs for [flags] flags shaped like bench/seed.ts's (default 1000),
+printed as JSON ({heapBytes, jsonBytes}). Run by bench/admin.ts.
+`;
+const { positionals } = commandLine(USAGE, { allowPositionals: true });
+const count = Number(positionals[0] ?? 1000);
+if (positionals.length > 1 || !Number.isInteger(count) || count < 1) usageError(USAGE, 'expected one number of flags');
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 

@@ -8,8 +8,17 @@
  *   node dist/bench/stream-clients.js <host> <port> <token> <count>   (forked with an IPC channel)
  */
 import { connect, type Socket } from 'node:net';
+import { commandLine, usageError } from '../tools/cli.js';
 
-const [host = '127.0.0.1', portText = '0', token = '', countText = '0'] = process.argv.slice(2);
+const USAGE = `
+Usage: node dist/bench/stream-clients.js <host> <port> <token> <count>
+
+Opens <count> SSE streams on /api/client/streaming and reports over its IPC channel when each had
+its first update: forked by bench/sdk.ts (scenario S), not run by hand.
+`;
+const { positionals } = commandLine(USAGE, { allowPositionals: true });
+if (positionals.length !== 4) usageError(USAGE, 'expected four arguments');
+const [host, portText, token, countText] = positionals as [string, string, string, string];
 const port = Number(portText);
 const count = Number(countText);
 const CONNECTED = Buffer.from('event: unleash-connected');

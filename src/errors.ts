@@ -180,7 +180,7 @@ export function asError(err: unknown): Error {
 }
 
 /**
- * OFREP's error codes (OpenFeature Remote Evaluation Protocol 0.3, docs/rules.md §9.6). Its errors
+ * OFREP's error codes (OpenFeature Remote Evaluation Protocol 0.3, docs/rules.md §10.6). Its errors
  * have their own body, `{key?, errorCode, errorDetails}`, written by the OFREP plugin's error
  * handler (src/features/ofrep/routes.ts), which also turns every ApiError raised on its routes
  * (a malformed body, a wrong content type, a start-up 503) into that shape.
@@ -203,14 +203,6 @@ export class OfrepError extends Error {
 
 export function ofrepFlagNotFound(key: string): OfrepError {
   return new OfrepError(404, 'FLAG_NOT_FOUND', `Flag '${key}' was not found: it does not exist, is archived, or is outside the token's projects`, {}, key);
-}
-
-export function ofrepParseError(details: string): OfrepError {
-  return new OfrepError(400, 'PARSE_ERROR', details);
-}
-
-export function ofrepInvalidContext(details: string): OfrepError {
-  return new OfrepError(400, 'INVALID_CONTEXT', details);
 }
 
 /** 401: no credential, or one that is not a live token (unknown, revoked, expired). */

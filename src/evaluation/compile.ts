@@ -110,7 +110,7 @@ export class CompiledFlag {
    * environment read its objects spread among the others': at 5 000 bench flags in two
    * environments the frontend API's answer took 7.0–8.1 ms against 4.6–5.3 with the other
    * environment left out of the same configuration, and 4.0–4.8 compiled this way with the other
-   * environment compiled after it (in process, the server's own configuration, 27 Nov; evaluating
+   * environment compiled after it (in process, on the server's own configuration; evaluating
    * 5 000 flags is bound by memory, not arithmetic: 0.31 µs a flag at 100 flags, 0.56–0.86 at
    * 5 000). An environment nobody asks for is never compiled.
    */
@@ -195,9 +195,9 @@ export function overlay(base: CompiledSnapshot, changes: SnapshotChanges): Compi
 /**
  * `ordered` with the `replaced` flags' places taken by their new versions. A few are found by
  * identity (a native scan), so the usual write's order costs a copy, not a Map look-up per flag;
- * many are looked up flag by flag. (With client-api/state.ts's one Map copy fewer, the SDK state
- * after a one-flag write went from 0.81 to 0.45 ms of CPU at 2 000 flags and from 2.04 to 1.23 at
- * 5 000, bench/readers.ts, 27 Nov.)
+ * many are looked up flag by flag. This, with client-api/state.ts's one Map copy fewer, takes the
+ * SDK state after a one-flag write from 0.81 to 0.45 ms of CPU at 2 000 flags and from 2.04 to
+ * 1.23 at 5 000 (`npm run bench:readers`).
  */
 function orderedInPlace(ordered: readonly CompiledFlag[], replaced: readonly CompiledFlag[], flags: ReadonlyMap<string, CompiledFlag>): CompiledFlag[] {
   if (replaced.length > 8) return ordered.map((flag) => flags.get(flag.name)!);

@@ -141,7 +141,7 @@ export function compileConstraints(constraints: unknown, owner: ConstraintOwner)
  * then only compiled twice.
  *
  * Measured on the frontend API at 5 000 flags (bench/seed.ts's configuration, 18 distinct
- * constraints over ~17 000, 26 Nov): one answer 8.3 → 4.1 ms in process, and 104 → 155 req/s
+ * constraints over ~17 000): one answer 8.3 → 4.1 ms in process, and 104 → 155 req/s
  * through the server (16 connections). The memo's cost where nothing repeats is one comparison
  * and two stores per evaluation.
  */

@@ -11,7 +11,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
+import { commandLine, usageError } from '../cli.js';
 import { applyConfiguration, type AdminRequest } from './config.js';
 import { askFrontend, createFrontendToken, type FrontendRequest } from './surfaces.js';
 
@@ -25,7 +25,16 @@ export interface FrontendFixture {
   requests: Array<FrontendRequest & { status?: number; body?: string; random?: boolean }>;
 }
 
-const { values: args, positionals } = parseArgs({
+const USAGE = `
+Usage: node dist/tools/difftest/record-frontend.js [--peer URL] [--peer-token TOKEN] FIXTURE.json
+
+Applies the fixture's configuration to the Unleash reference, asks it every request of the fixture
+twice and writes each answer into the fixture (marked random when the two differ).
+
+  --peer URL           the reference (default http://127.0.0.1:4301)
+  --peer-token TOKEN   its admin token (default *:*.peer-admin-token)
+`;
+const { values: args, positionals } = commandLine(USAGE, {
   allowPositionals: true,
   options: {
     peer: { type: 'string', default: 'http://127.0.0.1:4301' },
@@ -35,7 +44,7 @@ const { values: args, positionals } = parseArgs({
 
 async function main(): Promise<void> {
   const file = positionals[0];
-  if (file === undefined) throw new Error('usage: record-frontend.js --peer URL FIXTURE.json');
+  if (file === undefined || positionals.length > 1) usageError(USAGE, 'expected one fixture file');
   const fixture = JSON.parse(readFileSync(file, 'utf8')) as FrontendFixture;
   const statuses = await applyConfiguration(args.peer, args['peer-token'], fixture.configuration);
   statuses.forEach((status, i) => {

@@ -18,7 +18,7 @@
  * Exit code 1 when anything differs.
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { commandLine } from '../cli.js';
 import { applyConfiguration, generateConfiguration, type AdminRequest } from './config.js';
 import { peerProjectCreator } from './peer-projects.js';
 import { generateCases } from './contexts.js';
@@ -27,7 +27,30 @@ import { compareSdkSurfaces, parseSurfaces, SURFACES } from './sdk-run.js';
 import { send, type SurfaceFinding } from './surfaces.js';
 import { compareVaneSurfaces, parseVaneSurfaces, VANE_SURFACES } from './vane-run.js';
 
-const { values: args } = parseArgs({
+const { values: args } = commandLine(`
+Usage: node dist/tools/difftest/run.js --seed N [--contexts 300] [--vane URL] [--peer URL --peer-db DB] [options]
+       (npm run difftest -- …)
+
+Builds random configuration N on Vane and, with --peer, on the Unleash reference (both fresh),
+compares every status, then asks both the same random questions on every surface and compares the
+answers. Without --peer (or with --vane-only) only the Vane-only surfaces run, on Vane alone.
+Exit code 1 when anything differs.
+
+  --seed N                 the configuration's seed (default 1)
+  --flags N                flags in the configuration (default 100)
+  --contexts N             random contexts per surface (default 300)
+  --vane URL               Vane (default http://127.0.0.1:4242)
+  --vane-token TOKEN       its admin token (default *:*.peer-admin-token)
+  --peer URL               the Unleash reference
+  --peer-token TOKEN       its admin token (default *:*.peer-admin-token)
+  --peer-db DB             the reference's PostgreSQL database, to insert its projects
+  --vane-only              the Vane-only surfaces alone, even with --peer
+  --surfaces LIST          comma-separated: playground, ${SURFACES.join(', ')},
+                           ${VANE_SURFACES.join(', ')} (default: all that apply)
+  --ofrep-single-flags N   flags asked one by one per ofrep-single question (default 20)
+  --skip-apply             reuse a configuration already applied
+  --out FILE               where the differences go (default /tmp/difftest-seed-N.json)
+`, {
   options: {
     seed: { type: 'string', default: '1' },
     flags: { type: 'string', default: '100' },

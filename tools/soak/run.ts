@@ -29,10 +29,10 @@ import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { InMemStorageProvider, Unleash } from 'unleash-client';
 import { InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
 import { freePort, startEmbeddedDatabase, type EmbeddedServer } from '../../src/db/embedded.js';
+import { commandLine } from '../cli.js';
 import { applyConfiguration, generateConfiguration, Random } from '../difftest/config.js';
 import { generateContext } from '../difftest/contexts.js';
 
@@ -709,8 +709,28 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
   log(report.failures.length ? `FAILED:\n  ${report.failures.join('\n  ')}` : 'PASSED');
 }
 
+const USAGE = `
+Usage: node dist/tools/soak/run.js [options]   (npm run soak -- …)
+
+Every kind of client at once against Vane instances of its own sharing one embedded database (one
+instance alone starts its own), then the database frozen and resumed, then every instance
+SIGKILLed mid-write and restarted; exits 1 when a bar is missed (docs/operations.md lists them).
+
+  --duration S       seconds of the soak phase (default 600)
+  --flags N          flags in the random configuration (default 2000)
+  --instances N      Vane processes behind the clients, one request to each in turn (default 2)
+  --freeze S         seconds the database is frozen (default 30)
+  --seed N           the configuration's seed (default 1)
+  --writers N        admin writers (default 2)
+  --server-sdks N    unleash-client SDKs (default 2)
+  --browser-sdks N   unleash-proxy-client SDKs (default 2)
+  --json FILE        also write the whole report as JSON
+
+Environment: SOAK_KEEP=1 keeps its data folder and Vane's log.
+`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = commandLine(USAGE, {
     options: {
       duration: { type: 'string', default: '600' },
       flags: { type: 'string', default: '2000' },

@@ -18,10 +18,10 @@
  *
  * At 5 000 bench flags (bench/seed.ts) the body is 3.5 MB of JSON, 94 KB gzipped whole: the whole
  * was compressed again for every revision and scope; now one group of 64 flags (≈ 45 KB) is, and
- * the assembled body is 96.7 KB. End to end, the first gzip read after a write did not change
- * beyond the noise of the 2-core machine it was measured on (26 Nov: 11.4 ms before, 14.5 after,
- * 0.7 steady, side by side): other per-revision work still walks every flag (see the README's
- * scale section).
+ * the assembled body is 96.7 KB. End to end, the first gzip read after a write shows no gain
+ * beyond the noise of the 2-core machine it was measured on (11.4 ms without the groups, 14.5
+ * with, 0.7 steady, side by side): other per-revision work still walks every flag
+ * (docs/benchmarks.md, readers after writers).
  */
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 
@@ -32,7 +32,7 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
  * API's first read after a write, against 0.15–0.19 ms with groups of 16. Each group also ends a
  * deflate block, so small groups compress a little worse (100 flags: 3.2 KB against 2.9; 1 000:
  * 22.9 against 19.5 KB; 5 000: 111 against 93 KB, where 64 stays). Measured on bench/seed.ts's
- * flags, one change at a time (27 Nov, a `/tmp` probe over gzipJoined).
+ * flags, one change at a time, by a probe timing gzipJoined alone.
  */
 export function groupSize(flags: number): number {
   return flags <= SMALL_BODY ? 16 : 64;
@@ -72,8 +72,8 @@ const WINDOW = 32 * 1024;
  * `raw` compressed as a run of a longer stream: ended by a sync flush, or final. With the end of
  * what precedes it as a dictionary: matches may reach into it, which the decoder has in its window
  * (it is the output just before). Without one, each group of the bench's 5 000 flags started from
- * nothing and the body was 168 KB against 94 KB for the whole compressed at once; with it, see
- * the README's scale section.
+ * nothing and the body was 168 KB against 94 KB for the whole compressed at once; with it,
+ * 96.7 KB (the figures at the top of this file).
  */
 function run(raw: Buffer, final: boolean, dictionary?: Buffer): Run {
   const deflated = deflateRawSync(raw, { level: LEVEL, finishFlush: final ? constants.Z_FINISH : constants.Z_SYNC_FLUSH, ...(dictionary?.length ? { dictionary } : {}) });

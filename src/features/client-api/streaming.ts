@@ -83,7 +83,7 @@ function wallClock(): number {
  * the whole group, already chunk-framed: the frame goes straight to the socket, not through
  * ServerResponse.write, which would frame each write again (hex length, CRLF, data, CRLF: four
  * writes into a corked socket and a nextTick to uncork it, per stream). Measured with 5 000
- * streams on the shared 2-core machine: see README "Pointing the Unleash SDKs at Vane".
+ * streams on the shared 2-core machine: docs/benchmarks.md (`npm run bench:sdk -- --only=S`).
  */
 export class DeltaService {
   readonly log = new DeltaLog();
@@ -120,7 +120,7 @@ export class DeltaService {
   private publish(state: SdkState): void {
     // Timed only when there are streams to fan out to (the gauges describe a fan-out): the two
     // process.cpuUsage calls (getrusage) were 0.33 ms of every write's first read with no stream
-    // open (`--cpu-prof` of the server at 100 flags, 400 writes, 27 Nov).
+    // open (`--cpu-prof` of the server at 100 flags, 400 writes).
     const timed = this.groups.size > 0;
     const startedAt = timed ? wallClock() : 0;
     const cpu = timed ? process.cpuUsage() : undefined;

@@ -6,7 +6,7 @@
  * evaluation all run there (bench/sdk.ts F1, in place: main thread ≈ 1 core, Vane and the load
  * generator together ≈ 1.5 of the 2 cores). Requests are gathered for one turn of the loop; the
  * main thread evaluates the first half itself and sends the rest to an idle pool thread as one
- * task. Measured choices (`npm run bench:sdk -- --only=F1,F2`, 16 connections, 24 Nov):
+ * task. Measured choices (`npm run bench:sdk -- --only=F1,F2`, 16 connections):
  * - one task per request costs the main thread more than evaluating (bench/frontend-dispatch.ts:
  *   34–37 µs per answer against 22 in place);
  * - the whole turn's batch on the pool left the main thread waiting for the workers' answers

@@ -183,7 +183,7 @@ function wholeScope(state: FrontendSource, scope: TokenScope): ScopeFlags {
  * every other flag in its place): a copy with the changed flags' places replaced, and the frontend
  * API's toggle pieces the same way. Built whole, the list and the pieces cost look-ups of every
  * flag of the scope, paid by the first answer after each write: 0.65 ms of CPU at 2 000 flags in
- * the server (`--cpu-prof`, a toggle then a frontend read, 300 times, 27 Nov); derived, the list
+ * the server (`--cpu-prof`, a toggle then a frontend read, 300 times); derived, the list
  * takes 0.08 ms instead of 0.83 at 2 000 flags and 0.09 instead of 1.96 at 5 000 (bench/readers.ts).
  */
 function derivedScope(state: FrontendSource, scope: TokenScope, key: string): ScopeFlags | undefined {
@@ -287,9 +287,9 @@ export function answerQuestion(source: FrontendSource, { scope, context, all }: 
 
 /**
  * A frontend answer: its JSON, in UTF-8, and a strong ETag that differs whenever the JSON does.
- * Bytes, not a string: at 5 000 flags an answer is ~340 KB, and sent as a string it was measured
- * twice more on the main thread (its UTF-8 length for content-length, then its encoding into the
- * socket: 1.0 ms of a 10 ms answer, 26 Nov); copied from pre-encoded pieces it is one memcpy, and
+ * Bytes, not a string: at 5 000 flags an answer is ~340 KB, and a string of it is walked twice
+ * more on the main thread (its UTF-8 length for content-length, then its encoding into the socket:
+ * 1.0 ms of a 10 ms answer); copied from pre-encoded pieces it is one memcpy, and
  * a pool thread's answer crosses to the main thread as bytes.
  */
 export interface FrontendAnswer {

@@ -10,7 +10,7 @@
  * environment, on for everyone) are not decided per request but spliced in as runs rendered once
  * per state (`ofrepScope`); the ETag combines the pieces' fingerprints (no hash of the body); the
  * route sends the string as it is (`preSerialized`, no schema serializer); the same dispatcher
- * shares the work with the pool. Measured 25 Nov on the shared 2-core machine:
+ * shares the work with the pool. Measured on the shared 2-core machine:
  * - `--cpu-prof` of the server under 16 connections, evaluation on the main thread: the same
  *   frames per request for both APIs, the socket write the largest single cost (32–34 % of
  *   samples), the answer function 26–27 %; main-thread CPU per request the same within noise;
@@ -23,7 +23,7 @@
  *   array instead of concatenating cost as much as flattening the concatenation saves (305 k);
  *   keeping each piece also as `,json`, so that an entry is one concatenation instead of two,
  *   cost more, not less: 300 k against 289 k, both versions in alternating phases of one
- *   callgrind process (26 Nov), so the comma is added per entry;
+ *   callgrind process, so the comma is added per entry;
  * - bench:ofrep (`--seconds=5 --rounds=3`, load 17–21), both versions in turn: O1 / F1 1.00×
  *   (1.03× with the hashed look-ups), single rounds 0.8–1.4×: here the ratio is 1 within noise.
  * In bench/seed.ts every flag's strategies depend on the context, so the splicing does not show

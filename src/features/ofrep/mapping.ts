@@ -53,7 +53,7 @@ export function frontendInput(context: Readonly<Record<string, unknown>>): Recor
  * `frontendContext(frontendInput(context), remoteAddress)` in one pass: the frontend API's context
  * for an OpenFeature one, built without the intermediate input object (every bulk request builds
  * one; test/features/ofrep/evaluate.test.ts checks the two agree). Callgrind on the 400 contexts
- * of bench:ofrep (26 Nov, 20 000 contexts after 20 000 warm-up ones): 6.6 k instructions per
+ * of bench:ofrep (20 000 contexts after 20 000 warm-up ones): 6.6 k instructions per
  * context, against 16.9 k for the two calls (12.3 k of them `frontendContext`'s); the bulk answer
  * with its context, 289 k → 280 k per request (bench/seed.ts's 100 flags, both versions in
  * alternating phases of one callgrind process).
@@ -170,7 +170,7 @@ function overridden(variant: CompiledVariant, reader: ContextReader): boolean {
  * Performance: a request looks its outcome up without hashing — the variants the flag can pick
  * are found by identity in a short array (a flag has a few), where a Set and a Map keyed by the
  * variant cost two hash look-ups per flag; outcomes without a variant are two fields. Callgrind
- * on bench/seed.ts's 100 flags and 400 contexts (25 Nov, instructions per bulk answer, deciding
+ * on bench/seed.ts's 100 flags and 400 contexts (instructions per bulk answer, deciding
  * the 100 flags ≈ 215 k of them): rendering on top of the decisions ≈ 38 k, ≈ 55 k with the Set and Map.
  */
 export class OfrepFlag {

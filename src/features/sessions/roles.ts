@@ -11,7 +11,6 @@
  */
 export const ADMIN_ROLE_ID = 1;
 export const EDITOR_ROLE_ID = 2;
-export const VIEWER_ROLE_ID = 3;
 
 const EDITOR_PERMISSIONS: ReadonlySet<string> = new Set([
   'CREATE_FEATURE', 'UPDATE_FEATURE', 'DELETE_FEATURE',
