@@ -182,7 +182,7 @@ export async function initialiseState(
   stores: Stores, services: Services, config: Config, progress: (p: LoadProgress) => void = () => undefined,
 ): Promise<void> {
   // The event log's copy loads beside the configuration: both are reads, and at 5 000 flags
-  // (37 500 events) one after the other took 2.2 s + 1.5 s of a 5.7 s start on 27 Nov. The copy
+  // (37 500 events) one after the other took 2.2 s + 1.5 s of a 5.7 s start. The copy
   // hears of every event appended from its start on, and tells a fresh log (nothing to backfill)
   // from one written before it existed; appends made meanwhile (a fresh database's built-in
   // strategies) wait until it knows the newest stored id (EventLog.start).

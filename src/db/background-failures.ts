@@ -4,7 +4,7 @@
  * failed meanwhile. A database that does not answer fails a commit poll four times a second;
  * one line per failure would bury everything else in the log, none would hide the outage.
  */
-export type BackgroundJob = 'commit poll' | 'event flush';
+export type BackgroundJob = 'commit poll' | 'event flush' | 'snapshot';
 
 export interface FailureLog {
   error(obj: unknown, msg?: string): void;

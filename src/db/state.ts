@@ -205,6 +205,11 @@ export class ConfigState {
     return this.loaded;
   }
 
+  /** Every collection held, with its mirror. */
+  entries(): IterableIterator<[string, CollectionMirror<StoredDocument>]> {
+    return this.mirrors.entries();
+  }
+
   /** A load: every collection's documents replaced (one not in `docs` is emptied). */
   replaceAll(docs: Map<string, Map<unknown, StoredDocument>>, progress: (p: LoadProgress) => void = () => undefined): void {
     for (const name of docs.keys()) this.mirrorOf(name);

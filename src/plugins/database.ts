@@ -144,7 +144,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
   health.driverReachable(driverAvailable);
   guard.onTimeout(() => health?.probeSoon());
   // A connection refused or reset: the driver does not always mark the server lost before the
-  // operation fails (a write answered 503 in 130 ms with /ready still 200, 27 Nov), and a probe
+  // operation fails (a write answered 503 in 130 ms with /ready still 200), and a probe
   // of a server it has lost waits for server selection (DB_TIMEOUT_MS); the gate closes now and
   // a probe reopens it at once if the server answers.
   guard.onFailure((err) => {

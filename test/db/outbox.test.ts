@@ -11,6 +11,7 @@ import { EVENT_TAIL, tailKey, type TailEntry } from '../../src/db/event-log/appe
 import { storedEventJson } from '../../src/db/event-log/stored.js';
 import { CommitLog, decodeCommit, encodeCommit, nextEventIdAfter } from '../../src/db/outbox/commit-log.js';
 import { MaintenancePacer } from '../../src/db/outbox/maintenance.js';
+import { SNAPSHOT_MARKS, SNAPSHOT_PARTS } from '../../src/db/outbox/snapshots.js';
 import {
   buildEvents, ConcurrentModificationError, DuplicateKeyError, Outbox, type StoredDocument,
 } from '../../src/db/outbox/index.js';
@@ -252,4 +253,41 @@ t.test('a commit reads back as written: integer ids stay numbers, dates stay dat
   t.equal(nextEventIdAfter(back), 42);
   t.equal(nextEventIdAfter({ ...back, events: [] }), 40, 'a commit without events passes its first id on');
   t.equal(nextEventIdAfter(undefined), 1);
+});
+
+t.test('a start reads the newest snapshot and the commits after it, and holds what a start from the whole log holds', async (t) => {
+  const config = await testConfig(t);
+  t.teardown(() => dropDatabase(config));
+  const a = await writer(t, config.MONGODB_URL!, config.MONGODB_DB);
+  const coll = a.collection<Doc>('docs');
+  for (let i = 0; i < 30; i++) await a.insert(coll, { _id: `d${i}`, value: `v${i}` }, buildEvents(audit, [{ type: 'tag-created', data: { value: `d${i}` } }]));
+  await a.checkpoint();
+  const client = await MongoClient.connect(config.MONGODB_URL!);
+  t.teardown(() => client.close());
+  const db = client.db(config.MONGODB_DB);
+  const marks = await db.collection(SNAPSHOT_MARKS).find({}).toArray();
+  t.equal(marks.length, 0, 'no snapshot while the event log does not hold the commits\' events (this writer has no started log)');
+  // A started instance's log holds them: its snapshot is written.
+  const app = await buildApp(config, { logger: false });
+  t.teardown(() => app.close());
+  await app.database.outbox.checkpoint();
+  const [mark] = await db.collection<{ seq: number }>(SNAPSHOT_MARKS).find({}).toArray();
+  t.equal(mark?.seq, app.database.outbox.committed, 'a snapshot at the newest commit');
+  // Commits after it: a change, a deletion, a new document.
+  const held = (id: string) => app.database.outbox.state.mirrorOf('docs').get(id)!;
+  const appColl = app.database.outbox.collection<Doc>('docs');
+  await app.database.outbox.replace(appColl, held('d1'), { _id: 'd1', value: 'changed' }, []);
+  await app.database.outbox.remove(appColl, held('d2'), []);
+  await app.database.outbox.insert(appColl, { _id: 'after', value: 'new' }, []);
+  const fresh = await writer(t, config.MONGODB_URL!, config.MONGODB_DB);
+  const values = (w: Outbox) => [...w.state.mirrorOf('docs').values()].map((d) => [d._id, d.value, d._rev]).sort();
+  t.same(values(fresh), values(app.database.outbox));
+  t.equal(fresh.committed, app.database.outbox.committed);
+  t.equal(fresh.lastEventId, app.database.outbox.lastEventId);
+  t.same(values(fresh).find(([id]) => id === 'd1'), ['d1', 'changed', 2]);
+  t.notOk(values(fresh).some(([id]) => id === 'd2'), 'the deletion after the snapshot is applied');
+  // A snapshot whose parts are not all there is passed over: the whole log is read instead.
+  await db.collection(SNAPSHOT_PARTS).deleteMany({});
+  const fromLog = await writer(t, config.MONGODB_URL!, config.MONGODB_DB);
+  t.same(values(fromLog), values(app.database.outbox), 'a snapshot missing a part is passed over');
 });

@@ -53,7 +53,7 @@ export class DatabaseSearch {
    * FerretDB reads none of them (every filtered read scans, sorts are not pushed down: see
    * `results`), and each is write cost only: every event inserted updates all seven in SQLite.
    * An insert of three events took 2.0–2.2 ms with them against 1.3–1.7 ms without (embedded
-   * FerretDB, 300 inserts each, a `/tmp` probe, 27 Nov); the 2 000-flag replay sent 3 721 such
+   * FerretDB, 300 inserts each, a `/tmp` probe); the 2 000-flag replay sent 3 721 such
    * inserts. So there they are not created, and those an earlier release created are dropped.
    */
   async init(indexed: boolean): Promise<void> {

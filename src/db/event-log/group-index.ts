@@ -5,7 +5,7 @@
  *
  * Why: a group is one transaction's events, a handful, but the search index kept only the hash
  * column, so `groupId=IS:…` walked the whole log: at 10 M events p50 98 ms and p99 136 ms (bench/
- * events.ts, 26 Nov), every other filter of the seed p99 ≤ 23 ms. Cost: 4 bytes per event for the
+ * events.ts), every other filter of the seed p99 ≤ 23 ms. Cost: 4 bytes per event for the
  * chain and 4 per bucket (at most one bucket per two grouped events: ≤ 2 bytes per event), 6 of
  * the index's ~41 bytes per event.
  *

@@ -48,11 +48,11 @@ const PRUNE_BACKLOG = 512;
  * Tail documents deleted in one command past PRUNE_BACKLOG (pruneTail): a few while the backlog is
  * within twice the bound, more past that. The user's write that comes meanwhile waits for the
  * whole command: at 5 000 flags, eight to a command took 13 ms on average during sequential
- * toggles, up to 31 ms, and set the toggles' p99 (28 Nov, command monitoring, 300 writes of each
+ * toggles, up to 31 ms, and set the toggles' p99 (command monitoring, 300 writes of each
  * kind: on/off p99 60.8 ms); a burst of writes crosses the bound with every block sealed, so most
  * of them are deleted two at a time. A client that never pauses (the 2 000-flag replay) drives the
  * backlog past twice the bound, where eight to a command keep up with it (the replay beside the
- * reference right after the change: 0.29× its time, 28 Nov 08:58, a slow hour).
+ * reference right after the change: 0.29× its time in a slow hour).
  */
 const STEADY_DELETES = 2;
 const URGENT_DELETES = 8;
@@ -71,7 +71,7 @@ const PARALLEL_READS = 4;
  * (DB_TIMEOUT_MS, 2 s by default). The driver's default batches (up to 16 MB) made the chunks'
  * first round trip 32 chunks of ~0.5 MB, which a cold FerretDB did not return within 2 s at 10 M
  * events: the start failed, waited and began again, 85–99 s to `/ready` in three starts out of
- * four on 26 Nov (9–12 s otherwise). 4 chunks or 64 blocks are ~2 MB.
+ * four (9–12 s otherwise). 4 chunks or 64 blocks are ~2 MB.
  */
 const CHUNKS_PER_BATCH = 4;
 const BLOCKS_PER_BATCH = 64;
@@ -591,7 +591,7 @@ export class EventLogMirror {
    * at a time when requests' writes pause, several at once past PRUNE_BACKLOG. One `deleteMany` of
    * a block's 256 documents held the embedded database's only writer for ~63 ms at 5 000 flags,
    * and the user's write that came meanwhile waited for all of it (the slowest variants write of
-   * the scale bench, every run: 64 ms against a p50 of 10; 26 Nov). A delete by `_id` takes the index (embedded.ts) and ~2 ms, as much as any command there:
+   * the scale bench, every run: 64 ms against a p50 of 10). A delete by `_id` takes the index (embedded.ts) and ~2 ms, as much as any command there:
    * deleted as the events came, one per event, each delete sat in front of the next request's
    * write. Then an earlier run's leftovers, when writers pause.
    *
@@ -599,15 +599,15 @@ export class EventLogMirror {
    * of deletes by `_id`; see STEADY_DELETES for why not always eight): a sequential
    * client writing without pause deletes one tail document per event it causes, and 16 in one
    * command cost ~1 ms each against ~2 ms for a `deleteOne` (a probe on the 5 000-flag seed's
-   * tail, 27 Nov). The 2 000-flag replay (bench/replay.ts, 11 036 requests, Vane alone, turns
-   * alternating, 28 Nov): 62.1–74.8 s (median 65.1) against 70.9–83.6 s (77.5) one by one. Eight,
+   * tail). The 2 000-flag replay (bench/replay.ts, 11 036 requests, Vane alone, turns
+   * alternating): 62.1–74.8 s (median 65.1) against 70.9–83.6 s (77.5) one by one. Eight,
    * not 16: the user's write that comes meanwhile waits for the whole command. (16 to a command
-   * tried on 27 Nov, before the bound was asked again at every look, took the writer from the
+   * tried, before the bound was asked again at every look, took the writer from the
    * outbox's clears; the start after that seed repaired 1 202 flags instead of 312.)
    *
    * The documents are named by key, from `tailFloor` up, not found by a query: FerretDB answers
    * any query on `id` by reading every tail document's body, and that scan (20 + 46 + 130 ms of
-   * `find` and `getMore` at 2 000 flags, 27 Nov) held the writer while users' writes waited (a
+   * `find` and `getMore` at 2 000 flags) held the writer while users' writes waited (a
    * flag update beside it took 31 ms). A key already gone (pruned by another instance) deletes
    * nothing.
    */

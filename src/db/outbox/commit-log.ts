@@ -130,6 +130,22 @@ export class CommitLog {
   }
 
   /**
+   * The commits from `seq` on, in order, each handed to `each`: read by `_id`, READ_AHEAD at a
+   * time (the guard's read slots on the embedded database), until one is not written yet.
+   */
+  async readFrom(seq: number, each: (commit: Commit) => void): Promise<number> {
+    for (let next = seq; ; next += CommitLog.READ_AHEAD) {
+      const batch = await Promise.all(Array.from({ length: CommitLog.READ_AHEAD }, (_, i) => this.read(next + i)));
+      for (const [i, commit] of batch.entries()) {
+        if (!commit) return next + i - seq;
+        each(commit);
+      }
+    }
+  }
+
+  static readonly READ_AHEAD = 4;
+
+  /**
    * Every commit in order, each handed to `each` as it is decoded. One scan: on FerretDB any query
    * but an `_id` equality reads the whole collection anyway.
    */

@@ -10,6 +10,8 @@ import { EventFlusher } from './event-flush.js';
 import type { PendingEvent } from './events.js';
 import { MaintenancePacer } from './maintenance.js';
 import { isFerretDB } from './server.js';
+import { Checkpoints } from './checkpoints.js';
+import { SnapshotStore } from './snapshots.js';
 
 export * from './documents.js';
 export * from './events.js';
@@ -53,7 +55,9 @@ export class Outbox {
   readonly instance = crypto.randomUUID();
   private readonly log: CommitLog;
   private readonly flusher: EventFlusher;
-  private readonly pacer = new MaintenancePacer();
+  private readonly snapshots: SnapshotStore;
+  private readonly checkpoints: Checkpoints;
+  readonly pacer = new MaintenancePacer();
   private readonly writeLock = new KeyedLock();
   private readonly listeners = new Set<Listener>();
   private readonly uniques = new Map<string, string[]>();
@@ -70,6 +74,10 @@ export class Outbox {
     this.eventLog = new EventLog(db, this, log);
     this.log = new CommitLog(db);
     this.flusher = new EventFlusher(this.eventLog, (job, err) => this.backgroundError(job, err));
+    this.snapshots = new SnapshotStore(db);
+    this.checkpoints = new Checkpoints(this.snapshots, {
+      head: () => this.head, nextEvent: () => this.nextEventId, state: this.state, eventLog: this.eventLog, pacer: this.pacer,
+    }, (job, err) => this.backgroundError(job, err));
   }
 
   /** The id of the newest event committed (0 before any). */
@@ -205,9 +213,13 @@ export class Outbox {
 
   /** A stored commit, in order: into the state. */
   private apply(commit: Commit): void {
-    for (const { coll, id, doc } of commit.changes) this.state.mirrorOf(coll).written(id, doc);
+    for (const { coll, id, doc } of commit.changes) {
+      this.state.mirrorOf(coll).written(id, doc);
+      this.checkpoints.changed(coll, id);
+    }
     this.head = commit.seq;
     this.nextEventId = nextEventIdAfter(commit);
+    this.checkpoints.committed();
   }
 
   /** Reads and applies the commits after the head; whether there were any. In this process's turn. */
@@ -225,30 +237,37 @@ export class Outbox {
   }
 
   /**
-   * Loads the state from the whole log, and appends whatever committed events the event log lacks
-   * once it has started (a writer that died between its commit and its append).
+   * Loads the state: the newest snapshot and the commits after it (the whole log when there is
+   * none), then appends whatever committed events the event log lacks once it has started (a
+   * writer that died between its commit and its append).
    */
   async load(progress?: (p: LoadProgress) => void): Promise<void> {
     // Where each commit's events are, not the events: the log holds nearly all of them already.
     const ranges: Array<{ seq: number; first: number; count: number }> = [];
     await this.inTurn(async () => {
-      const docs = new Map<string, Map<unknown, StoredDocument>>();
+      const snapshot = await this.snapshots.latest();
+      const docs = snapshot?.docs ?? new Map<string, Map<unknown, StoredDocument>>();
       let last: Commit | undefined;
-      await this.log.readAll((commit) => {
+      const fold = (commit: Commit) => {
         for (const { coll, id, doc } of commit.changes) {
           let held = docs.get(coll);
           if (!held) docs.set(coll, (held = new Map<unknown, StoredDocument>()));
           if (doc) held.set(id, doc);
           else held.delete(id);
+          this.checkpoints.changed(coll, id);
         }
         if (commit.events.length) ranges.push({ seq: commit.seq, first: commit.firstEvent, count: commit.events.length });
         last = commit;
-      });
+      };
+      this.checkpoints.loaded(snapshot);
+      if (snapshot) await this.log.readFrom(snapshot.seq + 1, fold);
+      else await this.log.readAll(fold);
       this.state.replaceAll(docs, progress);
-      this.head = last?.seq ?? 0;
-      this.nextEventId = nextEventIdAfter(last);
+      this.head = last?.seq ?? snapshot?.seq ?? 0;
+      this.nextEventId = last ? nextEventIdAfter(last) : (snapshot?.nextEvent ?? 1);
     });
     this.notify(true);
+    this.checkpoints.committed(); // a snapshot once commits pause, if the load read commits past one
     this.appendedAtLoad = this.eventLog.whenReady().then(() => this.appendMissing(ranges)).then(
       () => undefined,
       (err: unknown) => this.backgroundError('event flush', err),
@@ -295,6 +314,9 @@ export class Outbox {
 
   /** One poll of `follow`: whether another instance had committed (tests call it to skip the wait). */
   async poll(): Promise<boolean> {
+    // Looked for outside the turn: a read that waits out its deadline (the database frozen) must
+    // not hold up the writes queued behind it, which the guard refuses at once once it knows.
+    if (!(await this.log.read(this.head + 1))) return false;
     return await this.inTurn(() => this.catchUp());
   }
 
@@ -308,6 +330,7 @@ export class Outbox {
     this.following = false;
     clearTimeout(this.pollTimer);
     this.flusher.stop();
+    this.checkpoints.stop();
   }
 
   /** Resolves once the events of every write this process acknowledged so far are in the log (or their append failed). */
@@ -319,6 +342,12 @@ export class Outbox {
   async settle(): Promise<void> {
     await this.inTurn(async () => undefined);
     await this.flusher.flushed();
+    await this.checkpoints.settled();
+  }
+
+  /** Writes a snapshot of the state now (snapshots.ts): a start reads it and the commits after it. */
+  async checkpoint(): Promise<void> {
+    await this.checkpoints.now();
   }
 
   /** See LogWriter.maintenanceTurn (src/db/event-log/index.ts). */

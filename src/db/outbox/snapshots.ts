@@ -103,6 +103,11 @@ export class SnapshotStore {
     return undefined;
   }
 
+  /** Whether the snapshot at `seq` is still stored (then so are its parts: see prune). */
+  async has(seq: number): Promise<boolean> {
+    return (await this.marks.findOne({ _id: markKey(seq) }, { projection: { _id: 1 } })) !== null;
+  }
+
   /** Stores the parts not stored yet, then the snapshot that lists them. */
   async write(seq: number, nextEvent: number, parts: string[], bodies: Array<{ key: string; body: string }>): Promise<void> {
     const at = new Date();

@@ -73,7 +73,7 @@ export class ApiTokenStore {
    * once): every SDK request authenticates, and hashing the secret was ≈ 3 % of a frontend API
    * request's CPU. Kept per version of the tokens, not of the whole state: an admin client
    * writing one change after another would hash its secret on every request (0.24 s of the
-   * 2 000-flag replay's main thread, 27 Nov). Unknown secrets are never remembered, and at most
+   * 2 000-flag replay's main thread). Unknown secrets are never remembered, and at most
    * 10 000 known ones.
    */
   private verified(secret: string): ApiTokenDocument | undefined {

@@ -48,7 +48,7 @@ export function packFlag(doc: FlagData): PackedFlag {
 /**
  * The flags this process packed lately, by body: when the state takes in a flag this process
  * just wrote, its body is not parsed back (a 5 KB flag's EJSON parse is 0.2–0.4 ms, and it was
- * paid by the first request after every flag write, `--cpu-prof` of the server, 27 Nov). The
+ * paid by the first request after every flag write, `--cpu-prof` of the server). The
  * written object is used as it is: flags are never changed once made, like every state document.
  */
 const packedLately = new Map<string, Omit<FlagData, '_id'>>();
@@ -296,7 +296,7 @@ export class FlagStore {
    * UNPACK_SLICE_MS between which requests are served. Left to the first reader, that was a stall
    * of the main thread of the size of the configuration, right after a start: at 5 000 bench
    * flags the first write (or playground, SDK or list request) waited ~500 ms for 5 000 EJSON
-   * parses (`--cpu-prof` of the server, 28 Nov: `indexAll` 481 ms of a 558 ms strategy add). A
+   * parses (`--cpu-prof` of the server: `indexAll` 481 ms of a 558 ms strategy add). A
    * reader that comes before the slices are done parses only what they have not.
    */
   private unpackInBackground(): void {
@@ -427,7 +427,7 @@ export class FlagStore {
    * (flags changed in place: the same flags in the same order, none archived or restored) the
    * list is the previous one copied with the changed places replaced, found by identity (the
    * index keeps an unchanged flag's object): at 5 000 flags the filter and the copies' look-ups
-   * were 4 ms of every build after a write (`--cpu-prof`, 26 Nov), the copy is a memcpy.
+   * were 4 ms of every build after a write (`--cpu-prof`), the copy is a memcpy.
    */
   async snapshotSource(): Promise<FlagData[]> {
     return this.state.derived('flags:snapshot', () => {

@@ -1,8 +1,6 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { MongoClient } from 'mongodb';
 import { buildApp } from '../../../src/app.js';
-import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stored.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
@@ -166,38 +164,4 @@ t.test('an instance that fell behind reads the sealed blocks it missed', async (
   t.equal(newest.id, 2106, 'the next id after the seeded log');
   await a.stores.eventLog.sync();
   t.same((await a.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json().events[0], newest);
-});
-
-t.test('a log written before the mirror existed is backfilled once; the database answers meanwhile', async (t) => {
-  const config = await testConfig(t);
-  t.teardown(() => dropDatabase(config));
-  const client = await new MongoClient(config.MONGODB_URL!).connect();
-  t.teardown(() => client.close());
-  const db = client.db(config.MONGODB_DB);
-  // 700 events written by an older Vane: only in `events`, id 300 skipped.
-  const legacy: EventDocument[] = Array.from({ length: 700 }, (_, i) => i + 1).filter((id) => id !== 300).map((id) => {
-    const { id: _id, ...base } = { tags: [], preData: null, createdBy: 'old', ...filler(id) } as Omit<EventDocument, '_id' | 'searchText'>;
-    return { _id: `legacy-${id}`, id, ...base, searchText: searchTextOf(base) };
-  });
-  await db.collection<EventDocument>('events').insertMany(legacy);
-  await db.collection('meta').insertOne({ _id: 'events' as never, lastId: 700, token: 'old' });
-
-  const app = await buildApp(config, { logger: false });
-  t.teardown(() => app.close());
-  const searchedEarly = await app.inject({ url: '/api/admin/search/events?type=IS:segment-created&limit=3', headers: ADMIN });
-  t.equal(searchedEarly.statusCode, 200, 'searches are answered while the backfill runs');
-  await app.stores.eventLog.whenReady();
-  await app.stores.eventLog.settled();
-  const blocks = await db.collection('event_blocks').find({}, { projection: { block: 1 } }).sort({ block: 1 }).toArray();
-  t.same(blocks.map((b) => b.block), [0, 1], 'ids 1–512 sealed (with id 300 a void slot)');
-  const initEvents = (await db.collection('events').find({ id: { $gt: 700 } }).toArray()).length;
-  t.equal(initEvents, 5, "the new instance's own initial events came after the old log");
-  t.equal(await db.collection('event_tail').countDocuments({ void: true }), 0, 'the void slot went into its block, not the tail');
-  t.same(await answers(app), await fromDatabase(app), 'after the backfill the mirror answers as the database does');
-  t.equal((await app.inject({ url: '/api/admin/search/events?id=IS:300', headers: ADMIN })).json().total, 0);
-
-  const again = await buildApp(config, { logger: false });
-  t.teardown(() => again.close());
-  t.ok(again.stores.eventLog.isReady(), 'the next start needs no backfill');
-  t.same(await answers(again), await answers(app));
 });
