@@ -169,8 +169,7 @@ async function databasePlugin(app: FastifyInstance, opts: { config: Config }): P
 
   app.addHook('onClose', async () => {
     health.stop();
-    outbox.stopFollowing();
-    await outbox.settle().catch((err: unknown) => app.log.warn({ err }, 'appending committed events failed; the next start appends them'));
+    await outbox.close().catch((err: unknown) => app.log.warn({ err }, 'appending committed events or the last snapshot failed; the next start reads more of the log'));
     await client.close(true);
     await embedded?.stop();
   });

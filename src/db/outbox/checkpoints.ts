@@ -85,7 +85,8 @@ export class Checkpoints {
   }
 
   private async take(): Promise<void> {
-    const ended = await this.source.pacer.turn(() => this.stopped);
+    // Writers that never pause do not hold it off past twice its interval: a start would read it all.
+    const ended = await this.source.pacer.turn(() => this.stopped || this.closing || this.source.head() - this.seq >= 2 * Checkpoints.EVERY_COMMITS);
     try {
       if (this.stopped) return;
       // The parts of the snapshot this one builds on go only with it (SnapshotStore.prune): if
@@ -145,6 +146,16 @@ export class Checkpoints {
     await this.running;
     this.start();
     await this.running;
+  }
+
+  private closing = false;
+
+  /** A clean stop: a snapshot of what was committed since the last one, so the next start reads little of the log. */
+  async close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.idle);
+    await this.now();
+    this.stop();
   }
 
   stop(): void {

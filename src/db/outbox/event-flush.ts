@@ -1,7 +1,7 @@
 import type { BackgroundJob } from '../background-failures.js';
 import { inBackground } from '../guard.js';
 import type { EventLog } from '../event-log/index.js';
-import type { NumberedEvent } from './commit-log.js';
+import type { Commit, NumberedEvent } from './commit-log.js';
 
 /**
  * Appends committed events to the event log. A write is acknowledged once its commit is stored
@@ -120,6 +120,17 @@ export class EventFlusher {
       await run;
     }
     return missing.length;
+  }
+
+  /** Appends the events of the commits (by their events' ids) whose events the log lacks, read again by number. */
+  async ensureCommits(ranges: ReadonlyArray<{ seq: number; first: number; count: number }>, read: (seq: number) => Promise<Commit | undefined>): Promise<void> {
+    for (const { seq, first, count } of ranges) {
+      let held = true;
+      for (let id = first; id < first + count && held; id++) held = this.log.holds(id);
+      if (held) continue;
+      const commit = await read(seq);
+      if (commit) await this.ensure(commit.events);
+    }
   }
 
   /** Another instance's commit: its events appended here unless the log holds them by orphanMs. */

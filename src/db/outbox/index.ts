@@ -268,21 +268,10 @@ export class Outbox {
     });
     this.notify(true);
     this.checkpoints.committed(); // a snapshot once commits pause, if the load read commits past one
-    this.appendedAtLoad = this.eventLog.whenReady().then(() => this.appendMissing(ranges)).then(
+    this.appendedAtLoad = this.eventLog.whenReady().then(() => this.flusher.ensureCommits(ranges, (seq) => this.log.read(seq))).then(
       () => undefined,
       (err: unknown) => this.backgroundError('event flush', err),
     );
-  }
-
-  /** Appends the events of the commits whose events the log lacks (read again by number). */
-  private async appendMissing(ranges: Array<{ seq: number; first: number; count: number }>): Promise<void> {
-    for (const { seq, first, count } of ranges) {
-      let held = true;
-      for (let id = first; id < first + count && held; id++) held = this.eventLog.holds(id);
-      if (held) continue;
-      const commit = await this.log.read(seq);
-      if (commit) await this.flusher.ensure(commit.events);
-    }
   }
 
   private appendedAtLoad: Promise<void> = Promise.resolve();
@@ -330,7 +319,6 @@ export class Outbox {
     this.following = false;
     clearTimeout(this.pollTimer);
     this.flusher.stop();
-    this.checkpoints.stop();
   }
 
   /** Resolves once the events of every write this process acknowledged so far are in the log (or their append failed). */
@@ -338,11 +326,18 @@ export class Outbox {
     await this.flusher.flushed();
   }
 
-  /** Runs every queued append now (closing the app; tests that read the stored log). */
+  /** Runs every queued append now (tests that read the stored log; closing, with `close`). */
   async settle(): Promise<void> {
     await this.inTurn(async () => undefined);
     await this.flusher.flushed();
     await this.checkpoints.settled();
+  }
+
+  /** A clean stop: every queued append, then a snapshot of what was committed since the last one. */
+  async close(): Promise<void> {
+    this.stopFollowing();
+    await this.settle();
+    await this.checkpoints.close();
   }
 
   /** Writes a snapshot of the state now (snapshots.ts): a start reads it and the commits after it. */

@@ -103,6 +103,8 @@ export class SnapshotStore {
     return undefined;
   }
 
+  static readonly PARTS_PER_COMMAND = 32;
+
   /** Whether the snapshot at `seq` is still stored (then so are its parts: see prune). */
   async has(seq: number): Promise<boolean> {
     return (await this.marks.findOne({ _id: markKey(seq) }, { projection: { _id: 1 } })) !== null;
@@ -111,8 +113,12 @@ export class SnapshotStore {
   /** Stores the parts not stored yet, then the snapshot that lists them. */
   async write(seq: number, nextEvent: number, parts: string[], bodies: Array<{ key: string; body: string }>): Promise<void> {
     const at = new Date();
-    if (bodies.length) {
-      await this.parts.insertMany(bodies.map(({ key, body }) => ({ _id: key, body, at })), { ordered: false }).catch((err: unknown) => {
+    // A few parts to a command: the embedded database runs one write at a time, and a user's
+    // write that comes meanwhile waits for the whole command (a first snapshot at 2 000 flags is
+    // ~10 MB).
+    for (let i = 0; i < bodies.length; i += SnapshotStore.PARTS_PER_COMMAND) {
+      const docs = bodies.slice(i, i + SnapshotStore.PARTS_PER_COMMAND).map(({ key, body }) => ({ _id: key, body, at }));
+      await this.parts.insertMany(docs, { ordered: false }).catch((err: unknown) => {
         const errors = (err as { writeErrors?: unknown[] }).writeErrors ?? [];
         if (!errors.length || !errors.every(isDuplicateKey)) throw err;
       });
