@@ -9,7 +9,7 @@ import { LatestRevision } from './revision-cache.js';
  * configuration: on FerretDB one `_id` read takes about 1.5 ms, a map look-up well under a
  * microsecond.
  *
- * It is the commit log folded (src/db/outbox/): loaded from every commit at start, then each
+ * It is the commit log folded (src/db/outbox/): loaded at start from the newest snapshot and the commits after it, then each
  * commit applied in order as this process writes it or reads another instance's. The log is the
  * truth; a commit enters the state only once the database has stored it.
  *

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../../src/db/embedded.js';
-import { CommitLog } from '../../src/db/outbox/commit-log.js';
+import { CommitLog, foldCommit, type HeldByCollection } from '../../src/db/outbox/commit-log.js';
 import type { StoredDocument } from '../../src/db/outbox/documents.js';
 
 export const ADMIN_TOKEN = '*:*.test-admin-token';
@@ -111,13 +111,7 @@ export async function lastEventId(app: FastifyInstance): Promise<number> {
  * would load), read from the database, not from the app's memory.
  */
 export async function committed(app: FastifyInstance, coll: string): Promise<Map<unknown, StoredDocument>> {
-  const docs = new Map<unknown, StoredDocument>();
-  await new CommitLog(app.database.db).readAll((commit) => {
-    for (const change of commit.changes) {
-      if (change.coll !== coll) continue;
-      if (change.doc) docs.set(change.id, change.doc);
-      else docs.delete(change.id);
-    }
-  });
-  return docs;
+  const docs: HeldByCollection = new Map();
+  await new CommitLog(app.database.db).readAll((commit) => foldCommit(docs, commit));
+  return docs.get(coll) ?? new Map<unknown, StoredDocument>();
 }

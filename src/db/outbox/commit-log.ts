@@ -97,6 +97,19 @@ export function decodeCommit(doc: CommitDocument): Commit {
   };
 }
 
+/** Documents by collection and id, as a fold of the log holds them (a load, a reader of the database's state). */
+export type HeldByCollection = Map<string, Map<unknown, StoredDocument>>;
+
+/** Applies `commit`'s changes to `docs`. */
+export function foldCommit(docs: HeldByCollection, commit: Pick<Commit, 'changes'>): void {
+  for (const { coll, id, doc } of commit.changes) {
+    let held = docs.get(coll);
+    if (!held) docs.set(coll, (held = new Map<unknown, StoredDocument>()));
+    if (doc) held.set(id, doc);
+    else held.delete(id);
+  }
+}
+
 /** The id the next commit's first event takes, after `commit` (1 for the first). */
 export function nextEventIdAfter(commit: Commit | undefined): number {
   return commit ? commit.firstEvent + commit.events.length : 1;

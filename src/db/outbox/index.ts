@@ -4,7 +4,7 @@ import { inBackground } from '../guard.js';
 import { KeyedLock } from '../keyed-lock.js';
 import { ConfigState, type LoadProgress } from '../state.js';
 import { EventLog, type MirrorLogger } from '../event-log/index.js';
-import { CommitLog, nextEventIdAfter, type Commit } from './commit-log.js';
+import { CommitLog, foldCommit, nextEventIdAfter, type Commit, type HeldByCollection } from './commit-log.js';
 import { ConcurrentModificationError, DuplicateKeyError, type DocumentId, type StoredDocument } from './documents.js';
 import { EventFlusher } from './event-flush.js';
 import type { PendingEvent } from './events.js';
@@ -222,10 +222,14 @@ export class Outbox {
     this.checkpoints.committed();
   }
 
-  /** Reads and applies the commits after the head; whether there were any. In this process's turn. */
-  private async catchUp(): Promise<boolean> {
+  /**
+   * Reads and applies the commits after the head; whether there were any. In this process's turn.
+   * `found`: the commit after the head as a poll read it, unless the head has moved since.
+   */
+  private async catchUp(found?: Commit): Promise<boolean> {
     let any = false;
-    for (let next = await this.log.read(this.head + 1); next; next = await this.log.read(this.head + 1)) {
+    const first = found?.seq === this.head + 1 ? found : await this.log.read(this.head + 1);
+    for (let next = first; next; next = await this.log.read(this.head + 1)) {
       this.apply(next);
       // Its writer appends its events (this process's own: a commit of unknown outcome, found now).
       if (next.instance === this.instance) this.flusher.queue(next.events);
@@ -246,16 +250,11 @@ export class Outbox {
     const ranges: Array<{ seq: number; first: number; count: number }> = [];
     await this.inTurn(async () => {
       const snapshot = await this.snapshots.latest();
-      const docs = snapshot?.docs ?? new Map<string, Map<unknown, StoredDocument>>();
+      const docs: HeldByCollection = snapshot?.docs ?? new Map<string, Map<unknown, StoredDocument>>();
       let last: Commit | undefined;
       const fold = (commit: Commit) => {
-        for (const { coll, id, doc } of commit.changes) {
-          let held = docs.get(coll);
-          if (!held) docs.set(coll, (held = new Map<unknown, StoredDocument>()));
-          if (doc) held.set(id, doc);
-          else held.delete(id);
-          this.checkpoints.changed(coll, id);
-        }
+        foldCommit(docs, commit);
+        for (const { coll, id } of commit.changes) this.checkpoints.changed(coll, id);
         if (commit.events.length) ranges.push({ seq: commit.seq, first: commit.firstEvent, count: commit.events.length });
         last = commit;
       };
@@ -305,8 +304,9 @@ export class Outbox {
   async poll(): Promise<boolean> {
     // Looked for outside the turn: a read that waits out its deadline (the database frozen) must
     // not hold up the writes queued behind it, which the guard refuses at once once it knows.
-    if (!(await this.log.read(this.head + 1))) return false;
-    return await this.inTurn(() => this.catchUp());
+    const found = await this.log.read(this.head + 1);
+    if (!found) return false;
+    return await this.inTurn(() => this.catchUp(found));
   }
 
   /** After an outage: reads what was committed meanwhile and appends the events whose append failed. */
