@@ -14,13 +14,12 @@ import { searchTextOf, storedEventJson, type EventDocument } from './stored.js';
 
 export const EVENT_TAIL = 'event_tail';
 
-/** An id claimed in `event_tail`: the event's JSON, or `void` for an id that holds no event. */
+/** An id claimed in `event_tail`: the event's key and JSON. */
 export interface TailEntry {
   _id: string;
   id: number;
   key: string;
-  body?: string | undefined;
-  void?: boolean;
+  body: string;
 }
 
 export function tailKey(id: number): string {

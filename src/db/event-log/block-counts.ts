@@ -62,19 +62,6 @@ export class BlockCounts {
     }
   }
 
-  /**
-   * The order lost the id of code `code` at `position` and moved every later id one place down:
-   * each block boundary above it gave its first id to the block below.
-   */
-  removed(ids: Int32Array, length: number, position: number, code: number, codes: Codes): void {
-    this.change(code, position, -1);
-    for (let start = (((position / this.size) | 0) + 1) * this.size; start <= length; start += this.size) {
-      const moved = codes[ids[start - 1]!]!;
-      this.change(moved, start, -1);
-      this.change(moved, start - 1, 1);
-    }
-  }
-
   /** Positions [first, end) of `ids` whose code is allowed. */
   count(allowed: Uint8Array, first: number, end: number, ids: Int32Array, codes: Codes): number {
     const size = this.size;

@@ -15,9 +15,6 @@
  * different blocks, costs 50 small inflates. (Measured at 1 M events: whole-block deflate gave such
  * pages p97.5 22 ms at 50 000 events; 32-event segments without a dictionary 1.8 ms of inflating per
  * page at 89 bytes per event; 8-event segments with the dictionary 0.8 ms at 87 bytes.)
- *
- * A block without `segmentSize` and `dictionary` holds 32-event segments without a dictionary,
- * the older layout, and is read as it is.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
@@ -34,8 +31,6 @@ export interface BodyFormat {
 
 /** What this version writes. */
 export const CURRENT_FORMAT: BodyFormat = { segmentSize: 8, dictionary: CURRENT_DICTIONARY };
-/** What a block without `segmentSize` and `dictionary` holds (the first block format). */
-export const LEGACY_FORMAT: BodyFormat = { segmentSize: 32, dictionary: 0 };
 
 /** Block n holds ids n·256+1 … n·256+256. */
 export function blockOf(id: number): number {
@@ -60,9 +55,9 @@ export interface BlockDocument {
   /** Byte offsets of each slot's JSON in its segment's inflated text (BLOCK_SIZE + 1 entries, uint32; per segment from 0). */
   offsets: Binary;
   /** Slots per deflated segment; absent in the first format (32). */
-  segmentSize?: number;
-  /** The preset dictionary's version (dictionary.ts); absent or 0: none. */
-  dictionary?: number;
+  segmentSize: number;
+  /** The preset dictionary's version (dictionary.ts); 0: none. */
+  dictionary: number;
 }
 
 /** Room for a segment's last event when sizing the inflate output (event JSON is ~0.4–2 KB). */
@@ -197,12 +192,12 @@ function uint32s(binary: Binary): Uint32Array {
 }
 
 export function sealedBodiesOf(doc: BlockDocument): SealedBodies {
-  const segmentSize = doc.segmentSize ?? LEGACY_FORMAT.segmentSize;
+  const { segmentSize } = doc;
   const segments = uint32s(doc.segments);
   if (!Number.isInteger(segmentSize) || BLOCK_SIZE % segmentSize !== 0 || segments.length !== BLOCK_SIZE / segmentSize + 1) {
     throw new Error(`event block ${doc.block}: ${segments.length - 1} segments do not fit a segment size of ${segmentSize}`);
   }
-  return { deflated: bytesOf(doc.bodies), segments, offsets: uint32s(doc.offsets), segmentSize, dictionary: presetDictionary(doc.dictionary ?? LEGACY_FORMAT.dictionary) };
+  return { deflated: bytesOf(doc.bodies), segments, offsets: uint32s(doc.offsets), segmentSize, dictionary: presetDictionary(doc.dictionary) };
 }
 
 /**
@@ -227,10 +222,6 @@ export class EventBodies {
 
   addLoose(id: number, json: string): void {
     if (!this.sealed.has(blockOf(id))) this.loose.set(id, json);
-  }
-
-  dropLoose(id: number): void {
-    this.loose.delete(id);
   }
 
   /** Keeps a sealed block's bodies; the loose copies of its events are dropped. */

@@ -45,22 +45,6 @@ export class GroupIndex {
     if (++this.count > LOAD * this.heads.length) this.rebuild(group, group.length, this.heads.length * 2);
   }
 
-  /** Unlinks `id` (before its hash is cleared). */
-  remove(id: number, group: Uint32Array): void {
-    const hash = group[id]!;
-    if (hash === 0) return;
-    const bucket = hash & this.mask;
-    let previous = 0;
-    for (let at = this.heads[bucket]!; at !== 0; previous = at, at = this.next[at]!) {
-      if (at !== id) continue;
-      if (previous === 0) this.heads[bucket] = this.next[id]!;
-      else this.next[previous] = this.next[id]!;
-      this.next[id] = 0;
-      this.count--;
-      return;
-    }
-  }
-
   /**
    * Links every grouped id below `length` at once (a bulk load), in a table sized for them.
    * Ids are linked in ascending order, so each chain runs from its newest id down.

@@ -30,8 +30,8 @@ export type { EventDocument, MirrorLogger, SearchCriteria, StoredEvent };
 export interface LogWriter {
   /** Resolves once every write this process acknowledged so far has its events appended. */
   flushed(): Promise<void>;
-  /** Told of every commit: `remote` when another instance's was noticed (its events are in the tail). */
-  onCommitted(listener: (remote: boolean) => void): () => void;
+  /** Told of every commit applied, with its events: `remote` when another instance's was read. */
+  onCommitted(listener: (remote: boolean, events: readonly NumberedEvent[]) => void): () => void;
   /**
    * Resolves when a maintenance write (pruning the tail) may take the database's writer: once
    * requests' writes pause and earlier maintenance has had its share of the time, or as soon as
@@ -121,9 +121,17 @@ export class EventLog {
     await this.appendsOpen;
   }
 
-  /** Whether the copy holds the event with this id (only meaningful once it is ready). */
+  /** Whether the event with this id is known to be stored in the log (only meaningful once the copy is ready). */
   holds(id: number): boolean {
-    return this.mirror.index.has(id);
+    return this.mirror.holds(id);
+  }
+
+  /**
+   * Those of `events` the log does not hold, after looking for them by key (another instance's
+   * commit: its writer appends them, and this copy learns that by reading them).
+   */
+  async unstored(events: readonly NumberedEvent[]): Promise<NumberedEvent[]> {
+    return await this.mirror.unstored(events);
   }
 
   /** The newest id in the copy (0 for an empty log): where the first commit's events start after. */

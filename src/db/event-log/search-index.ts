@@ -196,18 +196,6 @@ class OrderedIds {
     return position;
   }
 
-  /**
-   * Takes an id out (rare: a claim that turned out void), so a linear shift is fine. Returns the
-   * position it had, or -1.
-   */
-  remove(id: number, at: Float64Array): number {
-    const position = this.positionOf(id, at);
-    if (this.ids[position] !== id) return -1;
-    this.ids.copyWithin(position, position + 1, this.length);
-    this.length--;
-    return position;
-  }
-
   /** Where `id` is, or would go: the first position whose id does not sort before it. */
   private positionOf(id: number, at: Float64Array): number {
     let lo = 0;
@@ -331,12 +319,6 @@ class CodedColumn<V extends string | number = string> {
     this.setCode(id, code);
     if (this.lists && code !== 0) (this.lists[code] ??= new OrderedIds(16)).insert(id, at);
     return code;
-  }
-
-  unset(id: number, at: Float64Array): void {
-    const code = this.codes[id]!;
-    this.counts[code] = this.counts[code]! - 1;
-    if (this.lists && code !== 0) this.lists[code]?.remove(id, at);
   }
 
   /**
@@ -639,19 +621,6 @@ export class EventLogIndex {
     this.group = grow(this.group, length);
     this.groups.ensureCapacity(length);
     for (const column of this.coded) column.ensureCapacity(length);
-  }
-
-  /** Takes an event out (only for a claim that turned out void). */
-  remove(id: number): boolean {
-    if (!this.has(id)) return false;
-    const position = this.order.remove(id, this.at);
-    const environment = this.environment;
-    if (position >= 0) environment.blocks!.removed(this.order.ids, this.order.length, position, environment.codes[id]!, environment.codes);
-    for (const column of this.coded) column.unset(id, this.at);
-    this.groups.remove(id, this.group);
-    this.group[id] = 0;
-    this.present[id] = 0;
-    return true;
   }
 
   /**

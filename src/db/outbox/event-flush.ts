@@ -113,7 +113,7 @@ export class EventFlusher {
 
   /** Appends those of `events` that the log does not hold (start: the commits' events). */
   async ensure(events: readonly NumberedEvent[]): Promise<number> {
-    const missing = events.filter(({ id }) => !this.log.holds(id));
+    const missing = await this.log.unstored(events);
     if (missing.length) {
       const run = this.chain.then(() => this.log.appendMany(missing));
       this.chain = run.catch(() => undefined); // the caller hears of the failure; the chain goes on

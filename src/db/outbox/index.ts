@@ -4,7 +4,7 @@ import { inBackground } from '../guard.js';
 import { KeyedLock } from '../keyed-lock.js';
 import { ConfigState, type LoadProgress } from '../state.js';
 import { EventLog, type MirrorLogger } from '../event-log/index.js';
-import { CommitLog, foldCommit, nextEventIdAfter, type Commit, type HeldByCollection } from './commit-log.js';
+import { CommitLog, foldCommit, nextEventIdAfter, type Commit, type HeldByCollection, type NumberedEvent } from './commit-log.js';
 import { ConcurrentModificationError, DuplicateKeyError, type DocumentId, type StoredDocument } from './documents.js';
 import { EventFlusher } from './event-flush.js';
 import type { PendingEvent } from './events.js';
@@ -33,8 +33,11 @@ export * from './events.js';
  * instances run, nor on any server's conditional update: the same protocol on every server.
  */
 
-/** Told that state may have changed: `remote` false for a commit of this process, true when read from the log. */
-type Listener = (remote: boolean) => void;
+/**
+ * Told of commits applied to the state: `remote` false for a commit of this process, true when
+ * read from the log; `events`, theirs in order (none for the load's).
+ */
+type Listener = (remote: boolean, events: readonly NumberedEvent[]) => void;
 
 /** One document a write changes: the version it read (`base`: null when it must not exist) and the next. */
 export interface Change {
@@ -127,8 +130,8 @@ export class Outbox {
     return () => this.listeners.delete(listener);
   }
 
-  private notify(remote: boolean): void {
-    for (const listener of this.listeners) listener(remote);
+  private notify(remote: boolean, events: readonly NumberedEvent[] = []): void {
+    for (const listener of this.listeners) listener(remote, events);
   }
 
   /** Runs a read-modify-write of one aggregate with writes to it serialised in this process. */
@@ -183,7 +186,7 @@ export class Outbox {
       if ((await this.log.append(commit)) === 'committed') {
         this.apply(commit);
         this.flusher.queue(commit.events);
-        this.notify(false);
+        this.notify(false, commit.events);
         return;
       }
       await this.catchUp();
@@ -228,15 +231,17 @@ export class Outbox {
    */
   private async catchUp(found?: Commit): Promise<boolean> {
     let any = false;
+    const events: NumberedEvent[] = [];
     const first = found?.seq === this.head + 1 ? found : await this.log.read(this.head + 1);
     for (let next = first; next; next = await this.log.read(this.head + 1)) {
       this.apply(next);
       // Its writer appends its events (this process's own: a commit of unknown outcome, found now).
       if (next.instance === this.instance) this.flusher.queue(next.events);
       else this.flusher.ensureLater(next.events);
+      events.push(...next.events);
       any = true;
     }
-    if (any) this.notify(true);
+    if (any) this.notify(true, events);
     return any;
   }
 

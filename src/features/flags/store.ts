@@ -1,7 +1,7 @@
 import { BSON, type Collection } from 'mongodb';
 import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import { MirrorView, type CollectionMirror, type ConfigState } from '../../db/state.js';
-import type { FlagData, FlagDocument, FlagEnvironment } from './read-model.js';
+import type { FlagData, FlagDocument } from './read-model.js';
 
 /** What the configuration state holds of the collection (src/db/state.ts). */
 declare module '../../db/state.js' {
@@ -19,8 +19,6 @@ declare module '../../db/state.js' {
  * flag as one string 1.1 ms and 3.8 ms. The write replay's flag writes are one read and one
  * replace each, so this is most of the database's work. Reads never parse it on the hot path:
  * the configuration state holds stored documents and unpackFlag parses each revision once.
- * A document without `body` is in the nested form of older releases; it is read as it is and
- * rewritten packed by its next write.
  */
 export interface PackedFlag extends StoredDocument {
   _id: string;
@@ -30,11 +28,7 @@ export interface PackedFlag extends StoredDocument {
   body: string;
 }
 
-export type StoredFlag = PackedFlag | FlagDocument;
-
-function isPacked(doc: StoredFlag): doc is PackedFlag {
-  return typeof (doc as PackedFlag).body === 'string';
-}
+export type StoredFlag = PackedFlag;
 
 /** The stored form of a flag (bookkeeping fields are left to the outbox). */
 export function packFlag(doc: FlagData): PackedFlag {
@@ -64,7 +58,7 @@ export interface UnpackedFlag {
 }
 
 /**
- * A stored flag (either form) as the flag it holds, with its bookkeeping fields and real environment names.
+ * A stored flag as the flag it holds, with its bookkeeping fields.
  * `previous`, the same flag's earlier stored form: when the new one carries the same body (only
  * the bookkeeping changed, as when its events were flushed) the body is not parsed again (a 5 KB
  * flag's EJSON parse is 0.2–0.4 ms, and every write's flush makes such a copy).
@@ -72,16 +66,11 @@ export interface UnpackedFlag {
 export function unpackFlag(stored: StoredFlag, previous?: UnpackedFlag): FlagDocument {
   let flag = unpacked.get(stored);
   if (!flag) {
-    if (isPacked(stored)) {
-      const { body, project: _p, strategyIds: _s, ...bookkeeping } = stored;
-      const same = previous !== undefined && isPacked(previous.stored) && previous.stored.body === body;
-      const data = same
-        ? (withoutBookkeeping(previous.flag) as Omit<FlagData, '_id'>)
-        : (packedLately.get(body) ?? (BSON.EJSON.parse(body) as Omit<FlagData, '_id'>));
-      flag = { ...data, ...bookkeeping };
-    } else {
-      flag = decodeFlag(stored);
-    }
+    const { body, project: _p, strategyIds: _s, ...bookkeeping } = stored;
+    const data = previous?.stored.body === body
+      ? (withoutBookkeeping(previous.flag) as Omit<FlagData, '_id'>)
+      : (packedLately.get(body) ?? (BSON.EJSON.parse(body) as Omit<FlagData, '_id'>));
+    flag = { ...data, ...bookkeeping };
     unpacked.set(stored, flag);
   }
   return flag;
@@ -92,22 +81,6 @@ export function finalise<T extends FlagData>(doc: T): T {
   const ids: string[] = [];
   for (const env of Object.values(doc.environments)) for (const s of env.strategies) ids.push(s.id);
   return { ...doc, strategyIds: ids };
-}
-
-/**
- * Environment names may contain `.` (docs/rules.md §1.4 pattern), which MongoDB-compatible servers
- * refuse in keys: the nested form escapes it as `%2E` (`%` cannot occur in a name). The packed form keeps real names inside its string.
- */
-function decodeKey(key: string): string {
-  return key.replace(/%2E/g, '.');
-}
-
-/** A flag in the nested stored form, with real environment names. */
-function decodeFlag<T extends FlagData>(doc: T): T {
-  if (!doc.environments || !Object.keys(doc.environments).some((k) => decodeKey(k) !== k)) return doc;
-  const environments: Record<string, FlagEnvironment> = {};
-  for (const [k, v] of Object.entries(doc.environments)) environments[decodeKey(k)] = v;
-  return { ...doc, environments };
 }
 
 const bareCopies = new WeakMap<FlagDocument, FlagData>();
@@ -392,8 +365,8 @@ export class FlagStore {
   segmentUsage(): ReadonlyMap<number, SegmentUse> {
     return this.state.derived('flags:segment-usage', () => {
       const result = new Map<number, SegmentUse>();
-      // Straight from the held documents: a flag written by hand or by an older version may lack
-      // the fields the ordered list sorts by, and must still count.
+      // Straight from the held documents: a flag written by hand may lack the fields the
+      // ordered list sorts by, and must still count.
       for (const stored of this.mirror.values()) {
         const flag = unpackFlag(stored);
         const name = String(flag.name ?? flag._id);

@@ -141,9 +141,6 @@ async function seedBlocks(url: string, dbName: string, count: number): Promise<v
     for (let i = 0; i < blocks.length; i += 16) await db.collection<BlockDocument>('event_blocks').insertMany(blocks.slice(i, i + 16));
     const tail: TailEntry[] = entries.slice(sealed * BLOCK_SIZE).map(({ key, entry }) => ({ _id: tailKey(entry.event.id), id: entry.event.id, key, body: entry.json }));
     await db.collection<TailEntry>('event_tail').insertMany(tail);
-    await db.collection<{ _id: string; lastId?: number; complete?: boolean }>('meta').insertMany([
-      { _id: 'events', lastId: count }, { _id: 'event-log', complete: true },
-    ]);
   } finally {
     await client.close();
   }

@@ -5,14 +5,13 @@ import { EventLogIndex, groupHash, type IndexedEvent } from '../../../src/db/eve
 
 const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
 
-t.test('ids by hash equal a naive map through adds, removes, resizes and a rebuild', async (t) => {
+t.test('ids by hash equal a naive map through adds, resizes and a rebuild', async (t) => {
   const random = seededRandom(11);
   // Hashes that share a bucket at every table size up to 2^16 (equal low bits), and 0 (no group).
   const hashes = [0, 0x10005, 0x20005, 0x30005, 0x40007, 0xfffe0005, 1];
   const column = new Uint32Array(32_768);
   const index = new GroupIndex();
   const naive = new Map<number, Set<number>>();
-  const present = new Set<number>();
   const check = (label: string) => {
     for (const hash of hashes.filter((h) => h !== 0)) {
       const expected = sorted([...(naive.get(hash) ?? [])]);
@@ -27,15 +26,7 @@ t.test('ids by hash equal a naive map through adds, removes, resizes and a rebui
     column[id] = hash;
     index.ensureCapacity(id + 1);
     index.add(id, column);
-    present.add(id);
     if (hash !== 0) (naive.get(hash) ?? naive.set(hash, new Set()).get(hash)!).add(id);
-    if (random() < 0.1) {
-      const victim = [...present][Math.floor(random() * present.size)]!;
-      index.remove(victim, column);
-      naive.get(column[victim]!)?.delete(victim);
-      column[victim] = 0;
-      present.delete(victim);
-    }
     if (id % 5000 === 0) check(`after ${id} ids`);
   }
   t.ok(index.bytes >= 4 * 32_768 + 4 * 4096, 'the table grew from 1 024 buckets to 4 096 (4 grouped ids per bucket; the chain array holds 32 768 ids)');
@@ -69,10 +60,6 @@ t.test('the search index finds groups after a bulk load, a removal and later add
   };
   t.same(scan('g-3'), expect('g-3'), 'one group, newest first, after the bulk load');
   t.same(scan('g-7', 'b'), expect('g-7', 'b'), 'a group and a type');
-  const victim = expect('g-3')[0]!;
-  t.ok(index.remove(victim));
-  events.delete(victim);
-  t.same(scan('g-3'), expect('g-3'), 'a removed event is gone');
   for (let id = 6001; id <= 7000; id++) {
     const e = event(id);
     events.set(id, e);

@@ -4,7 +4,6 @@ import { buildApp } from '../../../src/app.js';
 import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
-import { blockKey, decodeBlockIndex, encodeBlock, LEGACY_FORMAT, type BlockDocument } from '../../../src/db/event-log/blocks.js';
 
 
 function filler(id: number): EventSeed {
@@ -126,22 +125,6 @@ t.test('tail documents an earlier run left unpruned are deleted by the next star
   t.equal(Math.min(...tailIds), 257, 'the leftovers are gone');
   t.equal(tailIds.length, 1305 - 257 + 1, 'the newest four sealed blocks and the rest stay');
   t.same(await answers(b), expected, 'the search answers as before');
-});
-
-t.test('blocks sealed in the first format (32-event segments, no dictionary) are read next to new ones', async (t) => {
-  const a = await buildTestApp(t);
-  await seedLog(a, Array.from({ length: 600 }, (_, i) => filler(6 + i)));
-  const blocks = a.database.db.collection<BlockDocument>('event_blocks');
-  const first = (await blocks.findOne({ _id: blockKey(0) }))!;
-  const entries = decodeBlockIndex(first).map((event) => ({ event, json: a.stores.eventLog.json(event.id)! }));
-  const legacy = encodeBlock(0, entries, LEGACY_FORMAT);
-  delete legacy.segmentSize;
-  delete legacy.dictionary;
-  await blocks.replaceOne({ _id: blockKey(0) }, legacy);
-
-  const b = await buildApp(a.config, { logger: false });
-  t.teardown(() => b.close());
-  t.same(await answers(b), await fromDatabase(a), 'a new instance reads both formats and answers as the database does');
 });
 
 t.test('an instance that fell behind reads the sealed blocks it missed', async (t) => {

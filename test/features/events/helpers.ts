@@ -5,12 +5,9 @@ import { searchTextOf, type EventDocument } from '../../../src/db/event-log/stor
 export type EventSeed = Partial<EventDocument> & { id: number; type: string; createdAt: Date };
 
 /**
- * Writes events as an instance of Vane writes them (a claim with the event's JSON in `event_tail`,
- * the document in `events`, the newest id in `meta`), then has the app's log mirror read them, as it would another
- * instance's. Defaults: an admin-token event with no data.
- */
-/**
- * Writes `events` to the log's collections as another instance would, then has the log read them
+ * Writes `events` to the log's collections as another instance would (a claim with the event's
+ * JSON in `event_tail`, the document in `events`; defaults: an admin-token event with no data),
+ * then has the log read them
  * (`sync`, which also waits for its sealing and pruning), or returns that promise unawaited with
  * `{ awaitSync: false }` (a test that holds the pruning back).
  */
@@ -27,8 +24,6 @@ export async function seedLog(app: FastifyInstance, events: EventSeed[], options
   }));
   await app.database.db.collection<TailEntry>(EVENT_TAIL).insertMany(tail);
   await app.database.db.collection<EventDocument>('events').insertMany(docs);
-  const lastId = Math.max(...events.map((e) => e.id));
-  await app.database.db.collection<{ _id: string; lastId: number }>('meta').updateOne({ _id: 'events' }, { $max: { lastId } });
   const synced = app.stores.eventLog.sync();
   if (options.awaitSync === false) return { synced };
   await synced;
