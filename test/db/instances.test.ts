@@ -146,6 +146,8 @@ t.test('a change whose writer died before appending its events is completed by a
 
   await survivor.database.outbox.poll();
   t.equal((await survivor.inject({ url: '/api/admin/segments/4242', headers: ADMIN })).statusCode, 200, 'the change is in the state');
+  const newest = (await survivor.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json();
+  t.equal(newest.events[0]?.type, 'segment-created', 'its event is searched from the commit, before any append');
   t.ok(
     await eventually(async () => (await survivor.database.db.collection('events').countDocuments({ type: 'segment-created' })) === 1),
     'its event is appended by the survivor',

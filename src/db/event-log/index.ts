@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import type { Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { NumberedEvent } from '../outbox/commit-log.js';
 import { EventAppender } from './append.js';
@@ -320,8 +320,21 @@ export class EventLog {
     return { events: index.size, newestId: index.newestId, bodyBytes: bodies.bytes, indexBytes: index.bytes };
   }
 
+  /** Gauges read at scrape time: how much of the log this instance holds, and in how many bytes. */
   registerMetrics(registry: Registry): void {
-    this.mirror.registerMetrics(registry);
+    const { mirror } = this;
+    new Gauge({
+      name: 'vane_event_log_events', help: 'Events in this instance\'s search index', registers: [registry],
+      collect() { this.set(mirror.index.size); },
+    });
+    new Gauge({
+      name: 'vane_event_log_ready', help: '1 when event searches are answered from the in-memory copy, 0 while it loads', registers: [registry],
+      collect() { this.set(mirror.isReady() ? 1 : 0); },
+    });
+    new Gauge({
+      name: 'vane_event_log_body_bytes', help: 'Event JSON held in memory (deflated sealed segments plus unsealed events)', registers: [registry],
+      collect() { this.set(mirror.bodies.bytes); },
+    });
   }
 }
 

@@ -1,19 +1,15 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Collection, Db } from 'mongodb';
-import { Gauge, type Registry } from 'prom-client';
 import { isDuplicateKey } from '../keys.js';
 import type { NumberedEvent } from '../outbox/commit-log.js';
 import { tailKey, type EventAppender, type TailEntry } from './append.js';
+import { BLOCK_SIZE, blockKey, blockOf, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf, type BlockDocument } from './blocks.js';
 import { BodyLoader } from './body-loader.js';
-import { TailPruner } from './tail-pruner.js';
-import { storedEventJson } from './stored.js';
-import type { LogWriter } from './index.js';
-import {
-  BLOCK_SIZE, blockKey, blockOf, decodeBlockIndex, encodeBlock, EventBodies, firstIdOf, sealedBodiesOf,
-  type BlockDocument, type BlockEntry,
-} from './blocks.js';
 import { CHUNK_BLOCKS, decodeChunk, encodeChunk, type ChunkDocument } from './chunks.js';
-import { EventLogIndex, type IndexedEvent } from './search-index.js';
+import type { LogWriter } from './index.js';
+import { EventLogIndex } from './search-index.js';
+import { LogSlots } from './slots.js';
+import { TailPruner } from './tail-pruner.js';
 
 /**
  * This instance's copy of the event log, kept for the search: the index (search-index.ts) and every
@@ -38,7 +34,8 @@ import { EventLogIndex, type IndexedEvent } from './search-index.js';
  * index at once. The sealed JSON of the chunks' blocks is read in the background; a page asked for
  * meanwhile reads its events' blocks by key first (`bodiesFor`). A log without chunks (written
  * before they existed) is read from its blocks, and its chunks are written after the start.
- * Pruning the tail is tail-pruner.ts; the background load of sealed JSON, body-loader.ts.
+ * Which ids it knows is slots.ts; pruning the tail, tail-pruner.ts; the background load of sealed
+ * JSON, body-loader.ts.
  */
 
 const SYNC_RETRY_MS = 1000;
@@ -59,20 +56,6 @@ export interface MirrorLogger {
   warn(obj: object, msg?: string): void;
 }
 
-/** The fields of a stored event's JSON the index keeps. */
-interface StoredFields {
-  type: string; createdAt: string; project?: string | null; featureName?: string | null; environment?: string | null;
-  createdByUserId?: number | null; groupId?: string | null;
-}
-
-function indexedEvent(id: number, e: StoredFields): IndexedEvent {
-  return {
-    id, at: Date.parse(e.createdAt), type: e.type,
-    project: e.project ?? null, featureName: e.featureName ?? null, environment: e.environment ?? null,
-    createdByUserId: e.createdByUserId ?? null, groupId: e.groupId ?? null,
-  };
-}
-
 export class EventLogMirror {
   readonly index = new EventLogIndex();
   readonly bodies = new EventBodies();
@@ -87,16 +70,12 @@ export class EventLogMirror {
   /** The listeners to appends and commits are registered (start may run again after a failure). */
   private listening = false;
   private readonly tail: Collection<TailEntry>;
-  /** Slots of blocks not sealed yet: the event, or null for a void slot. */
-  private readonly pending = new Map<number, Map<number, BlockEntry | null>>();
-  private sealedThrough = -1;
-  private readonly sealedBlocks = new Set<number>();
+  private readonly slots = new LogSlots(this.index, this.bodies);
   private ready = false;
-  private readonly readyWaiters: Array<() => void> = [];
+  private becomeReady!: () => void;
+  private readonly readied = new Promise<void>((resolve) => (this.becomeReady = () => { this.ready = true; resolve(); }));
   private work: Promise<void> = Promise.resolve();
   private syncQueued = false;
-  /** Ids known from their commit and not yet seen stored (their blocks wait to be sealed). */
-  private readonly unconfirmed = new Set<number>();
   /** The queued or running read of the tail for other instances' events (remoteRead). */
   private tailRead: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -110,7 +89,7 @@ export class EventLogMirror {
     this.chunks = db.collection<ChunkDocument>('event_chunks');
     this.tail = appender.tail;
     this.bodyLoader = new BodyLoader(this.blocks, this.bodies, log, () => this.stopped);
-    this.pruner = new TailPruner(this.tail, writer, log, () => this.sealedThrough, () => this.stopped);
+    this.pruner = new TailPruner(this.tail, writer, log, () => this.slots.sealedThrough, () => this.stopped);
   }
 
   isReady(): boolean {
@@ -118,8 +97,7 @@ export class EventLogMirror {
   }
 
   async whenReady(): Promise<void> {
-    if (this.ready) return;
-    await new Promise<void>((resolve) => this.readyWaiters.push(resolve));
+    await this.readied;
   }
 
   /**
@@ -136,7 +114,7 @@ export class EventLogMirror {
     if (!this.listening) {
       this.listening = true;
       this.appender.onAppended((entry) => {
-        this.accept(entry);
+        this.slots.accept(entry);
         this.schedule(() => this.sealComplete());
       });
       this.writer.onCommitted((_remote, events) => this.takeCommitted(events));
@@ -165,12 +143,12 @@ export class EventLogMirror {
         await cursor.close().catch(() => undefined);
       }
       if (this.chunked.size === 0) {
-        for await (const doc of this.blocks.find({}, { batchSize: BLOCKS_PER_BATCH })) this.loadBlock(doc);
+        for await (const doc of this.blocks.find({}, { batchSize: BLOCKS_PER_BATCH })) this.slots.loadBlock(doc);
       } else {
         await this.loadBlocksAfterChunks();
       }
       for await (const entry of this.tail.find({})) {
-        this.accept(entry);
+        this.slots.accept(entry);
         lowestInTail = Math.min(lowestInTail, entry.id);
       }
     } finally {
@@ -193,9 +171,9 @@ export class EventLogMirror {
     if (this.chunked.has(doc.firstBlock)) return;
     this.index.addColumns(decodeChunk(doc));
     for (let block = doc.firstBlock; block < doc.firstBlock + doc.blockCount; block++) {
-      if (this.sealedBlocks.has(block)) continue;
+      if (this.slots.isSealed(block)) continue;
       this.bodyLoader.add(block);
-      this.markSealed(block);
+      this.slots.markSealed(block);
     }
     this.chunked.add(doc.firstBlock);
   }
@@ -205,12 +183,12 @@ export class EventLogMirror {
    * scan every block on FerretDB): up to the first block not sealed, whose events are in the tail.
    */
   private async loadBlocksAfterChunks(): Promise<void> {
-    let block = this.sealedThrough + 1;
+    let block = this.slots.sealedThrough + 1;
     for (;;) {
       const keys: number[] = [];
-      for (; keys.length < PARALLEL_READS; block++) if (!this.sealedBlocks.has(block)) keys.push(block);
+      for (; keys.length < PARALLEL_READS; block++) if (!this.slots.isSealed(block)) keys.push(block);
       const docs = await Promise.all(keys.map((b) => this.blocks.findOne({ _id: blockKey(b) })));
-      for (const doc of docs) if (doc) this.loadBlock(doc);
+      for (const doc of docs) if (doc) this.slots.loadBlock(doc);
       if (docs.some((doc) => doc === null)) return;
     }
   }
@@ -222,7 +200,7 @@ export class EventLogMirror {
 
   /** Writes the index chunks of sealed blocks not written yet (after a start on an older log, and as blocks are sealed). */
   private async writeChunks(): Promise<void> {
-    while (this.nextChunk + this.chunkBlocks - 1 <= this.sealedThrough) {
+    while (this.nextChunk + this.chunkBlocks - 1 <= this.slots.sealedThrough) {
       const first = this.nextChunk;
       if (!this.chunked.has(first)) {
         const doc = encodeChunk(first, this.chunkBlocks, this.index.columnsOf(firstIdOf(first), this.chunkBlocks * BLOCK_SIZE));
@@ -239,29 +217,6 @@ export class EventLogMirror {
 
   stop(): void {
     this.stopped = true;
-  }
-
-  /** Gauges read at scrape time: how much of the log this instance holds, and in how many bytes. */
-  registerMetrics(registry: Registry): void {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- prom-client calls collect() with the metric as `this`
-    const mirror = this;
-    new Gauge({
-      name: 'vane_event_log_events', help: 'Events in this instance\'s search index', registers: [registry],
-      collect() { this.set(mirror.index.size); },
-    });
-    new Gauge({
-      name: 'vane_event_log_ready', help: '1 when event searches are answered from the in-memory copy, 0 while it loads', registers: [registry],
-      collect() { this.set(mirror.ready ? 1 : 0); },
-    });
-    new Gauge({
-      name: 'vane_event_log_body_bytes', help: 'Event JSON held in memory (deflated sealed segments plus unsealed events)', registers: [registry],
-      collect() { this.set(mirror.bodies.bytes); },
-    });
-  }
-
-  private becomeReady(): void {
-    this.ready = true;
-    for (const resolve of this.readyWaiters.splice(0)) resolve();
   }
 
   /** Background work runs one step at a time, in order; a failed step is logged, not fatal. */
@@ -322,20 +277,14 @@ export class EventLogMirror {
   private takeCommitted(events: readonly NumberedEvent[]): void {
     const first = events[0];
     if (!first) return;
+    // Ids between the newest known and these: commits this copy did not hear of (see the class).
     if (this.ready && first.id > this.index.newestId + 1) this.requestSync();
-    for (const { id, event } of events) {
-      if (this.index.has(id)) continue;
-      this.unconfirmed.add(id);
-      this.accept({ _id: tailKey(id), id, key: event.key, body: storedEventJson(id, event) }, false, {
-        id, at: event.createdAt.getTime(), type: event.type, project: event.project, featureName: event.featureName,
-        environment: event.environment, createdByUserId: event.createdByUserId, groupId: event.groupId ?? null,
-      });
-    }
+    for (const { id, event } of events) this.slots.acceptCommitted(id, event);
   }
 
   /** Whether the event with this id is known to be stored (in the tail or a sealed block). */
   holds(id: number): boolean {
-    return this.index.has(id) && !this.unconfirmed.has(id);
+    return this.slots.holds(id);
   }
 
   /**
@@ -343,55 +292,17 @@ export class EventLogMirror {
    * its sealed block (another instance may have sealed it and pruned the tail meanwhile).
    */
   async unstored(events: readonly NumberedEvent[]): Promise<NumberedEvent[]> {
-    const unknown = events.filter(({ id }) => !this.holds(id));
+    const unknown = events.filter(({ id }) => !this.slots.holds(id));
     if (!unknown.length) return [];
-    const entries = await Promise.all(unknown.map(({ id }) => this.tail.findOne({ _id: tailKey(id) })));
-    const missing = unknown.filter(({ event }, i) => {
-      const entry = entries[i];
-      if (entry?.key !== event.key) return true;
-      this.accept(entry, true);
-      return false;
-    });
-    const blocks = [...new Set(missing.map(({ id }) => blockOf(id)))].filter((block) => !this.sealedBlocks.has(block));
-    for (const doc of await Promise.all(blocks.map((block) => this.blocks.findOne({ _id: blockKey(block) })))) if (doc) this.loadBlock(doc);
-    this.schedule(() => this.sealComplete());
-    return missing.filter(({ id }) => !this.holds(id));
-  }
-
-  private loadBlock(doc: BlockDocument): void {
-    if (this.sealedBlocks.has(doc.block)) return;
-    for (const event of decodeBlockIndex(doc)) this.index.add(event);
-    this.bodies.seal(doc.block, sealedBodiesOf(doc));
-    this.markSealed(doc.block);
-  }
-
-  private markSealed(block: number): void {
-    for (let id = firstIdOf(block); id < firstIdOf(block + 1); id++) this.unconfirmed.delete(id);
-    this.sealedBlocks.add(block);
-    this.pending.delete(block);
-    while (this.sealedBlocks.has(this.sealedThrough + 1)) this.sealedThrough++;
-  }
-
-  /**
-   * Takes one event: into the index and the bodies, its slot towards sealing; `stored` when read
-   * from the log or appended (else it is unconfirmed). `event` when the caller has the indexed
-   * fields at hand (else they are parsed from the JSON).
-   */
-  private accept(entry: TailEntry, stored = true, event?: IndexedEvent): void {
-    const block = blockOf(entry.id);
-    if (this.sealedBlocks.has(block)) return;
-    if (stored) this.unconfirmed.delete(entry.id);
-    let slots = this.pending.get(block);
-    if (!slots) {
-      slots = new Map();
-      this.pending.set(block, slots);
+    // One read at a time: the check runs beside requests, which the read slots are for.
+    for (const { id, event } of unknown) {
+      const entry = await this.tail.findOne({ _id: tailKey(id) });
+      if (entry?.key === event.key) this.slots.accept(entry);
     }
-    const slot = entry.id - firstIdOf(block);
-    if (slots.has(slot)) return;
-    const indexed = event ?? indexedEvent(entry.id, JSON.parse(entry.body) as StoredFields);
-    slots.set(slot, { event: indexed, json: entry.body });
-    this.index.add(indexed);
-    this.bodies.addLoose(entry.id, entry.body);
+    const blocks = [...new Set(unknown.filter(({ id }) => !this.slots.holds(id)).map(({ id }) => blockOf(id)))];
+    for (const doc of await Promise.all(blocks.map((block) => this.blocks.findOne({ _id: blockKey(block) })))) if (doc) this.slots.loadBlock(doc);
+    this.schedule(() => this.sealComplete());
+    return unknown.filter(({ id }) => !this.slots.holds(id));
   }
 
   /**
@@ -402,28 +313,23 @@ export class EventLogMirror {
     let lowest = Number.POSITIVE_INFINITY;
     let highest = 0;
     for await (const entry of this.tail.find({})) {
-      this.accept(entry);
+      this.slots.accept(entry);
       lowest = Math.min(lowest, entry.id);
       highest = Math.max(highest, entry.id);
     }
     const below = Number.isFinite(lowest) ? blockOf(lowest) : blockOf(highest + 1);
     const missing: string[] = [];
-    for (let block = this.sealedThrough + 1; block < below; block++) {
-      if (!this.sealedBlocks.has(block)) missing.push(blockKey(block));
+    for (let block = this.slots.sealedThrough + 1; block < below; block++) {
+      if (!this.slots.isSealed(block)) missing.push(blockKey(block));
     }
     if (missing.length === 0) return;
-    for await (const doc of this.blocks.find({ _id: { $in: missing } })) this.loadBlock(doc);
+    for await (const doc of this.blocks.find({ _id: { $in: missing } })) this.slots.loadBlock(doc);
   }
 
-  /** Seals every block whose slots are all known (oldest first), then prunes the tail. */
+  /** Seals every block whose slots are all known and stored (oldest first), then prunes the tail. */
   private async sealComplete(): Promise<void> {
-    // A block with events not yet seen stored waits: sealing it would store them before their append.
-    const waiting = new Set([...this.unconfirmed].map(blockOf));
-    const complete = [...this.pending.entries()].filter(([block, slots]) => slots.size === BLOCK_SIZE && !waiting.has(block))
-      .map(([block]) => block).sort((a, b) => a - b);
-    for (const block of complete) {
-      const slots = this.pending.get(block)!;
-      const entries = Array.from({ length: BLOCK_SIZE }, (_, slot) => slots.get(slot) ?? null);
+    const complete = this.slots.sealable();
+    for (const { block, entries } of complete) {
       const doc = encodeBlock(block, entries);
       try {
         await this.blocks.insertOne(doc);
@@ -431,7 +337,7 @@ export class EventLogMirror {
         if (!isDuplicateKey(err)) throw err; // sealed by another instance: the same events
       }
       this.bodies.seal(block, sealedBodiesOf(doc));
-      this.markSealed(block);
+      this.slots.markSealed(block);
     }
     if (complete.length > 0) {
       this.pruner.soon();

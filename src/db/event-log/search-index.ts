@@ -430,29 +430,30 @@ function newestOf(runs: Run[], count: number, at: Float64Array): number[] {
 /** Matches are handed over in chunks: no call per match in the loops (a million calls cost ~5 ms). */
 const CHUNK = 1024;
 
-export class EventLogIndex {
-  private present = new Uint8Array(0);
-  private at = new Float64Array(0);
-  private group = new Uint32Array(0);
+/** The index's storage: a column per field by event id, the response order, each value's list. */
+class EventColumns {
+  protected present = new Uint8Array(0);
+  protected at = new Float64Array(0);
+  protected group = new Uint32Array(0);
   /** Ids by group hash (group-index.ts): a group filter reads its events, not the log. */
-  private readonly groups = new GroupIndex();
+  protected readonly groups = new GroupIndex();
   /**
    * Coded columns; all but the environment also keep each value's events in a list (4 bytes per
    * event each), so a search walks only the events of its most selective value, not the log.
    * (Environments are few and each holds a large share: a list would rarely be the shorter walk.)
    */
-  private readonly type = new CodedColumn(true);
-  private readonly project = new CodedColumn(true);
-  private readonly feature = new CodedColumn(true);
-  private readonly environment = new CodedColumn(false);
-  private readonly user = new CodedColumn<number>(true);
-  private readonly coded: ReadonlyArray<CodedColumn<string> | CodedColumn<number>> = [this.type, this.project, this.feature, this.environment, this.user];
+  protected readonly type = new CodedColumn(true);
+  protected readonly project = new CodedColumn(true);
+  protected readonly feature = new CodedColumn(true);
+  protected readonly environment = new CodedColumn(false);
+  protected readonly user = new CodedColumn<number>(true);
+  protected readonly coded: ReadonlyArray<CodedColumn<string> | CodedColumn<number>> = [this.type, this.project, this.feature, this.environment, this.user];
   /** Ids ordered by (createdAt, id) ascending; the search walks it backwards (newest first). */
-  private readonly order = new OrderedIds(1024);
-  private readonly chunk = new Int32Array(CHUNK);
-  private newest = 0;
+  protected readonly order = new OrderedIds(1024);
+  protected readonly chunk = new Int32Array(CHUNK);
+  protected newest = 0;
   /** While bulk loading: events enter the columns only; the order and the lists are built at the end. */
-  private bulk = false;
+  protected bulk = false;
 
   get size(): number {
     return this.order.length;
@@ -622,7 +623,10 @@ export class EventLogIndex {
     this.groups.ensureCapacity(length);
     for (const column of this.coded) column.ensureCapacity(length);
   }
+}
 
+/** The search over the columns: a plan per query, the shortest run of candidates, pages newest first. */
+export class EventLogIndex extends EventColumns {
   /**
    * The search as a plan, or null when nothing can match (a value no event has).
    *

@@ -138,7 +138,11 @@ export class EventFlusher {
     if (!events.length || this.stopped) return;
     const timer = setTimeout(() => {
       this.orphanChecks.delete(timer);
-      inBackground(() => this.ensure(events)).catch((err: unknown) => this.onError('event flush', err));
+      // Until it succeeds: the copy seals their block only once it has seen them stored.
+      inBackground(() => this.ensure(events)).catch((err: unknown) => {
+        this.onError('event flush', err);
+        this.ensureLater(events);
+      });
     }, this.orphanMs);
     timer.unref();
     this.orphanChecks.add(timer);

@@ -5,7 +5,8 @@ import { KeyedLock } from '../keyed-lock.js';
 import { ConfigState, type LoadProgress } from '../state.js';
 import { EventLog, type MirrorLogger } from '../event-log/index.js';
 import { CommitLog, foldCommit, nextEventIdAfter, type Commit, type HeldByCollection, type NumberedEvent } from './commit-log.js';
-import { ConcurrentModificationError, DuplicateKeyError, type DocumentId, type StoredDocument } from './documents.js';
+import { checkChanges, type Change } from './check.js';
+import type { StoredDocument } from './documents.js';
 import { EventFlusher } from './event-flush.js';
 import type { PendingEvent } from './events.js';
 import { MaintenancePacer } from './maintenance.js';
@@ -15,6 +16,7 @@ import { SnapshotStore } from './snapshots.js';
 
 export * from './documents.js';
 export * from './events.js';
+export type { Change } from './check.js';
 
 /**
  * The change writer: every write of every instance is one commit of the commit log
@@ -38,14 +40,6 @@ export * from './events.js';
  * read from the log; `events`, theirs in order (none for the load's).
  */
 type Listener = (remote: boolean, events: readonly NumberedEvent[]) => void;
-
-/** One document a write changes: the version it read (`base`: null when it must not exist) and the next. */
-export interface Change {
-  coll: string;
-  id: DocumentId;
-  base: number | null;
-  doc: StoredDocument | null;
-}
 
 /** Drops the event log's notes (tests and tools that build a writer without a logger). */
 const SILENT: MirrorLogger = { info: () => undefined, warn: () => undefined };
@@ -170,7 +164,7 @@ export class Outbox {
     // directly (a benchmark's seeded log). The copy knows the newest once it has loaded.
     await this.eventLog.opened();
     for (;;) {
-      this.check(changes);
+      checkChanges(this.state, this.uniques, changes);
       this.nextEventId = Math.max(this.nextEventId, this.eventLog.newestId + 1);
       const commit: Commit = {
         seq: this.head + 1,
@@ -190,27 +184,6 @@ export class Outbox {
         return;
       }
       await this.catchUp();
-    }
-  }
-
-  /** Refuses `changes` that do not apply to the state as it is (see the class). */
-  private check(changes: Change[]): void {
-    for (const { coll, id, base, doc } of changes) {
-      const mirror = this.state.mirrorOf(coll);
-      const held = mirror.get(id);
-      if (base === null) {
-        if (held) throw new DuplicateKeyError(coll, '_id', id);
-      } else if (!held || (held._rev ?? 0) !== base) {
-        throw new ConcurrentModificationError(`${coll} ${String(id)} changed meanwhile`);
-      }
-      if (!doc) continue;
-      for (const field of this.uniques.get(coll) ?? []) {
-        const value: unknown = doc[field];
-        if (value === undefined || value === null) continue;
-        for (const other of mirror.values()) {
-          if (other._id !== id && other[field] === value) throw new DuplicateKeyError(coll, field, value);
-        }
-      }
     }
   }
 

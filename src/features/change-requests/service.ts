@@ -2,17 +2,17 @@ import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { BSON } from 'mongodb';
 import {
-  buildEvents, ConcurrentModificationError, retrying, type AuditUser, type EventInput, type Outbox, type PendingEvent,
+  buildEvents, ConcurrentModificationError, retrying, type AuditUser, type EventInput, type Outbox,
 } from '../../db/outbox/index.js';
 import { ApiError, conflict, notFound, validationError } from '../../errors.js';
 import type { SnapshotChanges } from '../../evaluation/index.js';
 import type { FlagService } from '../flags/service.js';
-import type { FlagData } from '../flags/read-model.js';
 import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME, gravatarUrl } from '../shared.js';
 import type { SegmentService } from '../segments/service.js';
 import type { SegmentReadModel } from '../segments/read-model.js';
 import type { ChangeRequestView, ValidChange } from './schemas.js';
-import { Simulation, type SegmentOp, type SimChange } from './simulate.js';
+import { PlanRunner, type ApplyPlan } from './apply-plan.js';
+import { Simulation, type SimChange } from './simulate.js';
 import type { EnvironmentLookup, EventLookup, FlagDocuments, ProjectLookup } from './sources.js';
 import {
   FINAL_STATES, type ChangeAction, type ChangeRequestDocument, type ChangeRequestState, type ChangeRequestStore,
@@ -26,17 +26,6 @@ export type ChangeInput = ValidChange & {
   /** Segment changes: the segment's id (from the payload's `id`). */
   segment?: number;
 };
-
-/**
- * The writes an apply performs, fixed by its dry run and saved on the request before the first
- * of them (the commit point). Everything needed to finish them after a crash is in here.
- */
-interface ApplyPlan {
-  at: Date;
-  audit: AuditUser;
-  flagWrites: Array<{ name: string; rev: number; next: FlagData; events: PendingEvent[]; changeIds: number[] }>;
-  segmentOps: SegmentOp[];
-}
 
 /** Allowed transitions (docs/rules.md §3.13); `Applied` runs the apply. `Scheduled` is not offered. */
 const TRANSITIONS: Record<ChangeRequestState, ChangeRequestState[]> = {
@@ -166,10 +155,19 @@ export class ChangeRequestService {
     private readonly segments: SegmentService,
     private readonly projects: ProjectLookup,
     private readonly environments: EnvironmentLookup,
-    private readonly eventLog: EventLookup,
+    eventLog: EventLookup,
     private readonly outbox: Outbox,
-    private readonly logger: Pick<FastifyBaseLogger, 'warn'>,
-  ) {}
+    logger: Pick<FastifyBaseLogger, 'warn'>,
+  ) {
+    this.runner = new PlanRunner(store, flagDocuments, segments, eventLog, outbox, logger);
+  }
+
+  private readonly runner: PlanRunner;
+
+  /** Finishes applies a crash interrupted after their commit point (called at start). */
+  async resumeInterruptedApplies(): Promise<number> {
+    return await this.runner.resumeInterrupted();
+  }
 
   private simulation(project: string, environment: string, audit: AuditUser, now = new Date()): Simulation {
     const deps = { flags: this.flags, flagDocuments: this.flagDocuments, segmentReads: this.segmentReads, segments: this.segments };
@@ -371,21 +369,10 @@ export class ChangeRequestService {
    *    and one segment-service call per changed segment (its final state).
    * 3. Commit point: the plan is saved on the request (`applying`). From here the apply is
    *    rolled forward, never back.
-   * 4. The writes run (executePlan), then the request becomes Applied with
+   * 4. The writes run (PlanRunner.finish), then the request becomes Applied with
    *    `change-request-applied`.
    *
-   * If the process dies during 4, the next start (initialiseState → resumeInterruptedApplies)
-   * finds the request still carrying `applying` and runs executePlan again: each flag write is
-   * recognised as done when one of its event keys is already in the log (the start appends every
-   * committed event first: Outbox.eventsAppended), and otherwise performed if the flag is still at
-   * the planned revision;
-   * segment updates are idempotent (same final state, no event when nothing changes) and a
-   * segment already deleted counts as done. Limitation: if a flag was changed by someone else
-   * between the crash and the resume (another instance, since this one resumes before serving),
-   * its planned write no longer matches and is not forced; it is recorded in the request's
-   * `applyErrors` and logged, and the rest is still applied. (Another instance starting while
-   * this one is in step 4 would also resume the plan; each write names the revision it planned
-   * on, and the commit log lets only one write of a revision through.)
+   * A crash during 4 is finished by the next start (apply-plan.ts).
    */
   private async apply(cr: ChangeRequestDocument, audit: AuditUser): Promise<ChangeRequestView> {
     const names = [...new Set(cr.changes.flatMap((c) => (c.feature !== undefined ? [c.feature] : [])))].sort();
@@ -425,81 +412,12 @@ export class ChangeRequestService {
     };
     const committed: ChangeRequestDocument = { ...current, applying: BSON.EJSON.stringify(plan), updatedAt: now };
     await this.store.replace(current, committed, []);
-    return await this.finishApply(cr._id, plan);
+    return changeRequestView(await this.runner.finish(cr._id, plan));
   }
 
   private async withLocks<T>(keys: string[], fn: () => Promise<T>): Promise<T> {
     if (keys.length === 0) return await fn();
     return await this.outbox.exclusive(keys[0]!, () => this.withLocks(keys.slice(1), fn));
-  }
-
-  /** Steps 4 of `apply` (also after a crash): the planned writes, then the Applied state. */
-  private async finishApply(id: number, plan: ApplyPlan): Promise<ChangeRequestView> {
-    const errors = await this.executePlan(plan);
-    if (errors.length) this.logger.warn({ changeRequestId: id, errors }, 'change request applied with errors');
-    return await retrying(async () => {
-      const current = await this.store.get(id);
-      if (!current) throw notFound(`Could not find change request with id ${id}`);
-      const now = new Date();
-      const { applying: _applying, draftKey: _draftKey, ...kept } = current;
-      const next: ChangeRequestDocument = {
-        ...kept,
-        state: 'Applied',
-        updatedAt: now,
-        ...(errors.length ? { applyErrors: errors } : {}),
-      };
-      await this.store.replace(current, next, buildEvents(plan.audit, [{
-        type: 'change-request-applied', project: current.project, environment: current.environment,
-        data: { changeRequestId: id, state: 'Applied' },
-      }], { at: now }));
-      return changeRequestView(next);
-    });
-  }
-
-  private async executePlan(plan: ApplyPlan): Promise<string[]> {
-    const errors: string[] = [];
-    const store = this.flagDocuments;
-    for (const write of plan.flagWrites) {
-      const keys = new Set(write.events.map((e) => e.key));
-      const doc = await store.get(write.name);
-      if (await this.eventLog.has(keys)) continue;
-      if (doc && keys.size === 0 && doc._rev !== write.rev) continue;
-      const failed = `flag "${write.name}" changed before the change request's write (changes ${write.changeIds.join(', ')} not applied)`;
-      if (!doc || doc._rev !== write.rev) {
-        errors.push(failed);
-        continue;
-      }
-      try {
-        await store.replace(doc, write.next, write.events);
-      } catch (err) {
-        if (!(err instanceof ConcurrentModificationError)) throw err;
-        errors.push(failed);
-      }
-    }
-    for (const op of plan.segmentOps) {
-      try {
-        if (op.kind === 'update') await this.segments.update(op.id, op.input, plan.audit);
-        else if ((await this.segments.delete(op.id, plan.audit)) === 'in-use') {
-          errors.push(`segment ${op.id} is in use and was not deleted (changes ${op.changeIds.join(', ')})`);
-        }
-      } catch (err) {
-        if (op.kind === 'delete' && err instanceof ApiError && err.statusCode === 404) continue; // deleted already
-        if (!(err instanceof ApiError)) throw err;
-        errors.push(`segment ${op.id}: ${err.message} (changes ${op.changeIds.join(', ')})`);
-      }
-    }
-    return errors;
-  }
-
-  /** Finishes applies a crash interrupted after their commit point (called at start). */
-  async resumeInterruptedApplies(): Promise<number> {
-    const pending = await this.store.listApplying();
-    for (const cr of pending) {
-      await this.outbox.exclusive(`change-request:${cr._id}`, async () => {
-        await this.finishApply(cr._id, BSON.EJSON.parse(cr.applying!) as ApplyPlan);
-      });
-    }
-    return pending.length;
   }
 
   // -------------------------------------------------------------------------------------------

@@ -6,14 +6,15 @@
  */
 import { archivedFeature, exceedsLimit, invalidOperation, notFound, validationError } from '../../errors.js';
 import { assertSegmentValuesLimit } from '../constraints/index.js';
-import type { EventInput } from '../../db/outbox/index.js';
+import type { AuditUser, EventInput } from '../../db/outbox/index.js';
+import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME } from '../shared.js';
 import type { ConstraintConfig, DependencyConfig, StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import { applyJsonPatch, JsonPatchError, type PatchOperation } from './json-patch.js';
 import {
   jsonbOrder, LIMITS, normaliseStrategyConstraints, normaliseEnvironmentVariants, normaliseStrategyVariants, ulid,
   type ConstraintInput, type StrategyVariantInput, type VariantInput,
 } from './rules.js';
-import type { FlagData, FlagEnvironment } from './read-model.js';
+import type { FlagData, FlagEnvironment, FlagTag } from './read-model.js';
 import { finalise } from './store.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
 
@@ -389,4 +390,38 @@ export function applyRevive(flag: FlagData, ctx: ApplyContext): Applied {
     lifecycle: { stage: 'initial' as const, enteredStageAt: ctx.now },
   });
   return { next, transactional: true, result: undefined, events: [event(next, 'feature-revived', null)] };
+}
+
+export interface CreateFlagInput {
+  name: string;
+  type?: string;
+  description?: string | null;
+  impressionData?: boolean;
+  tags?: Array<{ type: string; value: string; color?: string | null }>;
+}
+
+/** A new flag (docs/rules.md §6): empty in each of `environments`, its tags without repeats. */
+export function newFlag(projectId: string, input: CreateFlagInput, audit: AuditUser, environments: readonly string[], now: Date): FlagData {
+  const tags: FlagTag[] = [];
+  for (const tag of input.tags ?? []) {
+    if (!tags.some((t) => t.type === tag.type && t.value === tag.value)) tags.push({ type: tag.type, value: tag.value });
+  }
+  return finalise({
+    _id: input.name,
+    name: input.name,
+    project: projectId,
+    description: input.description ? input.description : null,
+    type: input.type ?? 'release',
+    impressionData: input.impressionData ?? false,
+    stale: false,
+    archived: false,
+    archivedAt: null,
+    createdAt: now,
+    createdBy: { id: audit.id, name: audit.id === ADMIN_TOKEN_USER_ID ? ADMIN_TOKEN_USER_NAME : audit.name },
+    tags,
+    lifecycle: { stage: 'initial', enteredStageAt: now },
+    dependencies: [],
+    environments: Object.fromEntries(environments.map((name) => [name, emptyEnvironment()])),
+    strategyIds: [],
+  });
 }

@@ -6,11 +6,10 @@ import { ReadCache } from '../../db/read-cache.js';
 import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { TagService } from '../tags/service.js';
-import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME } from '../shared.js';
 import {
   applyAddDependency, applyAddStrategy, applyArchive, applyDeleteStrategy, applyPatchVariants, applyRemoveDependencies,
   applyRemoveDependency, applyReorderStrategies, applyRevive, applySetEnabled, applySetVariants, applyUpdateStrategy, environmentOf,
-  type Applied, type ApplyContext, type DependencyInput, type SegmentInfo, type StrategyInput,
+  newFlag, type Applied, type ApplyContext, type CreateFlagInput, type DependencyInput, type SegmentInfo, type StrategyInput,
 } from './apply.js';
 import type { PatchOperation } from './json-patch.js';
 import type { FeatureCreatedView, FeatureListItemView, FeatureView } from './schemas.js';
@@ -18,21 +17,18 @@ import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
 import type {
   EnvironmentSource, FlagProject, ProjectSource, SegmentSource, StrategyTypeSource, UsageSource,
 } from './sources.js';
-import type { FlagData, FlagDocument, FlagTag } from './read-model.js';
-import { finalise, type FlagStore } from './store.js';
+import type { FlagData, FlagDocument } from './read-model.js';
+import type { FlagStore } from './store.js';
 import {
-  emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, sortStrategies,
+  emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, listItemViews, sortStrategies, withLastSeen,
   withUsage, type EnvironmentInfo,
 } from './views.js';
 
-export interface CreateFlagInput {
-  name: string;
-  type?: string;
-  description?: string | null;
-  impressionData?: boolean;
-  tags?: Array<{ type: string; value: string; color?: string | null }>;
-}
 
+
+function nameTaken(flag: FlagData): Error {
+  return nameExists(flag.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists');
+}
 
 /**
  * Flag rules with plain inputs (projectId, featureName, environment, payload, audit). Every
@@ -127,28 +123,13 @@ export class FlagService {
     if (!project) throw notFound(`Project ${projectId} does not exist`);
     const envs = await this.projectEnvironments(project);
     const flags = await this.store.listByProject(projectId);
-    const views = this.outbox.state.derived(`flags:list-view:${projectId}`, () => flags.map((flag) => ({
-      ...flagCreatedView(flag),
-      flagName: flag.name,
-      environments: envs.map((env) => {
-        const state = flag.environments[env.name] ?? emptyEnvironment();
-        return {
-          // Unleash 8.2's key order; variantCount counts the environment's variants, not strategies' (measured on the reference).
-          name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, variantCount: state.variants.length, lastSeenAt: null as string | null,
-          hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
-        };
-      }),
-    })));
+    const views = this.outbox.state.derived(`flags:list-view:${projectId}`, () => listItemViews(flags, envs));
     // Metrics change without a configuration revision: laid over the cached list, once per
     // last-seen change (lastSeenAll keeps its map until then).
     const seen = await this.usage.lastSeenAll();
     const memo = this.listMemo.get(projectId);
     if (memo?.views === views && memo.seen === seen) return memo.list;
-    const list = views.map(({ flagName, ...view }) => {
-      const envs = seen.get(flagName);
-      if (!envs) return view;
-      return { ...view, environments: view.environments.map((env) => ({ ...env, lastSeenAt: envs.get(env.name)?.toISOString() ?? null })) };
-    });
+    const list = withLastSeen(views, seen);
     this.listMemo.set(projectId, { views, seen, list });
     return list;
   }
@@ -182,42 +163,19 @@ export class FlagService {
     const name = input.name;
     checkFlagName(name);
     const existing = await this.store.get(name);
-    if (existing) throw this.nameTaken(existing);
+    if (existing) throw nameTaken(existing);
     const project = await this.projects.get(projectId);
     if (!project || project.archivedAt) throw notFound(`Active project with id ${projectId} does not exist`);
     if ((await this.store.countActive()) >= LIMITS.flags) throw exceedsLimit('feature flag', LIMITS.flags);
-
-    const tags: FlagTag[] = [];
-    for (const tag of input.tags ?? []) {
-      if (!tags.some((t) => t.type === tag.type && t.value === tag.value)) tags.push({ type: tag.type, value: tag.value });
-    }
-    await this.tags.assertTypesExist(tags);
-
     const now = new Date();
     const enabledEnvs = (await this.environments.list()).filter((e) => e.enabled && project.environments.includes(e.name));
-    const flag: FlagData = finalise({
-      _id: name,
-      name,
-      project: projectId,
-      description: input.description ? input.description : null,
-      type: input.type ?? 'release',
-      impressionData: input.impressionData ?? false,
-      stale: false,
-      archived: false,
-      archivedAt: null,
-      createdAt: now,
-      createdBy: { id: audit.id, name: audit.id === ADMIN_TOKEN_USER_ID ? ADMIN_TOKEN_USER_NAME : audit.name },
-      tags,
-      lifecycle: { stage: 'initial', enteredStageAt: now },
-      dependencies: [],
-      environments: Object.fromEntries(enabledEnvs.map((e) => [e.name, emptyEnvironment()])),
-      strategyIds: [],
-    });
+    const flag = newFlag(projectId, input, audit, enabledEnvs.map((e) => e.name), now);
+    const { tags } = flag;
+    await this.tags.assertTypesExist(tags);
     const events = buildEvents(audit, [{
       type: 'feature-created', featureName: name, project: projectId, data: flagCreatedView(flag),
       tags: tags.map((t) => ({ value: t.value, type: t.type })),
     }], { transactional: true, at: now });
-
     // The tags it uses exist first, so `tag-created` precedes `feature-created` in the log, as
     // Unleash records them; a flag that another writer created meanwhile leaves them created.
     await this.tags.ensureTags(tags, audit, now);
@@ -226,13 +184,9 @@ export class FlagService {
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       const winner = await this.store.get(name);
-      throw winner ? this.nameTaken(winner) : nameExists('A flag with that name already exists');
+      throw winner ? nameTaken(winner) : nameExists('A flag with that name already exists');
     }
     return flagCreatedFullView(flag, ...await this.viewParts(flag));
-  }
-
-  private nameTaken(flag: FlagData): Error {
-    return nameExists(flag.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists');
   }
 
   /**

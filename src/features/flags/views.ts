@@ -5,7 +5,8 @@
 import type { StrategyConfig } from '../../evaluation/types.js';
 import type { FlagData, FlagEnvironment } from './read-model.js';
 import type {
-  FeatureCreatedView, FeatureEnvironmentView, FeatureStrategyView, FeatureView, StrategyEventView, StrategyListView, StrategyView,
+  FeatureCreatedView, FeatureEnvironmentView, FeatureListItemView, FeatureStrategyView, FeatureView, StrategyEventView, StrategyListView,
+  StrategyView,
 } from './schemas.js';
 import { gravatarUrl } from '../shared.js';
 
@@ -145,4 +146,31 @@ export function flagView(flag: FlagData, environments: EnvironmentInfo[], childr
 export function flagCreatedFullView(flag: FlagData, environments: EnvironmentInfo[], children: string[]): FeatureCreatedView {
   const { type: _t, archived: _a, ...rest } = tail(flag, children);
   return { ...flagCreatedView(flag), environments: environmentsView(flag, environments), ...rest };
+}
+
+/** A project's flag list as Unleash 8.2 shows it, before last-seen times (`flagName`: their key). */
+export function listItemViews(flags: readonly FlagData[], envs: readonly EnvironmentInfo[]): Array<FeatureListItemView & { flagName: string }> {
+  return flags.map((flag) => ({
+    ...flagCreatedView(flag),
+    flagName: flag.name,
+    environments: envs.map((env) => {
+      const state = flag.environments[env.name] ?? emptyEnvironment();
+      return {
+        // Unleash 8.2's key order; variantCount counts the environment's variants, not strategies' (measured on the reference).
+        name: env.name, enabled: state.enabled, type: env.type, sortOrder: env.sortOrder, variantCount: state.variants.length, lastSeenAt: null as string | null,
+        hasStrategies: state.strategies.length > 0, hasEnabledStrategies: state.strategies.some((s) => !s.disabled),
+      };
+    }),
+  }));
+}
+
+/** The list with each environment's last-seen time (metrics: flag name → environment → time). */
+export function withLastSeen(
+  views: ReadonlyArray<FeatureListItemView & { flagName: string }>, seen: ReadonlyMap<string, ReadonlyMap<string, Date>>,
+): FeatureListItemView[] {
+  return views.map(({ flagName, ...view }) => {
+    const envs = seen.get(flagName);
+    if (!envs) return view;
+    return { ...view, environments: view.environments.map((env) => ({ ...env, lastSeenAt: envs.get(env.name)?.toISOString() ?? null })) };
+  });
 }
