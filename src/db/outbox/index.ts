@@ -60,12 +60,16 @@ export class Outbox {
   private readonly uniques = new Map<string, string[]>();
   /** The newest commit applied to the state, and the id its successor's first event takes. */
   private head = 0;
+  /** When a commit of another instance was last read (performance.now(); see `commit`). */
+  private remoteAt = Number.NEGATIVE_INFINITY;
   private nextEventId = 1;
   /** One commit at a time in this process (the log takes one `head + 1` anyway). */
   private turn: Promise<unknown> = Promise.resolve();
   private pollTimer: NodeJS.Timeout | undefined;
   private ferretdb = true;
   private backgroundError: (job: BackgroundJob, err: unknown) => void = () => undefined;
+
+  static readonly REMOTE_ACTIVE_MS = 1000;
 
   constructor(private readonly db: Db, log: MirrorLogger = SILENT) {
     this.eventLog = new EventLog(db, this, log);
@@ -163,6 +167,9 @@ export class Outbox {
     // Events follow whatever the log holds already: the commits' own, and any a tool stored
     // directly (a benchmark's seeded log). The copy knows the newest once it has loaded.
     await this.eventLog.opened();
+    // While another instance writes, its commit is likely after the head: read it first rather
+    // than take the one writer for an insert that fails (a hint only; the insert decides).
+    if (performance.now() - this.remoteAt < Outbox.REMOTE_ACTIVE_MS) await this.catchUp();
     for (;;) {
       checkChanges(this.state, this.uniques, changes);
       this.nextEventId = Math.max(this.nextEventId, this.eventLog.newestId + 1);
@@ -210,7 +217,10 @@ export class Outbox {
       this.apply(next);
       // Its writer appends its events (this process's own: a commit of unknown outcome, found now).
       if (next.instance === this.instance) this.flusher.queue(next.events);
-      else this.flusher.ensureLater(next.events);
+      else {
+        this.flusher.ensureLater(next.events);
+        this.remoteAt = performance.now();
+      }
       events.push(...next.events);
       any = true;
     }

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fixture } from '../../helpers/samples.js';
 import { toSegmentConfig } from '../../../src/features/segments/read-model.js';
+import type { FlagData } from '../../../src/features/flags/read-model.js';
+import { packFlag } from '../../../src/features/flags/store.js';
 
 const sample = (file: string) => fixture(`segments/${file}`);
 const SAMPLE_19 = sample('19-segment-create.json');
@@ -26,12 +28,12 @@ async function insertFlag(app: FastifyInstance, name: string, segments: number[]
   const env = options.env ?? 'development';
   // Committed as another instance would, without the flag service's checks (src/db/outbox/).
   const { outbox } = app.database;
-  await outbox.insert(outbox.collection('flags'), {
+  await outbox.insert(outbox.collection('flags'), packFlag({
     _id: name, name, project: options.project ?? 'default', archived: options.archived ?? false,
     environments: {
       [env]: { enabled: true, variants: [], strategies: [{ id: `${name}-s1`, name: 'default', parameters: {}, constraints: [], segments }] },
     },
-  }, []);
+  } as unknown as FlagData), []);
 }
 
 t.test('segments', async (t) => {
