@@ -14,8 +14,8 @@ export type { EventDocument, MirrorLogger, SearchCriteria, StoredEvent };
  * The event log: every event, in id order, stored in the database and copied in memory for the
  * search. One module with a small surface:
  *
- * - `append` (the change writer's flush, src/db/outbox/): claims the next id and stores the event,
- *   idempotently (append.ts); the copy takes it in before the write is acknowledged;
+ * - `appendMany` (the change writer's flush, src/db/outbox/): stores committed events under the
+ *   ids their commit gave them, idempotently (append.ts); the copy took them in with the commit;
  * - `has`: whether an event is in the log (an apply that a crash interrupted asks before writing
  *   again);
  * - `caughtUp`: resolves once the events of every write this process acknowledged are in the log;
@@ -173,7 +173,7 @@ export class EventLog {
   }
 
   /**
-   * One page of the events matching `query`, once caught up. From the copy when it is ready
+   * One page of the events matching `query`, this process's writes included. From the copy when it is ready
    * (`fromDatabase` asks the database anyway: tests compare the two): the index answers the
    * filters; a group id (matched by hash) or a free-text query is confirmed event by event, with
    * the budget checked as it goes and the event loop yielded to every SLICE_MS. The database's
@@ -182,11 +182,11 @@ export class EventLog {
   async search(
     query: LogQuery, offset: number, limit: number, options: { budgetMs: number; fromDatabase?: boolean },
   ): Promise<LogPage> {
-    await this.caughtUp();
     if (this.mirror.isReady() && !options.fromDatabase) {
-      // Other instances' events whose revision was noticed are read into the copy in the
-      // background; a search waits for that read (a database that does not answer ends it within
-      // DB_TIMEOUT_MS), so a search after a noticed revision sees its events.
+      // The copy holds every commit's events from the commit on (mirror.ts): no wait for this
+      // process's appends, which a loaded database holds up for seconds (two event searches went
+      // past 10 s so in a two-instance soak). Ids the copy found missing are read from the tail
+      // first (a database that does not answer ends that read within DB_TIMEOUT_MS).
       await this.mirror.remoteRead();
       const { criteria, like } = query;
       const page = like || criteria.groupIds
@@ -196,6 +196,7 @@ export class EventLog {
       await this.mirror.bodiesFor(page.ids);
       return { from: 'copy', ...page, newestId: this.mirror.index.newestId };
     }
+    await this.caughtUp();
     try {
       return { from: 'database', ...await this.database.page(query.filter(), offset, limit, options.budgetMs) };
     } catch (err) {
