@@ -16,14 +16,14 @@ const log = {
   warn: (obj: unknown, msg?: string) => process.stderr.write(`[test] WARN ${msg ?? ''} ${JSON.stringify(obj)}\n`),
 };
 
-/**
- * What Node 20.20 prints when its module loader aborts the process (see main): the IsGraphAsync
- * check, and the assertion in CreateRequiredModuleFacade that a pool thread loading a worker
- * module hit once (ofrep/routes.test.ts, 25 Nov).
- */
 /** Failing checks listed again at the end of the run. */
 const MAX_LISTED_CHECKS = 30;
 
+/**
+ * What Node 20.20 prints when its module loader aborts the process (see main): the IsGraphAsync
+ * check, and the assertion in CreateRequiredModuleFacade that a pool thread loading a worker
+ * module hits now and then (ofrep/routes.test.ts, outbox.test.ts).
+ */
 const LOADER_CRASHES = ['FATAL ERROR: v8::Module::IsGraphAsync', 'CreateRequiredModuleFacade'];
 
 interface TapRun {

@@ -288,6 +288,10 @@ export async function startEmbeddedDatabase(
       ], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    // Whoever started the server stops it (`stop`, or the test helper's exit hook); it does not keep
+    // Node running by itself: a test file run on its own hung after its last test until tap's timeout.
+    child.unref();
+    (child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
     writeFileSync(pidFile, JSON.stringify({ dbPid: child.pid ?? 0, ownerPid: process.pid } satisfies PidRecord));
     try {
       await waitForPort(port, child, 30_000);
