@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
-import type { Piscina } from 'piscina';
 import type { EventLog } from './db/event-log/index.js';
 import type { Outbox } from './db/outbox/index.js';
+import type { PoolScheduler } from './plugins/pool-scheduler.js';
 import type { LoadProgress } from './db/state.js';
 import { ApiTokenService } from './features/api-tokens/service.js';
 import { ApiTokenStore } from './features/api-tokens/store.js';
@@ -156,19 +156,17 @@ export interface Playground {
  * services, both dispatching to `pool` (the worker-pool plugin's, whose default module is the
  * playground's entry point, workers/playground.ts), and the change-request preview on them.
  */
-export function createPlayground(pool: Piscina, stores: Stores, services: Services, config: Config): Playground {
+export function createPlayground(pool: PoolScheduler, stores: Stores, services: Services, config: Config): Playground {
   const snapshots = new SnapshotCache(storeSnapshotSource(stores.flags, stores.segments), stores.outbox);
-  const threads = pool.options.maxThreads;
+  const threads = pool.threads;
   const service = new PlaygroundService(pool, snapshots, {
     evaluationLimit: config.PLAYGROUND_EVALUATION_LIMIT,
     streamThreshold: config.PLAYGROUND_STREAM_THRESHOLD,
-    maxQueue: config.PLAYGROUND_MAX_QUEUE,
     timeoutMs: config.PLAYGROUND_TIMEOUT_MS,
     threads,
   });
   const batch = new PlaygroundBatchService(pool, snapshots, services.changeRequests, {
     evaluationLimit: config.PLAYGROUND_BATCH_LIMIT,
-    maxQueue: config.PLAYGROUND_MAX_QUEUE,
     threads,
   });
   return { snapshots, service, batch, preview: new ChangeRequestPreview(services.changeRequests, service) };

@@ -4,7 +4,7 @@
  *
  * The payloads are declared by the features that build them (playground/protocol.ts,
  * playground-batch/protocol.ts, frontend-api/shipped-state.ts); this map ties each to its kind and
- * result, so the main thread's `runTask` (src/plugins/worker-pool.ts) returns a typed result and a
+ * result, so the main thread's `PoolScheduler.run` (src/plugins/pool-scheduler.ts) returns a typed result and a
  * thread's entry point is checked against the same types.
  *
  * One pool, one module per group of kinds: a thread loads a module on the first task that names it

@@ -14,7 +14,6 @@ import { answerOfrep, type OfrepQuestion } from './ofrep/evaluate.js';
 import { OfrepEventStreams } from './ofrep/events.js';
 import ofrepRoutes from './ofrep/routes.js';
 import { OfrepService } from './ofrep/service.js';
-import { runTask } from '../plugins/worker-pool.js';
 
 /**
  * Wires the SDK-facing API (client API, frontend API, metrics, OFREP) in one call, so app.ts changes by
@@ -42,7 +41,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   const pool = app.workerPool;
   const onPool = config.FRONTEND_EVALUATION !== 'main';
   const dispatcher = new FrontendDispatcher(
-    onPool ? { idleThreads: () => pool.idleThreads, run: (task) => runTask(pool, { kind: 'frontend', ...task }) } : undefined,
+    onPool ? { idleThreads: () => pool.idleThreads, run: (task) => pool.run({ kind: 'frontend', ...task }) } : undefined,
     (err) => app.log.warn({ err }, 'frontend API batch failed on the worker pool; answered on the main thread'),
   );
   dispatcher.registerMetrics(app.metrics);
@@ -52,7 +51,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   // OFREP: the frontend API's evaluation in OpenFeature's protocol, dispatched the same way (its
   // bulk answers share the pool, in their own entry point, workers/ofrep.ts).
   const ofrepDispatcher = new EvaluationDispatcher<OfrepQuestion>(
-    onPool ? { idleThreads: () => pool.idleThreads, run: (task) => runTask(pool, { kind: 'ofrep', ...task }) } : undefined,
+    onPool ? { idleThreads: () => pool.idleThreads, run: (task) => pool.run({ kind: 'ofrep', ...task }) } : undefined,
     (err) => app.log.warn({ err }, 'OFREP batch failed on the worker pool; answered on the main thread'),
     answerOfrep,
   );

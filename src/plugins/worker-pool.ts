@@ -2,7 +2,8 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { DEFAULT_ENTRY, entryOf, type ResultOf, type Task } from '../../workers/protocol.js';
+import { DEFAULT_ENTRY } from '../../workers/protocol.js';
+import { PoolScheduler } from './pool-scheduler.js';
 
 /**
  * The Piscina pool that runs every playground evaluation, and a share of the frontend API's and
@@ -13,8 +14,8 @@ import { DEFAULT_ENTRY, entryOf, type ResultOf, type Task } from '../../workers/
  *   threads than cores only adds switching; min = max so every thread stays warm with the
  *   compiled snapshot (a cold thread recompiles it, ~1–2 ms per 100 flags).
  * - idleTimeout 60 s [0]: with 0, threads churn under bursty load and lose their snapshot.
- * - maxQueue PLAYGROUND_MAX_QUEUE [Infinity]: bounded, so overload answers 503 at once
- *   (the service checks room before dispatching; this is the backstop).
+ * - no queue of its own [Infinity]: tasks wait in the PoolScheduler (pool-scheduler.ts), by lane,
+ *   and reach Piscina only when a thread is free; PLAYGROUND_MAX_QUEUE bounds that queue.
  * - one task per thread at a time: tasks are synchronous CPU work.
  */
 export interface PoolOptions {
@@ -25,14 +26,6 @@ export interface PoolOptions {
   filename?: string;
 }
 
-/**
- * Runs `task` on the pool, in its kind's entry point, and resolves with its result as the protocol
- * types it. `signal` aborts it (queued: removed; running: its thread is terminated and replaced).
- */
-export function runTask<T extends Task>(pool: Piscina, task: T, signal?: AbortSignal): Promise<ResultOf<T>> {
-  return pool.run(task, { filename: entryOf(task.kind), signal });
-}
-
 async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promise<void> {
   const threads = app.config.PLAYGROUND_WORKERS || Math.max(1, availableParallelism());
   const pool = new Piscina({
@@ -40,13 +33,16 @@ async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promis
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: 60_000,
-    maxQueue: app.config.PLAYGROUND_MAX_QUEUE,
     concurrentTasksPerWorker: 1,
     // Measured: 'sync' (threads wait in Atomics.wait) 4 700 req/s on bench:playground S1; 'disabled' 4 100.
     atomics: 'sync',
   });
   pool.on('error', (err: unknown) => app.log.error({ err }, 'playground worker failed'));
-  app.decorate('workerPool', pool);
+  const scheduler = new PoolScheduler(pool, {
+    threads, maxWaitMs: app.config.PLAYGROUND_MAX_WAIT_MS, maxQueue: app.config.PLAYGROUND_MAX_QUEUE,
+  });
+  scheduler.registerMetrics(app.metrics);
+  app.decorate('workerPool', scheduler);
   app.addHook('onClose', async () => {
     await pool.destroy();
   });
@@ -54,7 +50,7 @@ async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promis
 
 declare module 'fastify' {
   interface FastifyInstance {
-    workerPool: Piscina;
+    workerPool: PoolScheduler;
   }
 }
 

@@ -8,9 +8,8 @@
  * `Readable.from`, pulls when the socket drains). Memory is the window's results, whatever the
  * number of contexts: measured ~25 MB of results in flight for the 100-flag batch bench.
  */
-import type { Piscina } from 'piscina';
 import { serviceUnavailable, validationError } from '../../errors.js';
-import { runTask } from '../../plugins/worker-pool.js';
+import type { PoolScheduler } from '../../plugins/pool-scheduler.js';
 import type { ResultOf } from '../../../workers/protocol.js';
 import { cleanContext } from '../../evaluation/index.js';
 import type { ChangeRequestService } from '../change-requests/service.js';
@@ -22,7 +21,6 @@ import type { BatchTask, ImpactTask, SharedSnapshot } from './protocol.js';
 export interface BatchLimits {
   /** PLAYGROUND_BATCH_LIMIT: contexts × flags × environments per request. */
   evaluationLimit: number;
-  maxQueue: number;
   threads: number;
 }
 
@@ -79,7 +77,7 @@ export function limitError(total: number, contexts: number | string, flags: numb
 
 export class PlaygroundBatchService {
   constructor(
-    private readonly pool: Piscina,
+    private readonly pool: PoolScheduler,
     private readonly snapshots: SnapshotCache,
     private readonly changeRequests: ChangeRequestService,
     private readonly limits: BatchLimits,
@@ -200,9 +198,7 @@ export class PlaygroundBatchService {
    */
   private async *ordered<T extends BatchTask | ImpactTask>(tasks: Iterable<T> | AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<ResultOf<T>> {
     const window = 2 * this.limits.threads;
-    if (this.pool.queueSize + window > this.limits.maxQueue) {
-      throw serviceUnavailable('The playground is at capacity right now. Retry shortly.', 1);
-    }
+    this.pool.admit('bulk', window);
     const inFlight: Array<Promise<ResultOf<T>>> = [];
     const controller = new AbortController();
     const abort = () => controller.abort(signal.reason);
@@ -225,12 +221,9 @@ export class PlaygroundBatchService {
 
   private async run<T extends BatchTask | ImpactTask>(task: T, signal: AbortSignal): Promise<ResultOf<T>> {
     try {
-      return await runTask(this.pool, task, signal);
+      return await this.pool.run(task, signal);
     } catch (err) {
       if (signal.aborted) throw serviceUnavailable('The evaluation was abandoned (time budget exceeded or client gone).', 1);
-      if (err instanceof Error && /queue is at limit/i.test(err.message)) {
-        throw serviceUnavailable('The playground is at capacity right now. Retry shortly.', 1);
-      }
       throw err;
     }
   }

@@ -1,11 +1,10 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
-import type { Piscina } from 'piscina';
 import {
   cleanContext, combinationSpace, selectFlags, type SnapshotChanges,
 } from '../../evaluation/index.js';
 import { serviceUnavailable, validationError } from '../../errors.js';
-import { runTask } from '../../plugins/worker-pool.js';
+import type { PoolScheduler } from '../../plugins/pool-scheduler.js';
 import { unpackChunk, type AdvancedChunkTask, type ChunkResult, type DeprecatedTask } from './protocol.js';
 import { withChanges, type CurrentSnapshot, type SnapshotCache } from './snapshot.js';
 import type { ResultOf } from '../../../workers/protocol.js';
@@ -14,7 +13,6 @@ export interface PlaygroundLimits {
   evaluationLimit: number;
   /** Requests with more evaluations than this are streamed (only reachable with a raised limit). */
   streamThreshold: number;
-  maxQueue: number;
   timeoutMs: number;
   threads: number;
 }
@@ -177,7 +175,7 @@ export class PlaygroundService {
   private readonly outputs = new OutputBuffers(OUTPUT_BYTES, MAX_OUTPUTS);
 
   constructor(
-    private readonly pool: Piscina,
+    private readonly pool: PoolScheduler,
     private readonly snapshots: SnapshotCache,
     private readonly limits: PlaygroundLimits,
   ) {}
@@ -369,22 +367,17 @@ export class PlaygroundService {
     return out;
   }
 
-  /** Bounded queue: refuse at once rather than queue without bound (the pool's maxQueue is the backstop). */
+  /** Refuses at once (503) work that would not start in time (PoolScheduler.admit). */
   private ensureRoom(tasks: number): void {
-    if (this.pool.queueSize + tasks > this.limits.maxQueue) {
-      throw serviceUnavailable('The playground is at capacity right now. Retry shortly.', 1);
-    }
+    this.pool.admit('interactive', tasks);
   }
 
   private async run<T extends DeprecatedTask | AdvancedChunkTask>(task: T, signal: AbortSignal): Promise<ResultOf<T>> {
     try {
-      return await runTask(this.pool, task, signal);
+      return await this.pool.run(task, signal);
     } catch (err) {
       if (signal.aborted) {
         throw serviceUnavailable(`The evaluation did not finish within the time budget of ${this.limits.timeoutMs} ms.`, 1);
-      }
-      if (err instanceof Error && /queue is at limit/i.test(err.message)) {
-        throw serviceUnavailable('The playground is at capacity right now. Retry shortly.', 1);
       }
       // A crashed worker has been replaced already; only this request fails (500, logged).
       throw err;

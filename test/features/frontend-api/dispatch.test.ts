@@ -171,7 +171,7 @@ t.test('the real pool: concurrent requests share it, answers equal the main thre
   const fallbackBefore = counts().fallback;
   const inFlight = contexts.map(ask);
   await new Promise((resolve) => setImmediate(resolve));
-  await Promise.all(app.workerPool.threads.map((thread) => thread.terminate()));
+  await Promise.all(app.workerPool.piscina.threads.map((thread) => thread.terminate()));
   const answered = await Promise.all(inFlight);
   t.same(answered.map((res) => res.statusCode), contexts.map(() => 200), 'every request answered 200');
   t.same(answered.map((res) => res.body), await expected(), 'with the right bodies');
@@ -179,7 +179,7 @@ t.test('the real pool: concurrent requests share it, answers equal the main thre
   // The pool replaces its threads; later turns use them again.
   const deadline = Date.now() + 10_000;
   while (app.workerPool.idleThreads === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  t.ok(app.workerPool.idleThreads > 0, `the pool has idle threads again (${app.workerPool.threads.length} threads)`);
+  t.ok(app.workerPool.idleThreads > 0, `the pool has idle threads again (${app.workerPool.piscina.threads.length} threads)`);
   const poolAgain = counts().pool;
   t.same((await Promise.all(contexts.map(ask))).map((res) => res.body), await expected(), 'after the pool replaced its threads');
   t.ok(counts().pool > poolAgain, 'the replaced threads answer again');
