@@ -19,6 +19,8 @@ t.test('one minute of every client at once, a frozen database, a killed process'
   t.equal(report.configureFailures, 0, 'the configuration applied');
   t.equal(report.hangs, 0, 'no request went 10 s without an answer');
   t.equal(report.unexpected5xx, 0, 'no 5xx other than 503');
+  t.ok(report.sdkReadP99Ms > 0, `the SDKs' reads were timed by the server (p99 ${report.sdkReadP99Ms} ms)`);
+  t.equal(report.sdkErrors, 0, 'the SDKs, in their own process, saw no errors');
   t.ok(report.writes.acknowledged > 20, `writes were acknowledged during the soak (${report.writes.acknowledged})`);
   t.ok(report.freeze.firstWrite503Ms !== null, `a write while frozen answered 503 (${report.freeze.firstWrite503Ms} ms)`);
   t.ok(report.freeze.ready503Ms !== null && report.freeze.ready503Ms <= 5000, `/ready 503 within 5 s (${report.freeze.ready503Ms} ms)`);

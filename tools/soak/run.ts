@@ -24,20 +24,25 @@
  * the whole report. It exits non-zero when a check fails. test/tools/soak.test.ts runs a short
  * version in `npm test`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InMemStorageProvider, Unleash } from 'unleash-client';
-import { InMemoryStorageProvider, UnleashClient } from 'unleash-proxy-client';
 import { freePort, startEmbeddedDatabase, type EmbeddedServer } from '../../src/db/embedded.js';
 import { commandLine } from '../cli.js';
 import { applyConfiguration, generateConfiguration, Random } from '../difftest/config.js';
 import { generateContext } from '../difftest/contexts.js';
+import type { AppsStart, AppsStopped } from './apps.js';
 
 const ADMIN_TOKEN = '*:*.soak-admin-token';
 const HANG_MS = 10_000;
+/** The SDKs' read routes (as the server's histogram names them), for the `sdkReadP99Ms` bar. */
+const SDK_READS = new Set([
+  'GET /api/client/features', 'GET /api/client/delta', 'GET /api/frontend', 'POST /api/frontend',
+  'POST /ofrep/v1/evaluate/flags', 'POST /ofrep/v1/evaluate/flags/:key',
+]);
+const SDK_READ_P99_MS = 100;
 const ABORT_MS = 30_000;
 
 export interface SoakOptions {
@@ -72,6 +77,17 @@ export interface SoakReport {
   clientRoutes: Record<string, Record<string, number>>;
   writes: { acknowledged: number; p50Ms: number; p99Ms: number; maxMs: number; statuses: Record<string, number> };
   hangs: number;
+  /** Requests without an answer after 10 s, by label. */
+  hangsByRoute: Record<string, number>;
+  /** Answers 503 (refused: at capacity, database down), by label. */
+  refusedByRoute: Record<string, number>;
+  /** Latency of the answered requests (2xx, 304) by label: p50, p99, max (ms). */
+  latencyByRoute: Record<string, { count: number; p50Ms: number; p99Ms: number; maxMs: number }>;
+  /**
+   * p99 of the SDK reads answered (2xx, 304) during the soak phase, as the servers timed them (the
+   * upper bound of their histogram's bucket; in this process they would be timed with its own delays).
+   */
+  sdkReadP99Ms: number;
   unexpected5xx: number;
   sdkErrors: number;
   samples: Sample[];
@@ -84,6 +100,8 @@ export interface SoakReport {
   restart: { readyAfterMs: number | null; checked: number; missing: string[]; missingEvents: string[] };
   serverWarnings: number;
   serverErrors: number;
+  /** The server's warning and error lines by level and message, most frequent first. */
+  serverMessages: Array<{ level: 'warn' | 'error'; msg: string; count: number }>;
   failures: string[];
 }
 
@@ -116,6 +134,10 @@ class Recorder {
   readonly routes = new Map<string, Map<number, number>>();
   readonly writeLatencies: number[] = [];
   readonly writeStatuses = new Map<number, number>();
+  /** Answered requests' latencies by label (2xx and 304), while `measuring`. */
+  readonly latencies = new Map<string, number[]>();
+  readonly hangsByLabel = new Map<string, number>();
+  measuring = false;
   private readonly inFlight = new Set<{ started: number; hung: boolean; label: string }>();
   hangs = 0;
   unexpected5xx = 0;
@@ -128,6 +150,7 @@ class Recorder {
         if (!entry.hung && now - entry.started > HANG_MS) {
           entry.hung = true;
           this.hangs++;
+          this.hangsByLabel.set(entry.label, (this.hangsByLabel.get(entry.label) ?? 0) + 1);
           this.log(`HANG: ${entry.label} without an answer for ${HANG_MS / 1000} s`);
         }
       }
@@ -148,15 +171,17 @@ class Recorder {
     return percentile(this.recentWrites.map(([, ms]) => ms).sort((a, b) => a - b), 99);
   }
 
-  async call(label: string, url: string, init: RequestInit & { write?: boolean } = {}): Promise<{ status: number; text: string; ms: number }> {
+  async call(label: string, url: string, init: RequestInit & { write?: boolean } = {}): Promise<{ status: number; text: string; ms: number; etag: string | null }> {
     const entry = { started: performance.now(), hung: false, label };
     this.inFlight.add(entry);
     let status: number;
     let text: string;
+    let etag: string | null = null;
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(ABORT_MS) });
       text = await res.text();
       status = res.status;
+      etag = res.headers.get('etag');
     } catch (err) {
       status = 0;
       // What failed without an answer (a reset connection, the abort): for the caller's log.
@@ -168,6 +193,11 @@ class Recorder {
     let byStatus = this.routes.get(label);
     if (!byStatus) this.routes.set(label, (byStatus = new Map<number, number>()));
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    if (this.measuring && ((status >= 200 && status < 300) || status === 304)) {
+      let list = this.latencies.get(label);
+      if (!list) this.latencies.set(label, (list = []));
+      list.push(ms);
+    }
     if (status >= 500 && status !== 503) {
       this.unexpected5xx++;
       this.log(`${status} on ${label}: ${text.slice(0, 200)}`);
@@ -179,7 +209,7 @@ class Recorder {
         this.recentWrites.push([performance.now(), ms]);
       }
     }
-    return { status, text, ms };
+    return { status, text, ms, etag };
   }
 }
 
@@ -190,6 +220,8 @@ class VaneProcess {
   child: ChildProcess | undefined;
   warnings = 0;
   errors = 0;
+  /** Warning and error lines by `level msg`. */
+  readonly messages = new Map<string, number>();
   /** `mongoUrl`: the shared database (several instances); otherwise Vane starts its own in `dataDir`. */
   constructor(readonly port: number, readonly dataDir: string, private readonly logFile: string, private readonly mongoUrl = '') {}
 
@@ -222,6 +254,10 @@ class VaneProcess {
         const level = /"level":(\d+)/.exec(line)?.[1];
         if (level === '40') this.warnings++;
         else if (level && Number(level) >= 50) this.errors++;
+        else continue;
+        const msg = /"msg":"((?:[^"\\]|\\.)*)"/.exec(line)?.[1] ?? '(no message)';
+        const key = `${level === '40' ? 'warn' : 'error'} ${msg.replace(/\d+/g, 'N').slice(0, 160)}`;
+        this.messages.set(key, (this.messages.get(key) ?? 0) + 1);
       }
     });
     child.stderr.on('data', (chunk: Buffer) => out.write(chunk));
@@ -288,6 +324,31 @@ function sqliteHandles(pid: () => number): number {
 }
 
 /** Adds the server's request counts of one instance (its Prometheus text) to `routes`. */
+/** The servers' request-duration histogram of the SDK reads answered (2xx, 304): cumulative counts by bucket bound (s). */
+function sdkReadBuckets(text: string, into = new Map<number, number>()): Map<number, number> {
+  for (const line of text.split('\n')) {
+    const m = /^http_request_duration_seconds_bucket\{([^}]*)\} (\d+)/.exec(line);
+    if (!m) continue;
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x): [string, string] => [x[1]!, x[2]!]));
+    const status = Number(labels.status_code);
+    if (!SDK_READS.has(`${labels.method} ${labels.route}`) || !((status >= 200 && status < 300) || status === 304)) continue;
+    const le = labels.le === '+Inf' ? Infinity : Number(labels.le);
+    into.set(le, (into.get(le) ?? 0) + Number(m[2]));
+  }
+  return into;
+}
+
+/** The p99 (ms, a bucket's upper bound) of the requests counted between two cumulative histograms. */
+function p99Between(before: Map<number, number>, after: Map<number, number>): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
+  if (total <= 0) return 0;
+  for (const le of bounds) {
+    if ((after.get(le) ?? 0) - (before.get(le) ?? 0) >= 0.99 * total) return le === Infinity ? Infinity : Math.round(le * 1000);
+  }
+  return Infinity;
+}
+
 function parseServerRoutes(text: string, routes: Record<string, Record<string, number>> = {}): Record<string, Record<string, number>> {
   for (const line of text.split('\n')) {
     const m = /^http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
@@ -340,9 +401,20 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     });
   }, 5000);
   sampler.unref();
-  const sdks: Array<{ destroy(): void }> = [];
-  const browserSdks: UnleashClient[] = [];
+  let apps: ChildProcess | undefined;
   let sdkErrors = 0;
+  /** Stops the applications; their SDK error count. */
+  const stopApps = async () => {
+    const child = apps;
+    apps = undefined;
+    if (!child?.connected) return;
+    const stoppedApps = new Promise<number>((done) => {
+      child.once('message', (m: AppsStopped) => done(m.sdkErrors));
+      child.once('exit', () => done(0));
+    });
+    child.send({ type: 'stop' });
+    sdkErrors += await stoppedApps;
+  };
   let stopped = false;
   const loops: Array<Promise<void>> = [];
   try {
@@ -377,6 +449,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     // 2. Everyone at once.
     phase = 'soak';
+    recorder.measuring = true;
+    const scrapeSdkReads = async () => {
+      const buckets = new Map<number, number>();
+      for (const v of vanes) sdkReadBuckets((await recorder.call('GET /internal-backstage/prometheus', `${v.url}/internal-backstage/prometheus`)).text, buckets);
+      return buckets;
+    };
+    const sdkReadsBefore = await scrapeSdkReads();
     const acknowledged: Acknowledged[] = [];
     const loop = (fn: () => Promise<void>, pauseMs: number) => {
       loops.push((async () => {
@@ -386,46 +465,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }
       })());
     };
-    for (let i = 0; i < options.serverSdks; i++) {
-      const sdk = new Unleash({
-        url: `${base()}/api`, appName: `soak-server-${i}`, instanceId: `soak-${i}`, customHeaders: { authorization: clientToken },
-        refreshInterval: 1000, metricsInterval: 1000, storageProvider: new InMemStorageProvider(),
-      });
-      sdk.on('error', () => { sdkErrors++; });
-      sdk.on('warn', () => undefined);
-      sdks.push(sdk);
-      let n = 0;
-      loop(async () => {
-        // Every flag for one rotating user, as a request handler would.
-        const context = { userId: `user-${n++ % 5000}`, sessionId: `s-${n % 97}`, properties: { tenant: 'acme' } };
-        for (const { name } of flagNames) {
-          sdk.isEnabled(name, context);
-          sdk.getVariant(name, context);
-        }
-      }, 20);
-    }
-    const streaming = new Unleash({
-      url: `${base()}/api`, appName: 'soak-streaming', customHeaders: { authorization: clientToken }, refreshInterval: 60_000,
-      metricsInterval: 1000, storageProvider: new InMemStorageProvider(), experimentalMode: { type: 'streaming' },
-    });
-    streaming.on('error', () => { sdkErrors++; });
-    streaming.on('warn', () => undefined);
-    sdks.push(streaming);
-    for (let i = 0; i < options.browserSdks; i++) {
-      const client = new UnleashClient({
-        url: `${base()}/api/frontend`, clientKey: frontendToken, appName: `soak-web-${i}`, refreshInterval: 1, metricsInterval: 1,
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- unleash-proxy-client's declarations import './storage-provider-inmemory' without the extension NodeNext needs
-        storageProvider: new InMemoryStorageProvider(), context: { userId: `web-${i}` },
-      });
-      client.on('error', () => { sdkErrors++; });
-      void client.start();
-      browserSdks.push(client);
-      let n = 0;
-      loop(async () => {
-        await client.updateContext({ userId: `web-${i}-${n++ % 300}` });
-        for (const { name } of flagNames.slice(0, 50)) client.isEnabled(name);
-      }, 200);
-    }
+    // The applications run in a process of their own (tools/soak/apps.ts says why).
+    apps = fork(resolve(dirname(fileURLToPath(import.meta.url)), 'apps.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    apps.send({
+      type: 'start', urls: vanes.map((v) => v.url), clientToken, frontendToken, flagNames: flagNames.map((f) => f.name),
+      serverSdks: options.serverSdks, browserSdks: options.browserSdks,
+    } satisfies AppsStart);
     const contexts = Array.from({ length: 200 }, () => generateContext(random));
     let c = 0;
     const nextContext = () => contexts[c++ % contexts.length]!;
@@ -518,12 +563,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
 
     // 3. Freeze the database under the same load.
+    const sdkReadP99Ms = p99Between(sdkReadsBefore, await scrapeSdkReads());
     phase = 'freeze';
+    recorder.measuring = false;
     const dbPid = databasePid();
     const freeze = { firstWrite503Ms: null as number | null, ready503Ms: null as number | null, readsDuringFreeze: { ok: 0, failed: 0 }, writesOkAfterResumeMs: null as number | null };
     log(`freezing the database (pid ${dbPid}) for ${options.freezeS} s`);
     process.kill(dbPid, 'SIGSTOP');
     const frozenAt = performance.now();
+    // Every instance's /ready, polled on its own: between the reads below, one poll waited for
+    // each of them and /ready's turn was seen seconds late.
+    const readyTurned = Promise.all(vanes.map(async (v) => {
+      while (performance.now() - frozenAt < options.freezeS * 1000) {
+        if ((await recorder.call('GET /ready', `${v.url}/ready`)).status === 503) return performance.now() - frozenAt;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      return null;
+    }));
     // The probe below must find the database stopped: a flag create once answered 201 within 9 ms
     // of the signal on the loaded CI machine (28 Nov). Every thread is seen stopped first.
     const stoppedAfterMs = await everyThreadStopped(dbPid, 2000);
@@ -539,10 +595,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (first.status === 503) freeze.firstWrite503Ms = Math.round(first.ms);
     else log(`the write while frozen answered ${first.status} after ${Math.round(first.ms)} ms: ${first.text.slice(0, 200)}`);
     while (performance.now() - frozenAt < options.freezeS * 1000) {
-      if (freeze.ready503Ms === null) {
-        const ready = await recorder.call('GET /ready', `${base()}/ready`);
-        if (ready.status === 503) freeze.ready503Ms = Math.round(performance.now() - frozenAt);
-      }
       for (const [label, path, headers] of [
         ['GET /api/admin/projects/default/features', '/api/admin/projects/default/features', admin],
         ['GET /api/client/features', '/api/client/features', { authorization: clientToken }],
@@ -558,6 +610,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       else freeze.readsDuringFreeze.failed++;
       await new Promise((r) => setTimeout(r, 200));
     }
+    const turned = await readyTurned;
+    // The slowest instance's: every one must turn.
+    freeze.ready503Ms = turned.includes(null) ? null : Math.round(Math.max(...(turned as number[])));
     process.kill(dbPid, 'SIGCONT');
     const resumedAt = performance.now();
     log('database resumed');
@@ -577,8 +632,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     for (const v of vanes) parseServerRoutes((await recorder.call('GET /internal-backstage/prometheus', `${v.url}/internal-backstage/prometheus`)).text, serverRoutes);
     phase = 'kill';
     // The SDKs stop first (their in-flight requests settle), the writers keep writing.
-    for (const sdk of sdks) sdk.destroy();
-    for (const client of browserSdks) client.stop();
+    await stopApps();
     await new Promise((r) => setTimeout(r, 1500));
     log('SIGKILL to every Vane in the middle of writes');
     await Promise.all(vanes.map((v) => v.kill()));
@@ -644,6 +698,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const latencies = [...recorder.writeLatencies].sort((a, b) => a - b);
     const clientRoutes: Record<string, Record<string, number>> = {};
     for (const [label, byStatus] of recorder.routes) clientRoutes[label] = Object.fromEntries(byStatus);
+    const refusedByRoute = Object.fromEntries([...recorder.routes].flatMap(([label, byStatus]) => (byStatus.get(503) ? [[label, byStatus.get(503)!]] : [])));
+    const latencyByRoute = Object.fromEntries([...recorder.latencies].map(([label, list]) => {
+      const sorted = [...list].sort((a, b) => a - b);
+      return [label, { count: sorted.length, p50Ms: Math.round(percentile(sorted, 50)), p99Ms: Math.round(percentile(sorted, 99)), maxMs: Math.round(sorted.at(-1) ?? 0) }];
+    }));
+    const serverMessages = new Map<string, number>();
+    for (const v of vanes) for (const [key, n] of v.messages) serverMessages.set(key, (serverMessages.get(key) ?? 0) + n);
     const report: SoakReport = {
       options: { durationS: options.durationS, flags: options.flags, instances: options.instances, freezeS: options.freezeS, seed: options.seed, writers: options.writers, serverSdks: options.serverSdks, browserSdks: options.browserSdks },
       configureS: Math.round(configureS * 10) / 10,
@@ -655,6 +716,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         maxMs: Math.round(latencies.at(-1) ?? 0), statuses: Object.fromEntries(recorder.writeStatuses),
       },
       hangs: recorder.hangs,
+      hangsByRoute: Object.fromEntries(recorder.hangsByLabel),
+      refusedByRoute,
+      latencyByRoute,
+      sdkReadP99Ms,
       unexpected5xx: recorder.unexpected5xx,
       sdkErrors,
       samples,
@@ -662,10 +727,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       restart: { readyAfterMs: readyAfterMs === null ? null : Math.round(readyAfterMs), checked: ackCount, missing, missingEvents },
       serverWarnings: vanes.reduce((n, v) => n + v.warnings, 0),
       serverErrors: vanes.reduce((n, v) => n + v.errors, 0),
+      serverMessages: [...serverMessages].sort((a, b) => b[1] - a[1]).map(([key, count]) => {
+        const [level, ...msg] = key.split(' ');
+        return { level: level as 'warn' | 'error', msg: msg.join(' '), count };
+      }),
       failures,
     };
     // The bar the soak must clear.
-    if (report.hangs > 0) failures.push(`${report.hangs} requests hung (no answer after ${HANG_MS / 1000} s)`);
+    if (report.hangs > 0) failures.push(`${report.hangs} requests hung (no answer after ${HANG_MS / 1000} s): ${JSON.stringify(report.hangsByRoute)}`);
+    if (report.sdkReadP99Ms > SDK_READ_P99_MS) failures.push(`SDK reads p99 ${report.sdkReadP99Ms} ms during the soak (bar: ${SDK_READ_P99_MS} ms)`);
     if (report.unexpected5xx > 0) failures.push(`${report.unexpected5xx} answers 5xx other than 503`);
     if (report.configureFailures > 0) failures.push(`${report.configureFailures} configuration requests failed`);
     const soakP99 = percentile(samples.filter((s) => s.phase === 'soak').map((s) => s.writeP99Ms).sort((a, b) => a - b), 100);
@@ -685,8 +755,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     stopped = true;
     clearInterval(sampler);
     recorder.stop();
-    for (const sdk of sdks) sdk.destroy();
-    for (const client of browserSdks) client.stop();
+    await stopApps();
     await Promise.all(vanes.map((v) => v.kill()));
     if (database) await database.stop().catch(() => undefined);
     else try { process.kill(vane.databasePid(), 'SIGKILL'); } catch { /* gone */ }
@@ -700,6 +769,11 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
     log(`  ${route.padEnd(72)} ${Object.entries(byStatus).map(([s, n]) => `${s}: ${n}`).join(', ')}`);
   }
   log(`writes acknowledged: ${report.writes.acknowledged}, p50 ${report.writes.p50Ms} ms, p99 ${report.writes.p99Ms} ms, max ${report.writes.maxMs} ms; statuses ${JSON.stringify(report.writes.statuses)}`);
+  log('latency of answered requests during the soak (this tool\'s callers):');
+  for (const [label, l] of Object.entries(report.latencyByRoute).sort()) log(`  ${label.padEnd(48)} n ${l.count}, p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`);
+  log(`SDK reads p99 (server-timed, bucket bound): ${report.sdkReadP99Ms} ms; refused (503) by route: ${JSON.stringify(report.refusedByRoute)}; hangs by route: ${JSON.stringify(report.hangsByRoute)}`);
+  log('server warnings and errors by message:');
+  for (const m of report.serverMessages.slice(0, 20)) log(`  ${String(m.count).padStart(6)} ${m.level.padEnd(5)} ${m.msg}`);
   log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);
   log(`samples (t s, phase, SQLite handles, RSS MB, main heap MB, main event loop delay p99 ms, write p99 over 5 s):`);
   for (const s of report.samples) log(`  ${String(s.atS).padStart(5)} ${s.phase.padEnd(12)} ${String(s.sqliteHandles).padStart(4)} ${String(s.rssMb).padStart(6)} ${String(s.heapMb).padStart(6)} ${String(s.loopP99Ms).padStart(6)} ${String(s.writeP99Ms).padStart(6)}`);
