@@ -71,12 +71,19 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
   process.kill(pid(), 'SIGSTOP');
   t.ok(await timeUntil(async () => processState(pid()) === 'T', 2000) !== undefined, `the database process is stopped (${processState(pid())})`);
   const frozenAt = Date.now();
-  const first = await createFlag(app, 'during-freeze');
-  const firstMs = Date.now() - frozenAt;
+  // Two at once: the second waits for the first's turn, and must not then wait a deadline of its own.
+  const answers = await Promise.all(['during-freeze', 'during-freeze-b'].map(async (name) => {
+    const res = await createFlag(app, name);
+    return [res, Date.now() - frozenAt] as const;
+  }));
+  const [first, firstMs] = answers[0]!;
+  const [behind, behindMs] = answers[1]!;
   t.equal(first.statusCode, 503, `a write while frozen (database ${pid()} in state ${processState(pid())})`);
   t.equal(first.json().name, 'ServiceUnavailable');
   t.ok(first.headers['retry-after'], 'with Retry-After');
   t.ok(firstMs <= 2000 + 1000, `answered within DB_TIMEOUT_MS + 1 s (${firstMs} ms)`);
+  t.equal(behind.statusCode, 503, 'the write queued behind it: 503 too');
+  t.ok(behindMs <= 2000 + 1000, `also within DB_TIMEOUT_MS + 1 s of the freeze (${behindMs} ms: ${behind.json().message})`);
   const readyMs = await timeUntil(async () => (await app.inject({ url: '/ready' })).statusCode === 503, 5000);
   t.ok(readyMs !== undefined, `/ready 503 within 5 s (${readyMs} ms after the first write's answer)`);
   const fast = Date.now();
@@ -118,12 +125,14 @@ t.test('frozen database: writes 503 at once, /ready 503, reads 200 from memory; 
 
   // The first write was sent and never answered: it applied (with its event) or it did not.
   await app.database.outbox.settle();
-  const flag = await app.inject({ url: '/api/admin/projects/default/features/during-freeze', headers: ADMIN });
-  const events = await app.inject({ url: '/api/admin/search/events?feature=IS:during-freeze&type=IS:feature-created', headers: ADMIN });
-  t.equal(events.statusCode, 200);
-  const created = events.json<{ total: number }>().total;
-  t.ok((flag.statusCode === 200 && created === 1) || (flag.statusCode === 404 && created === 0),
-    `the unanswered write is whole or absent (flag ${flag.statusCode}, events ${created})`);
+  for (const name of ['during-freeze', 'during-freeze-b']) {
+    const flag = await app.inject({ url: `/api/admin/projects/default/features/${name}`, headers: ADMIN });
+    const events = await app.inject({ url: `/api/admin/search/events?feature=IS:${name}&type=IS:feature-created`, headers: ADMIN });
+    t.equal(events.statusCode, 200);
+    const created = events.json<{ total: number }>().total;
+    t.ok((flag.statusCode === 200 && created === 1) || (flag.statusCode === 404 && created === 0),
+      `a write answered 503 is whole or absent (${name}: flag ${flag.statusCode}, events ${created})`);
+  }
   t.equal((await app.inject({ url: '/api/admin/projects/default/features/during-freeze-2', headers: ADMIN })).statusCode, 404,
     'a write refused at once was not applied');
 });

@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { BackgroundJob } from '../background-failures.js';
-import { inBackground } from '../guard.js';
+import { DatabaseTimeoutError, DatabaseUnavailableError, inBackground } from '../guard.js';
 import { KeyedLock } from '../keyed-lock.js';
 import { ConfigState, type LoadProgress } from '../state.js';
 import { EventLog, type MirrorLogger } from '../event-log/index.js';
@@ -62,6 +62,7 @@ export class Outbox {
   private head = 0;
   /** When a commit of another instance was last read (performance.now(); see `commit`). */
   private remoteAt = Number.NEGATIVE_INFINITY;
+  private timedOutAt = Number.NEGATIVE_INFINITY; // a commit's missed deadline (`write`)
   private nextEventId = 1;
   /** One commit at a time in this process (the log takes one `head + 1` anyway). */
   private turn: Promise<unknown> = Promise.resolve();
@@ -87,13 +88,7 @@ export class Outbox {
   }
 
   /** How long another instance's commit may wait for its events before this process appends them. */
-  get orphanFlushMs(): number {
-    return this.flusher.orphanMs;
-  }
-
-  set orphanFlushMs(ms: number) {
-    this.flusher.orphanMs = ms;
-  }
+  set orphanFlushMs(ms: number) { this.flusher.orphanMs = ms; }
 
   /** The newest commit this process has applied. */
   get committed(): number {
@@ -153,7 +148,15 @@ export class Outbox {
 
   /** Commits `changes` with `events`, all or nothing; resolves once the commit is stored and applied. */
   async write(changes: Change[], events: PendingEvent[]): Promise<void> {
-    await this.inTurn(() => this.commit(changes, events));
+    const queuedAt = performance.now();
+    // A commit ahead of this one missed its deadline while this one waited for its turn: 503 now,
+    // nothing sent, not after a deadline of its own (a write while frozen took 3.7 s for 2 s).
+    await this.inTurn(() => (this.timedOutAt > queuedAt
+      ? Promise.reject(new DatabaseUnavailableError('insertOne', 'commits', 'the commit before it did not finish in time'))
+      : this.commit(changes, events).catch((err: unknown) => {
+        if (err instanceof DatabaseTimeoutError) this.timedOutAt = performance.now();
+        throw err;
+      })));
     await this.flusher.keepUp();
   }
 
