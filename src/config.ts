@@ -45,6 +45,7 @@ const EnvSchema = Type.Object({
   PLAYGROUND_WORKERS: Type.Integer({ minimum: 0, default: 0 }),
   PLAYGROUND_MAX_QUEUE: Type.Integer({ minimum: 1, default: 64 }),
   PLAYGROUND_MAX_WAIT_MS: Type.Integer({ minimum: 10, default: 1500 }),
+  PLAYGROUND_WORKER_NICE: Type.Integer({ minimum: 0, maximum: 19, default: 10 }),
   PLAYGROUND_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
   SIGNUP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
   /** Hours a browser session lasts after sign-in (stored in the database, so it survives restarts). */
@@ -82,7 +83,7 @@ export class ConfigError extends Error {
 
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'DB_MAX_CONCURRENT_WRITES', 'DB_MAX_CONCURRENT_READS', 'DB_HEALTH_INTERVAL_MS', 'DB_RESTART_AFTER_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
-  'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_MAX_WAIT_MS', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
+  'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_MAX_WAIT_MS', 'PLAYGROUND_WORKER_NICE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
   'PLAYGROUND_BATCH_LIMIT', 'OFREP_RATE_LIMIT',
 ]);
 

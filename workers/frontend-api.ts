@@ -3,6 +3,7 @@
  * every frontend request that arrived in one turn of the main thread's loop. Pure CPU work on the
  * engine, no I/O.
  */
+import './thread-priority.js';
 import { answerQuestion } from '../src/features/frontend-api/evaluate.js';
 import type { EntryPoint } from './protocol.js';
 import { batchAnswerer } from './sdk-state.js';

@@ -3,6 +3,7 @@
  * with OFREP's answerer): one task answers every bulk request of one turn of the main thread's
  * loop, from the same shipped state as the frontend API's tasks.
  */
+import './thread-priority.js';
 import { answerOfrep } from '../src/features/ofrep/evaluate.js';
 import type { EntryPoint } from './protocol.js';
 import { batchAnswerer } from './sdk-state.js';

@@ -6,6 +6,7 @@
  * overlay of the last change request it was given — so a 100 000-context impact split in 20 tasks
  * compiles once per thread, not once per task.
  */
+import './thread-priority.js';
 import { move } from 'piscina';
 import { JsonChunkWriter, type CompiledSnapshot } from '../src/evaluation/index.js';
 import { batchRecords, impactOfRange, projectView } from '../src/features/playground-batch/evaluate.js';

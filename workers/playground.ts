@@ -11,6 +11,7 @@
  * handed back in one transferred buffer: V8 pays ~130–230 µs to create any string over ~128 KiB,
  * more than evaluating 100 flags, so no response-sized string is ever built.
  */
+import './thread-priority.js';
 import { move } from 'piscina';
 import {
   AdvancedEntryWriter, combinationAt, combinationSpace, ContextReader, evaluateRange, evaluateSelection,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { DEFAULT_ENTRY } from '../../workers/protocol.js';
+import type { PoolWorkerData } from '../../workers/thread-priority.js';
 import { PoolScheduler } from './pool-scheduler.js';
 
 /**
@@ -17,6 +18,7 @@ import { PoolScheduler } from './pool-scheduler.js';
  * - no queue of its own [Infinity]: tasks wait in the PoolScheduler (pool-scheduler.ts), by lane,
  *   and reach Piscina only when a thread is free; PLAYGROUND_MAX_QUEUE bounds that queue.
  * - one task per thread at a time: tasks are synchronous CPU work.
+ * - each thread lowers its own CPU priority to PLAYGROUND_WORKER_NICE (workers/thread-priority.ts).
  */
 export interface PoolOptions {
   /**
@@ -34,6 +36,7 @@ async function workerPoolPlugin(app: FastifyInstance, opts: PoolOptions): Promis
     maxThreads: threads,
     idleTimeout: 60_000,
     concurrentTasksPerWorker: 1,
+    workerData: { nice: app.config.PLAYGROUND_WORKER_NICE } satisfies PoolWorkerData,
     // Measured: 'sync' (threads wait in Atomics.wait) 4 700 req/s on bench:playground S1; 'disabled' 4 100.
     atomics: 'sync',
   });
