@@ -45,7 +45,7 @@ const EnvSchema = Type.Object({
   PLAYGROUND_WORKERS: Type.Integer({ minimum: 0, default: 0 }),
   PLAYGROUND_MAX_QUEUE: Type.Integer({ minimum: 1, default: 64 }),
   PLAYGROUND_MAX_WAIT_MS: Type.Integer({ minimum: 10, default: 1500 }),
-  PLAYGROUND_WORKER_NICE: Type.Integer({ minimum: 0, maximum: 19, default: 10 }),
+  PLAYGROUND_WORKER_NICE: Type.Integer({ minimum: 0, maximum: 19, default: 0 }),
   PLAYGROUND_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
   SIGNUP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
   /** Hours a browser session lasts after sign-in (stored in the database, so it survives restarts). */

@@ -18,7 +18,7 @@ import { PoolScheduler } from './pool-scheduler.js';
  * - no queue of its own [Infinity]: tasks wait in the PoolScheduler (pool-scheduler.ts), by lane,
  *   and reach Piscina only when a thread is free; PLAYGROUND_MAX_QUEUE bounds that queue.
  * - one task per thread at a time: tasks are synchronous CPU work.
- * - each thread lowers its own CPU priority to PLAYGROUND_WORKER_NICE (workers/thread-priority.ts).
+ * - each thread lowers its own CPU priority to PLAYGROUND_WORKER_NICE when set (workers/thread-priority.ts).
  */
 export interface PoolOptions {
   /**
