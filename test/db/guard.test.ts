@@ -65,6 +65,26 @@ t.test('a deadline names the operation and collection; a queued operation is nev
   t.equal(guard.stats().overdue, 1);
 });
 
+t.test('an operation past its deadline without an answer, and none completed since: refused at once until one completes', async (t) => {
+  const guard = new DatabaseGuard(100, { maxWrites: 1, maxReads: 2, maxStatements: 32 }, quiet);
+  t.equal(await guard.run('read', 'findOne', 'flags', async () => 1), 1);
+  const hung = deferred();
+  const first = guard.run('read', 'findOne', 'commits', () => hung.promise);
+  // Within the first one's deadline a slow database is still given the benefit of the doubt.
+  t.equal(await guard.run('read', 'findOne', 'flags', async () => 2), 2, 'another completes: progress');
+  await t.rejects(first, DatabaseTimeoutError);
+  const hungAgain = guard.run('read', 'findOne', 'commits', () => new Promise(() => undefined));
+  await t.rejects(hungAgain, DatabaseTimeoutError);
+  const started = performance.now();
+  const refused = await guard.run('write', 'insertOne', 'commits', async () => 3).then(() => undefined, (err: unknown) => err);
+  t.ok(refused instanceof DatabaseUnavailableError, 'refused');
+  t.match((refused as Error).message, /has no answer yet, and none has completed since/);
+  t.ok(performance.now() - started < 50, 'at once, not after a deadline of its own');
+  t.equal(await guard.run('write', 'replaceOne', 'health', async () => 4, { probe: true }), 4, 'the health probe still runs');
+  t.equal(await guard.run('write', 'insertOne', 'commits', async () => 5), 5, 'an answer since: accepted again');
+  hung.resolve();
+});
+
 t.test('closed: refused at once, probes still run', async (t) => {
   const guard = new DatabaseGuard(1000, { maxWrites: 1, maxReads: 1, maxStatements: 32 }, quiet);
   guard.close('the probe failed');
