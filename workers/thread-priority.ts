@@ -2,9 +2,9 @@
  * Lowers this pool thread's CPU priority to PLAYGROUND_WORKER_NICE (handed over as the pool's
  * `workerData`), once per thread: every entry point imports it. Evaluation is the work that can
  * wait; on a machine short of cores the main thread (SDK reads, writes) then gets the CPU first
- * (docs/operations.md has what that did to the soak, and why it is off by default). Linux only: there a thread's own id names it alone to setpriority (read
- * from /proc/thread-self, "<pid>/task/<tid>"). Elsewhere, or refused, the thread keeps the
- * process's priority.
+ * (docs/operations.md has what that did to the soak, and why it is off by default). Linux only:
+ * there a thread's own id names it alone to setpriority (read from /proc/thread-self,
+ * "<pid>/task/<tid>"). Elsewhere, or refused, the thread keeps the process's priority.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';

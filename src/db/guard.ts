@@ -291,15 +291,16 @@ export class DatabaseGuard {
           return deadline;
         }
         sent = true;
-        const mark = { at: performance.now(), deadline: performance.now() + timeoutMs };
+        const sentAt = performance.now();
+        const mark = { at: sentAt, deadline: sentAt + timeoutMs };
         this.sentAt.add(mark);
         const started = fn();
-        void started.then(() => this.sentAt.delete(mark), () => this.sentAt.delete(mark));
         // The slot stays taken until the driver settles the operation (a database that stopped
         // answering is not sent more meanwhile), but no longer than one more deadline after ours.
         let overdueTimer: NodeJS.Timeout | undefined;
         const settled = () => {
           clearTimeout(overdueTimer);
+          this.sentAt.delete(mark);
           release();
         };
         started.then(() => {

@@ -63,8 +63,10 @@ const LEARNING_RATE = 0.2;
  *
  * Piscina's own queue is first come first served, and a task given a signal (all of ours) skips
  * a custom queue when no thread is idle; so the queue is kept here, and Piscina is handed a task
- * only when a thread is free. Measured on a 2-core machine (`tools/soak`, 2 000 flags): with one
- * queue a playground request waited out its 10 s budget behind batch work 7 times in 5 minutes.
+ * only when a thread is free. With Piscina's first-come queue bounded at PLAYGROUND_MAX_QUEUE
+ * (64) alone, 16 heavy evaluations of 400 ms on one thread are all queued, the last answering
+ * after about 6.4 s (test/features/playground/faults.test.ts); now those that cannot start within
+ * the bound are refused at once.
  *
  * The expected wait of new work is the estimated cost of the tasks queued in its lane and the
  * lanes before it, plus what the running tasks have left, spread over the threads; each kind's
@@ -130,7 +132,7 @@ export class PoolScheduler {
         estimateMs: units * (this.msPerUnit.get(task.kind) ?? PRIOR_MS_PER_UNIT),
         resolve: resolve as (value: unknown) => void, reject,
       };
-      if (this.running.size < this.options.threads && this.queued === 0) {
+      if (this.idleThreads > 0) {
         this.start(job);
         return;
       }

@@ -171,17 +171,15 @@ class Recorder {
     return percentile(this.recentWrites.map(([, ms]) => ms).sort((a, b) => a - b), 99);
   }
 
-  async call(label: string, url: string, init: RequestInit & { write?: boolean } = {}): Promise<{ status: number; text: string; ms: number; etag: string | null }> {
+  async call(label: string, url: string, init: RequestInit & { write?: boolean } = {}): Promise<{ status: number; text: string; ms: number }> {
     const entry = { started: performance.now(), hung: false, label };
     this.inFlight.add(entry);
     let status: number;
     let text: string;
-    let etag: string | null = null;
     try {
       const res = await fetch(url, { ...init, signal: AbortSignal.timeout(ABORT_MS) });
       text = await res.text();
       status = res.status;
-      etag = res.headers.get('etag');
     } catch (err) {
       status = 0;
       // What failed without an answer (a reset connection, the abort): for the caller's log.
@@ -209,7 +207,7 @@ class Recorder {
         this.recentWrites.push([performance.now(), ms]);
       }
     }
-    return { status, text, ms, etag };
+    return { status, text, ms };
   }
 }
 
@@ -326,16 +324,24 @@ function sqliteHandles(pid: () => number): number {
 /** Adds the server's request counts of one instance (its Prometheus text) to `routes`. */
 /** The servers' request-duration histogram of the SDK reads answered (2xx, 304): cumulative counts by bucket bound (s). */
 function sdkReadBuckets(text: string, into = new Map<number, number>()): Map<number, number> {
-  for (const line of text.split('\n')) {
-    const m = /^http_request_duration_seconds_bucket\{([^}]*)\} (\d+)/.exec(line);
-    if (!m) continue;
-    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x): [string, string] => [x[1]!, x[2]!]));
+  for (const { labels, value } of durationSeries(text, 'bucket')) {
     const status = Number(labels.status_code);
     if (!SDK_READS.has(`${labels.method} ${labels.route}`) || !((status >= 200 && status < 300) || status === 304)) continue;
     const le = labels.le === '+Inf' ? Infinity : Number(labels.le);
-    into.set(le, (into.get(le) ?? 0) + Number(m[2]));
+    into.set(le, (into.get(le) ?? 0) + value);
   }
   return into;
+}
+
+/** The series of the servers' request-duration histogram named `http_request_duration_seconds_<part>`, with their labels. */
+function durationSeries(text: string, part: 'bucket' | 'count'): Array<{ labels: Record<string, string>; value: number }> {
+  const pattern = new RegExp(`^http_request_duration_seconds_${part}\\{([^}]*)\\} (\\d+)`);
+  return text.split('\n').flatMap((line) => {
+    const m = pattern.exec(line);
+    if (!m) return [];
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x): [string, string] => [x[1]!, x[2]!]));
+    return [{ labels, value: Number(m[2]) }];
+  });
 }
 
 /** The p99 (ms, a bucket's upper bound) of the requests counted between two cumulative histograms. */
@@ -350,13 +356,10 @@ function p99Between(before: Map<number, number>, after: Map<number, number>): nu
 }
 
 function parseServerRoutes(text: string, routes: Record<string, Record<string, number>> = {}): Record<string, Record<string, number>> {
-  for (const line of text.split('\n')) {
-    const m = /^http_request_duration_seconds_count\{([^}]*)\} (\d+)/.exec(line);
-    if (!m) continue;
-    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x): [string, string] => [x[1]!, x[2]!]));
+  for (const { labels, value } of durationSeries(text, 'count')) {
     const key = `${labels.method} ${labels.route}`;
     const byStatus = (routes[key] ??= {});
-    byStatus[labels.status_code ?? '?'] = (byStatus[labels.status_code ?? '?'] ?? 0) + Number(m[2]);
+    byStatus[labels.status_code ?? '?'] = (byStatus[labels.status_code ?? '?'] ?? 0) + value;
   }
   return routes;
 }

@@ -62,7 +62,7 @@ export class Outbox {
   private head = 0;
   /** When a commit of another instance was last read (performance.now(); see `commit`). */
   private remoteAt = Number.NEGATIVE_INFINITY;
-  private timedOutAt = Number.NEGATIVE_INFINITY; // a commit's missed deadline (`write`)
+  private timedOutAt = Number.NEGATIVE_INFINITY; // work in the turn last missed its deadline (`write`)
   private nextEventId = 1;
   /** One commit at a time in this process (the log takes one `head + 1` anyway). */
   private turn: Promise<unknown> = Promise.resolve();
