@@ -145,6 +145,7 @@ t.test('an instance that fell behind reads the sealed blocks it missed', async (
   const newest = (await b.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json().events[0];
   t.equal(newest.type, 'segment-created');
   t.equal(newest.id, 2106, 'the next id after the seeded log');
+  await b.database.outbox.flushed(); // b stores its events after the response; a reads them once stored
   await a.stores.eventLog.sync();
   t.same((await a.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json().events[0], newest);
 });
