@@ -28,6 +28,8 @@ import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
 import sessionRoutes from './features/sessions/routes.js';
 import webRoutes from './features/web/routes.js';
+import { registerAdminUi } from './features/admin-ui/index.js';
+import uiConfigRoutes from './features/ui-config/routes.js';
 import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { ErrorSchema } from './schemas/common.js';
@@ -132,7 +134,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(projectRoutes, { service: services.projects });
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
-  await app.register(webRoutes, { inviteLinks: services.inviteLinks });
+  await app.register(uiConfigRoutes);
+  const officialUi = await registerAdminUi(app, config.UNLEASH_UI);
+  await app.register(webRoutes, { inviteLinks: services.inviteLinks, officialUi });
 
   app.addHook('onClose', async () => {
     app.database.outbox.stopFollowing();

@@ -66,6 +66,11 @@ const EnvSchema = Type.Object({
   OFREP_RATE_LIMIT: Type.Integer({ minimum: 0, default: 0 }),
   /** Batch and impact playground: contexts × flags × environments per request (100 000 contexts × 100 flags). */
   PLAYGROUND_BATCH_LIMIT: Type.Integer({ minimum: 1, default: 10_000_000 }),
+  /**
+   * The official Unleash admin UI served at `/`: the `unleash-server` npm version whose build is
+   * fetched (src/features/admin-ui/package.ts), or `off` (Vane's own pages only, under /vane/).
+   */
+  UNLEASH_UI: Type.String({ pattern: '^(off|\\d+\\.\\d+\\.\\d+(-[0-9A-Za-z.-]+)?)$', default: '8.2.0' }),
   /** Profiling aid: `1` logs every driver command to stderr (src/plugins/database.ts); any other value does not. */
   VANE_MONITOR_COMMANDS: Type.String({ default: '' }),
 });

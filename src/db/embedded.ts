@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, cpSync, chmodSync, openSync, closeSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, cpSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { cacheDir, isAlive, withLock } from '../cache.js';
 
 /**
  * The embedded database: when no MONGODB_URL is configured, Vane runs a local MongoDB-compatible
@@ -118,9 +119,6 @@ function which(cmd: string): string | undefined {
   return result.status === 0 && path ? path : undefined;
 }
 
-export function cacheDir(): string {
-  return resolve(process.env.VANE_CACHE_DIR || join(homedir() || tmpdir(), '.cache', 'vane'));
-}
 
 /** A TCP port free on 127.0.0.1 right now (the embedded database's, the soak's Vane). */
 export async function freePort(): Promise<number> {
@@ -151,28 +149,7 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   throw new EmbeddedDatabaseError(`database did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
 
-function isAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
-}
 
-/** Serialises the one-time FerretDB build across processes (parallel test files start together). */
-async function withLock<T>(lockPath: string, fn: () => Promise<T> | T): Promise<T> {
-  const deadline = Date.now() + 10 * 60_000;
-  for (;;) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      writeFileSync(fd, String(process.pid));
-      closeSync(fd);
-      break;
-    } catch {
-      const holder = Number(readFileSync(lockPath, 'utf8').trim() || 0);
-      if (holder && !isAlive(holder)) { rmSync(lockPath, { force: true }); continue; }
-      if (Date.now() > deadline) throw new EmbeddedDatabaseError(`timed out waiting for ${lockPath}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-  try { return await fn(); } finally { rmSync(lockPath, { force: true }); }
-}
 
 /**
  * Returns the path of a FerretDB binary, building it once if needed.

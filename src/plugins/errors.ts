@@ -126,9 +126,11 @@ async function errorsPlugin(app: FastifyInstance): Promise<void> {
 
   app.decorate('sendError', sendError);
 
+  app.decorate('pageFallback', undefined);
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? request.url;
     if (path.startsWith('/api/')) await app.authenticate(request);
+    else if (app.pageFallback && (request.method === 'GET' || request.method === 'HEAD')) return app.pageFallback(path, reply);
     return sendError(reply, routeNotFound(path));
   });
 
@@ -177,6 +179,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     sendError: typeof sendError;
     checkContentType(request: FastifyRequest): void;
+    /** Answers a GET for an unknown path outside /api/ (the official UI's client-side routes), when set. */
+    pageFallback: ((path: string, reply: FastifyReply) => FastifyReply) | undefined;
   }
 }
 

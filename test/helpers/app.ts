@@ -55,6 +55,8 @@ export async function testConfig(t: Teardown, env: Record<string, string> = {}):
     DB_TIMEOUT_MS: '10000',
     // The profiling aid works for tests too, as when the database plugin read it from the environment.
     VANE_MONITOR_COMMANDS: process.env.VANE_MONITOR_COMMANDS,
+    // The official UI is fetched and served only where a test asks for it (test/features/admin-ui).
+    UNLEASH_UI: 'off',
     ...env,
   });
 }

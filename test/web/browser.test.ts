@@ -89,14 +89,14 @@ if (!existsSync(CHROMIUM)) {
       t.equal(await page.locator('#rules li.met').count(), 7);
       await shot(page, 'new-user.png');
       await page.getByRole('button', { name: 'Create account and sign in' }).click();
-      await page.waitForURL(`${base}/playground`);
+      await page.waitForURL(`${base}/vane/playground`);
       await page.locator('#whoami').waitFor();
       await page.locator('#query').waitFor(); // every request of the page answered before the next navigation
       t.equal(await page.locator('#whoami').innerText(), 'Vera Viewer (Viewer)');
 
       await t.test('a playground link with a context shows the flags and their states', async (t) => {
         const context = JSON.stringify({ appName: 'web', userId: '1,3' });
-        await page.goto(`${base}/playground?environments=development&projects=default&context=${encodeURIComponent(context)}`);
+        await page.goto(`${base}/vane/playground?environments=development&projects=default&context=${encodeURIComponent(context)}`);
         await page.locator('[data-flag="web-checkout"]').first().waitFor();
         // Flag | Project | Environment | Context | Enabled | Variant
         const rows = await page.locator('.vgrid .r').evaluateAll((els) => els.map((el) => [...el.children].map((c) => c.textContent).join('|')));
@@ -136,7 +136,7 @@ if (!existsSync(CHROMIUM)) {
       await t.test('10 000 results stay usable: only the visible rows are in the page; keys move through all of them', async (t) => {
         const userIds = Array.from({ length: 100 }, (_, i) => String(i + 1)).join(',');
         const context = JSON.stringify({ appName: 'web', userId: userIds });
-        await page.goto(`${base}/playground?environments=development,production&projects=stress&context=${encodeURIComponent(context)}`);
+        await page.goto(`${base}/vane/playground?environments=development,production&projects=stress&context=${encodeURIComponent(context)}`);
         await page.getByText('Showing 10000 of 10000 results (50 flags).').waitFor();
         const drawn = await page.locator('.vgrid .r').count();
         t.ok(drawn > 0 && drawn < 60, `${drawn} rows in the DOM`);
@@ -153,7 +153,7 @@ if (!existsSync(CHROMIUM)) {
       });
 
       await t.test('a Viewer cannot create a flag: the page says so, the API answers 403', async (t) => {
-        await page.goto(`${base}/flags`);
+        await page.goto(`${base}/vane/flags`);
         await page.locator('#no-create').waitFor();
         t.match(await page.locator('#no-create').innerText(), /your role is Viewer.*CREATE_FEATURE/);
         t.ok(await page.getByRole('button', { name: 'Create flag' }).isDisabled());
@@ -168,7 +168,7 @@ if (!existsSync(CHROMIUM)) {
 
       await t.test('the change-request preview marks the result the change request changes', async (t) => {
         const context = JSON.stringify({ appName: 'web' });
-        await page.goto(`${base}/playground?changeRequest=${cr.id}&context=${encodeURIComponent(context)}`);
+        await page.goto(`${base}/vane/playground?changeRequest=${cr.id}&context=${encodeURIComponent(context)}`);
         await page.locator('.vgrid .r[data-flag="web-banner"]').waitFor();
         t.equal(await page.locator('.vgrid .r[data-flag="web-banner"]').getAttribute('data-changed'), 'true');
         t.equal(await page.locator('.vgrid .r[data-flag="web-checkout"]').getAttribute('data-changed'), null);
@@ -181,12 +181,12 @@ if (!existsSync(CHROMIUM)) {
 
     await t.test('sign in as the first admin; invite links and event log pages', async (t) => {
       const { page } = await newPage('admin');
-      await page.goto(`${base}/login`);
+      await page.goto(`${base}/vane/login`);
       await shot(page, 'login.png');
       await page.getByLabel('Username or e-mail').fill('admin');
       await page.getByLabel('Password').fill(ADMIN_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${base}/playground`);
+      await page.waitForURL(`${base}/vane/playground`);
       await page.locator('#query').waitFor();
 
       await page.getByRole('link', { name: 'Invite links' }).click();
@@ -216,7 +216,7 @@ if (!existsSync(CHROMIUM)) {
       await shot(page, 'event-log.png');
 
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.waitForURL(`${base}/login`);
+      await page.waitForURL(`${base}/vane/login`);
       const after = await page.request.get(`${base}/api/admin/user`);
       t.equal(after.status(), 401, 'signed out: the cookie no longer works');
     });
@@ -225,19 +225,19 @@ if (!existsSync(CHROMIUM)) {
 
     await t.test('an expired session goes back to the login page', async (t) => {
       const { page } = await newPage('expiry');
-      await page.goto(`${base}/login`);
+      await page.goto(`${base}/vane/login`);
       await page.getByLabel('Username or e-mail').fill('vera@example.com');
       await page.getByLabel('Password').fill('Vera-Viewer-42');
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${base}/playground`);
+      await page.waitForURL(`${base}/vane/playground`);
       await page.locator('#query').waitFor();
       await app.database.db.collection('sessions').deleteMany({});
       // Ended in the database, behind this instance's back: seen once its session look-up cache
       // lapses (REVISION_POLL_MS, as for a sign-out on another instance).
       await new Promise((r) => setTimeout(r, app.config.REVISION_POLL_MS + 50));
       // Only until the page arrives: its script leaves for /login at once, maybe before 'load'.
-      await page.goto(`${base}/playground`, { waitUntil: 'commit' });
-      await page.waitForURL(/\/login\?next=%2Fplayground&expired=1/);
+      await page.goto(`${base}/vane/playground`, { waitUntil: 'commit' });
+      await page.waitForURL(/\/vane\/login\?next=%2Fvane%2Fplayground&expired=1/);
       await page.getByText('Your session has ended').waitFor();
       t.pass('back at /login with a note');
     });

@@ -11,7 +11,7 @@ export class ApiFailure extends Error {
 /** Where a signed-out visitor goes: the login page, coming back here afterwards. */
 export function toLogin(expired = false) {
   const next = location.pathname + location.search;
-  location.assign(`/login?next=${encodeURIComponent(next)}${expired ? '&expired=1' : ''}`);
+  location.assign(`/vane/login?next=${encodeURIComponent(next)}${expired ? '&expired=1' : ''}`);
 }
 
 /** JSON call to Vane. 401 (no or expired session) sends the browser to the login page. */
@@ -71,12 +71,12 @@ export async function signedIn() {
   const isAdmin = holds(me, 'ADMIN');
   header.className = 'top';
   header.replaceChildren(
-    h('a', { class: 'brand', href: '/playground' }, 'Vane'),
+    h('a', { class: 'brand', href: '/vane/playground' }, 'Vane'),
     h('nav', { 'aria-label': 'Main' },
-      link('/playground', 'Playground'),
-      link('/flags', 'Flags'),
-      isAdmin && link('/admin/invite-links', 'Invite links'),
-      isAdmin && link('/admin/events', 'Event log'),
+      link('/vane/playground', 'Playground'),
+      link('/vane/flags', 'Flags'),
+      isAdmin && link('/vane/admin/invite-links', 'Invite links'),
+      isAdmin && link('/vane/admin/events', 'Event log'),
     ),
     h('span', { id: 'whoami' }, `${me.user.name ?? me.user.username ?? me.user.email} (${me.user.rootRoleName})`),
     h('button', { type: 'button', onclick: signOut }, 'Sign out'),
@@ -86,7 +86,7 @@ export async function signedIn() {
 
 async function signOut() {
   await fetch('/logout', { method: 'POST', credentials: 'same-origin' });
-  location.assign('/login');
+  location.assign('/vane/login');
 }
 
 export function formatDate(iso) {

@@ -32,7 +32,7 @@ async function search() {
   query.set('offset', String(offset));
   query.set('limit', String(PAGE));
   if (offset) state.set('offset', String(offset));
-  history.replaceState(null, '', `/admin/events${state.size ? `?${state}` : ''}`);
+  history.replaceState(null, '', `/vane/admin/events${state.size ? `?${state}` : ''}`);
   out.setAttribute('aria-busy', 'true');
   out.replaceChildren(h('p', { class: 'loading' }, 'Searching…'));
   try {

@@ -7,7 +7,7 @@ if (params.get('expired')) message.replaceChildren(h('div', { class: 'notice' },
 /** Only a path on this server: never an absolute URL (no open redirect). */
 function nextPage() {
   const next = params.get('next') ?? '';
-  return next.startsWith('/') && !next.startsWith('//') ? next : '/playground';
+  return next.startsWith('/') && !next.startsWith('//') ? next : '/vane/playground';
 }
 
 document.getElementById('login').addEventListener('submit', async (event) => {

@@ -64,7 +64,7 @@ form.addEventListener('submit', async (event) => {
   try {
     await api(`/invite/${encodeURIComponent(secret)}/signup`, { method: 'POST', body: { name, email, password } });
     await api('/auth/simple/login', { method: 'POST', body: { username: email, password } });
-    location.assign('/playground');
+    location.assign('/vane/playground');
   } catch (err) {
     showError(message, err.status === 400 && !err.body ? 'This invite link can no longer be used.' : err);
     button.disabled = false;

@@ -189,7 +189,7 @@ async function evaluate(push) {
   query.set('context', JSON.stringify(context));
   if (filterName.value) query.set('q', filterName.value);
   if (filterOutcome.value !== 'all') query.set('outcome', filterOutcome.value);
-  const url = `/playground?${query}`;
+  const url = `/vane/playground?${query}`;
   if (push) history.pushState(null, '', url);
   else history.replaceState(null, '', url);
 
@@ -332,7 +332,7 @@ function filtersChanged() {
   const query = new URLSearchParams(location.search);
   if (filterName.value) query.set('q', filterName.value); else query.delete('q');
   if (filterOutcome.value !== 'all') query.set('outcome', filterOutcome.value); else query.delete('outcome');
-  history.replaceState(null, '', `/playground?${query}`);
+  history.replaceState(null, '', `/vane/playground?${query}`);
 }
 filterName.addEventListener('input', filtersChanged);
 filterOutcome.addEventListener('change', filtersChanged);

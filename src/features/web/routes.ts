@@ -13,9 +13,11 @@ const WEB_ROOT = fileURLToPath(new URL('../../../../web/', import.meta.url));
 const PAGES_DIR = join(WEB_ROOT, 'pages');
 
 /**
- * The pages hold no data: each is static HTML whose script asks the API with the session cookie,
- * and goes to /login when the API answers 401. Scripts and styles come only from this server
- * (the Content-Security-Policy forbids anything else, inline scripts included).
+ * Vane's own pages, under /vane/ (the paths at the root belong to the official UI when it is
+ * served, features/admin-ui). They hold no data: each is static HTML whose script asks the API
+ * with the session cookie, and goes to /vane/login when the API answers 401. Scripts and styles
+ * come only from this server (the Content-Security-Policy forbids anything else, inline scripts
+ * included).
  */
 const PAGES: Record<string, string> = {
   '/login': 'login.html',
@@ -25,6 +27,7 @@ const PAGES: Record<string, string> = {
   '/admin/invite-links': 'invite-links.html',
   '/admin/events': 'events.html',
 };
+export const PAGES_PREFIX = '/vane';
 
 const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'self'; img-src 'self' data: https://gravatar.com; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
@@ -40,10 +43,19 @@ const InviteInfo = Type.Object({
   role: Type.String({ description: 'Root role given to people who join' }),
 });
 
-const webRoutes: FastifyPluginAsyncTypebox<{ inviteLinks: InviteLinkService }> = async (app, { inviteLinks }) => {
+export interface WebOptions {
+  inviteLinks: InviteLinkService;
+  /**
+   * Whether the official UI owns the root paths. Without it, `/` and the pages' earlier paths
+   * (`/login`, `/new-user?invite=…`: the links the API returns) redirect to Vane's pages.
+   */
+  officialUi: boolean;
+}
+
+const webRoutes: FastifyPluginAsyncTypebox<WebOptions> = async (app, { inviteLinks, officialUi }) => {
   await app.register(fastifyStatic, {
     root: join(WEB_ROOT, 'assets'),
-    prefix: '/assets/',
+    prefix: `${PAGES_PREFIX}/assets/`,
     // No hashed file names: browsers revalidate (ETag) instead of caching blindly.
     cacheControl: true,
     maxAge: 0,
@@ -53,11 +65,20 @@ const webRoutes: FastifyPluginAsyncTypebox<{ inviteLinks: InviteLinkService }> =
   });
 
   for (const [url, file] of Object.entries(PAGES)) {
-    app.get(url, { config: { public: true }, schema: { hide: true } }, async (_request, reply: FastifyReply) => {
+    app.get(`${PAGES_PREFIX}${url}`, { config: { public: true }, schema: { hide: true } }, async (_request, reply: FastifyReply) => {
       return reply.headers(SECURITY_HEADERS).type('text/html; charset=utf-8').sendFile(file, PAGES_DIR);
     });
+    if (!officialUi) {
+      app.get(url, { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+        const query = request.url.indexOf('?');
+        return reply.redirect(`${PAGES_PREFIX}${url}${query >= 0 ? request.url.slice(query) : ''}`);
+      });
+    }
   }
-  app.get('/', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/playground'));
+  if (!officialUi) {
+    app.get('/', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => reply.redirect(`${PAGES_PREFIX}/playground`));
+  }
+  app.get(PAGES_PREFIX, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => reply.redirect(`${PAGES_PREFIX}/playground`));
 
   // What the sign-up page shows before anyone is signed in: who invited, until when, which role.
   // The secret is 128 random bits, so this reveals nothing to someone without the link.
