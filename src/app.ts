@@ -30,6 +30,7 @@ import sessionRoutes from './features/sessions/routes.js';
 import webRoutes from './features/web/routes.js';
 import { registerAdminUi } from './features/admin-ui/index.js';
 import uiConfigRoutes from './features/ui-config/routes.js';
+import featureTypeRoutes from './features/feature-types/routes.js';
 import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { ErrorSchema } from './schemas/common.js';
@@ -135,6 +136,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(uiConfigRoutes);
+  await app.register(featureTypeRoutes);
   const officialUi = await registerAdminUi(app, config.UNLEASH_UI);
   await app.register(webRoutes, { inviteLinks: services.inviteLinks, officialUi });
 

@@ -14,6 +14,8 @@ export interface AuditUser {
 export interface EventTag {
   value: string;
   type: string;
+  /** The tag type's colour: Unleash writes it in `feature-untagged` events' tags. */
+  color?: string | null;
 }
 
 export interface EventInput {

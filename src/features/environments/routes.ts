@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
-import { CreateEnvironmentBody, EnvironmentListSchema, EnvironmentNameParams, EnvironmentSchema } from './schemas.js';
+import { Type } from 'typebox';
+import { CreateEnvironmentBody, EnvironmentListSchema, EnvironmentNameParams, EnvironmentSchema, ProjectEnvironmentListSchema } from './schemas.js';
 import type { EnvironmentService } from './service.js';
 
 const TAGS = ['Environments'];
@@ -13,6 +14,14 @@ const environmentRoutes: FastifyPluginAsyncTypebox<{ service: EnvironmentService
       response: { 200: EnvironmentListSchema, ...errorResponses(401, 403, 503) },
     },
   }, async () => ({ version: 1, environments: await service.list() }));
+
+  app.get('/api/admin/environments/project/:projectId', {
+    schema: {
+      tags: TAGS, summary: 'Every environment as one project sees it: connected or not, its tokens and flags on',
+      params: Type.Object({ projectId: Type.String() }),
+      response: { 200: ProjectEnvironmentListSchema, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => ({ version: 1, environments: await service.listForProject(request.params.projectId) }));
 
   app.get('/api/admin/environments/:name', {
     schema: {

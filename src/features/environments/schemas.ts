@@ -14,6 +14,21 @@ export const EnvironmentSchema = Type.Object({
 
 export const EnvironmentListSchema = Type.Object({ version: Type.Number(), environments: Type.Array(EnvironmentSchema) });
 
+export const ProjectEnvironmentListSchema = Type.Object({
+  version: Type.Number(),
+  environments: Type.Array(Type.Object({
+    name: Type.String(),
+    type: Type.String(),
+    sortOrder: Type.Number(),
+    enabled: Type.Boolean(),
+    protected: Type.Boolean(),
+    requiredApprovals: Type.Null(),
+    projectApiTokenCount: Type.Number({ description: 'Tokens of this environment that read the project (those for every project too)' }),
+    projectEnabledToggleCount: Type.Number({ description: 'The project\'s flags on in this environment' }),
+    visible: Type.Boolean({ description: 'Whether the environment is connected to the project' }),
+  })),
+});
+
 export const EnvironmentNameParams = Type.Object({ name: Type.String() });
 
 export const CreateEnvironmentBody = Type.Object(

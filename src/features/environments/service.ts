@@ -22,6 +22,12 @@ export interface EnvironmentView {
   enabledToggleCount: number;
 }
 
+export interface ProjectEnvironmentView extends Omit<EnvironmentView, 'projectCount' | 'apiTokenCount' | 'enabledToggleCount'> {
+  projectApiTokenCount: number;
+  projectEnabledToggleCount: number;
+  visible: boolean;
+}
+
 /** Environments (docs/rules.md §1.4 S2), with Vane's creation endpoint. */
 export class EnvironmentService {
   constructor(
@@ -48,6 +54,31 @@ export class EnvironmentService {
       projectCount: projects.filter((p) => p.environments.includes(env.name)).length,
       apiTokenCount: tokens.filter((t) => t.environment === env.name).length,
       enabledToggleCount: flags.filter((f) => f.environments[env.name]?.enabled === true).length,
+    }));
+  }
+
+  /**
+   * Every environment as one project sees it (`GET /api/admin/environments/project/{p}`):
+   * `visible` when connected to it, its tokens (those for every project too) and its flags on.
+   * An unknown project sees every environment, none visible (measured on Unleash 8.2).
+   */
+  async listForProject(projectId: string): Promise<ProjectEnvironmentView[]> {
+    const [environments, projects, tokens, flags] = await Promise.all([
+      this.store.list(), this.projects.list(), this.apiTokens.list(), this.flags.snapshotSource(),
+    ]);
+    const connected = new Set(projects.find((p) => p.id === projectId)?.environments ?? []);
+    const projectTokens = tokens.filter((t) => t.projects.includes(projectId) || t.projects.includes('*'));
+    const projectFlags = flags.filter((f) => f.project === projectId);
+    return environments.map((env) => ({
+      name: env.name,
+      type: env.type,
+      sortOrder: env.sortOrder,
+      enabled: env.enabled,
+      protected: env.protected,
+      requiredApprovals: null,
+      projectApiTokenCount: projectTokens.filter((t) => t.environment === env.name).length,
+      projectEnabledToggleCount: projectFlags.filter((f) => f.environments[env.name]?.enabled === true).length,
+      visible: connected.has(env.name),
     }));
   }
 

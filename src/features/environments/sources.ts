@@ -5,17 +5,17 @@
 
 /** Which environments each project is connected to (the projects store answers). */
 export interface ProjectSource {
-  list(): Promise<Array<{ environments: string[] }>>;
+  list(): Promise<Array<{ id: string; environments: string[] }>>;
 }
 
 /** Each API token's environment (the API tokens store answers). */
 export interface ApiTokenSource {
-  list(): Promise<Array<{ environment: string }>>;
+  list(): Promise<Array<{ environment: string; projects: string[] }>>;
 }
 
 /** Every non-archived flag's per-environment state (the flags store answers). */
 export interface FlagSource {
-  snapshotSource(): Promise<Array<{ environments: Record<string, { enabled: boolean }> }>>;
+  snapshotSource(): Promise<Array<{ project: string; environments: Record<string, { enabled: boolean }> }>>;
 }
 
 /**

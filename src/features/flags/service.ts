@@ -3,7 +3,8 @@ import {
 } from '../../db/outbox/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
-import { conflict, exceedsLimit, invalidOperation, nameExists, notFound } from '../../errors.js';
+import { conflict, exceedsLimit, invalidOperation, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
+import { isUrlFriendly } from '../shared.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { TagService } from '../tags/service.js';
 import {
@@ -19,6 +20,7 @@ import type {
 } from './sources.js';
 import type { FlagData, FlagDocument } from './read-model.js';
 import type { FlagStore } from './store.js';
+import { applyTag, applyUntag, sortedTags, tagsView, type TagRef, type TagView } from './tags.js';
 import {
   emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, listItemViews, sortStrategies, withLastSeen,
   withUsage, type EnvironmentInfo,
@@ -150,6 +152,14 @@ export class FlagService {
   async getVariants(projectId: string, featureName: string, environment: string): Promise<VariantConfig[]> {
     const flag = await this.requireFlag(projectId, featureName);
     return environmentOf(flag, environment, await this.context(flag)).variants;
+  }
+
+  /** Every variant name of the flag in any environment, once each, sorted (the UI's parent variants). */
+  async variantNames(featureName: string): Promise<string[]> {
+    const flag = await this.store.get(featureName);
+    if (!flag) return [];
+    const names = new Set(Object.values(flag.environments).flatMap((env) => env.variants.map((v) => v.name)));
+    return [...names].sort();
   }
 
   async projectHasDependencies(projectId: string): Promise<boolean> {
@@ -332,5 +342,42 @@ export class FlagService {
     const flag = await this.store.get(featureName);
     if (!flag) throw notFound(`Could not find feature flag "${featureName}"`);
     await this.mutate(flag.project, featureName, audit, (current, ctx) => applyRevive(current, ctx));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // tags (by flag name, archived flags included, as Unleash's feature-tag service)
+
+  async listTags(featureName: string): Promise<TagView[]> {
+    const flag = await this.store.get(featureName);
+    if (!flag) throw notFound(`Could not find feature with name ${featureName}`);
+    return sortedTags(tagsView(flag, await this.tags.colors()));
+  }
+
+  /** Tags one flag: each tag not yet known is created first (`tag-created`), as Unleash does. */
+  async addTags(featureName: string, added: readonly TagRef[], audit: AuditUser): Promise<void> {
+    const flag = await this.store.get(featureName);
+    if (!flag) throw notFound('No feature flag found');
+    for (const tag of added) {
+      if (!isUrlFriendly(tag.type)) throw schemaValidationError([{ message: `"type" must be URL friendly. You provided ${JSON.stringify(tag.type)}.` }]);
+      if (!(await this.tags.typeExists(tag.type))) throw validationError(`Tag type '${tag.type}' does not exist`);
+    }
+    // Unleash adds them concurrently: those whose tag exists record their event before those
+    // that create one (measured: `feature-tagged` for a known tag, then `tag-created`, then its own).
+    const known: TagRef[] = [];
+    const unknown: TagRef[] = [];
+    for (const tag of added) (await this.tags.tagExists(tag.type, tag.value) ? known : unknown).push(tag);
+    if (known.length) await this.mutate(flag.project, featureName, audit, (current) => applyTag(current, known));
+    for (const tag of unknown) {
+      await this.tags.ensureTags([tag], audit);
+      await this.mutate(flag.project, featureName, audit, (current) => applyTag(current, [tag]));
+    }
+  }
+
+  async removeTags(featureName: string, removed: readonly TagRef[], audit: AuditUser): Promise<void> {
+    const flag = await this.store.get(featureName);
+    if (!flag) throw notFound('No feature flag found');
+    if (removed.length === 0) return;
+    const colors = await this.tags.colors();
+    await this.mutate(flag.project, featureName, audit, (current) => applyUntag(current, removed, colors));
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
 import {
@@ -24,6 +25,13 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: TagService }> = async (app
   app.get('/api/admin/tags', {
     schema: { tags: TAGS, summary: 'List tags', response: { 200: TagListResponse, ...errorResponses(401, 403, 503) } },
   }, async () => ({ version: 1, tags: await service.list() }));
+
+  app.get('/api/admin/tags/:type', {
+    schema: {
+      tags: TAGS, summary: 'List the tags of one type', params: Type.Object({ type: Type.String() }),
+      response: { 200: TagListResponse, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => ({ version: 1, tags: await service.listOfType(request.params.type) }));
 
   app.get('/api/admin/tag-types', {
     schema: { tags: TAGS, summary: 'List tag types', response: { 200: TagTypeListResponse, ...errorResponses(401, 403, 503) } },

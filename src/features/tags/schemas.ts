@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 
-export const TagSchema = Type.Object({ value: Type.String(), type: Type.String() });
+export const TagSchema = Type.Object({ type: Type.String(), value: Type.String() });
 export const CreateTagBody = Type.Object({ type: Type.Optional(Type.String()), value: Type.String() });
 export const TagCreatedResponse = Type.Object({ version: Type.Number(), tag: Type.Object({ type: Type.String(), value: Type.String() }) });
 export const TagListResponse = Type.Object({ version: Type.Number(), tags: Type.Array(TagSchema) });
@@ -9,10 +9,12 @@ export const TagTypeSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   icon: Type.Union([Type.String(), Type.Null()]),
+  color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export const TagTypeListResponse = Type.Object({ version: Type.Number(), tagTypes: Type.Array(TagTypeSchema) });
 export const CreateTagTypeBody = Type.Object({
   name: Type.String(),
   description: Type.Optional(Type.String()),
   icon: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });

@@ -1,7 +1,7 @@
 import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, schemaValidationError, validationError } from '../../errors.js';
 import { isUrlFriendly } from '../shared.js';
-import { tagId, type TagDocument, type TagStore, type TagTypeDocument } from './store.js';
+import { colorOf, tagId, type TagDocument, type TagStore, type TagTypeDocument } from './store.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
 export interface TagInput {
@@ -13,6 +13,7 @@ export interface TagTypeInput {
   name: string;
   description?: string;
   icon?: string | null;
+  color?: string | null;
 }
 
 function joi(label: string, text: string, value: unknown): never {
@@ -24,12 +25,12 @@ function checkLength(label: string, value: string): void {
   if (value.length > 50) joi(label, 'length must be less than or equal to 50 characters long', value);
 }
 
-export function tagView(tag: { type: string; value: string }): { value: string; type: string } {
-  return { value: tag.value, type: tag.type };
+export function tagView(tag: { type: string; value: string }): { type: string; value: string } {
+  return { type: tag.type, value: tag.value };
 }
 
-export function tagTypeView(type: TagTypeDocument): { name: string; description: string; icon: string | null } {
-  return { name: type.name, description: type.description, icon: type.icon };
+export function tagTypeView(type: TagTypeDocument): { name: string; description: string; icon: string | null; color: string | null } {
+  return { name: type.name, description: type.description, icon: type.icon, color: colorOf(type) };
 }
 
 /** Tags and tag types (docs/rules.md §1.4 S10; D4 on-the-fly creation for flag creation). */
@@ -57,6 +58,19 @@ export class TagService {
     return { type, value };
   }
 
+  /** The colour of each type (`#FFFFFF` for `simple`), as a flag's tags are listed. */
+  async colors(): Promise<Map<string, string | null>> {
+    return new Map((await this.store.listTypes()).map((type) => [type.name, colorOf(type)]));
+  }
+
+  async typeExists(type: string): Promise<boolean> {
+    return (await this.store.getType(type)) !== null;
+  }
+
+  async tagExists(type: string, value: string): Promise<boolean> {
+    return (await this.store.getTag(type, value)) !== null;
+  }
+
   /** 400 naming the first tag type that does not exist (nothing is created then). */
   async assertTypesExist(tags: Array<{ type: string }>): Promise<void> {
     for (const type of new Set(tags.map((t) => t.type))) {
@@ -77,22 +91,28 @@ export class TagService {
     }
   }
 
-  async list(): Promise<Array<{ value: string; type: string }>> {
+  async list(): Promise<Array<{ type: string; value: string }>> {
     return (await this.store.listTags()).map(tagView);
+  }
+
+  /** The tags of one type (none for a type that does not exist: 200, as Unleash answers). */
+  async listOfType(type: string): Promise<Array<{ type: string; value: string }>> {
+    return (await this.store.listTags()).filter((tag) => tag.type === type).map(tagView);
   }
 
   async listTypes(): Promise<Array<ReturnType<typeof tagTypeView>>> {
     return (await this.store.listTypes()).map(tagTypeView);
   }
 
-  async createType(input: TagTypeInput, audit: AuditUser): Promise<ReturnType<typeof tagTypeView>> {
+  async createType(input: TagTypeInput, audit: AuditUser): Promise<{ name: string; description: string; icon: string | null; color?: string | null }> {
     const name = input.name.trim();
     checkLength('name', name);
     if (!isUrlFriendly(name)) joi('name', 'must be URL friendly', name);
     const doc: TagTypeDocument = {
-      _id: name, name, description: input.description ?? '', icon: input.icon ?? null, createdAt: new Date(),
+      _id: name, name, description: input.description ?? '', icon: input.icon ?? null, color: input.color ?? null, createdAt: new Date(),
     };
-    const view = tagTypeView(doc);
+    const { color, ...rest } = tagTypeView(doc);
+    const view = input.color === undefined ? rest : { ...rest, color };
     try {
       await this.outbox.insert(this.store.types, doc, buildEvents(audit, [{ type: 'tag-type-created', data: view }]));
     } catch (err) {

@@ -16,6 +16,8 @@ export interface TagTypeDocument extends StoredDocument {
   name: string;
   description: string;
   icon: string | null;
+  /** Absent on types written before colours were kept (read as `colorOf` does). */
+  color?: string | null;
   createdAt: Date;
 }
 
@@ -25,6 +27,14 @@ export interface TagDocument extends StoredDocument {
   type: string;
   value: string;
   createdAt: Date;
+}
+
+/** Unleash's built-in type `simple` is white. */
+export const SIMPLE_COLOR = '#FFFFFF';
+
+/** A type's colour; `simple` stored before colours were kept is still white. */
+export function colorOf(type: TagTypeDocument): string | null {
+  return type.color !== undefined ? type.color : type._id === 'simple' ? SIMPLE_COLOR : null;
 }
 
 /** In creation order, then by `_id` (what the lists answer). */
@@ -54,7 +64,7 @@ export class TagStore {
   /** Tag type `simple` exists in a fresh instance (docs/rules.md §7). */
   async init(): Promise<void> {
     if (this.typeMirror.get('simple')) return;
-    const simple: TagTypeDocument = { _id: 'simple', name: 'simple', description: 'Used to simplify filtering of features', icon: '#', createdAt: new Date() };
+    const simple: TagTypeDocument = { _id: 'simple', name: 'simple', description: 'Used to simplify filtering of features', icon: '#', color: SIMPLE_COLOR, createdAt: new Date() };
     await this.outbox.insert(this.types, simple, []).catch((err: unknown) => {
       if (!isDuplicateKey(err)) throw err; // another instance committed it first
     });

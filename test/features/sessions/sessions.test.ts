@@ -1,9 +1,8 @@
 import t from 'tap';
-import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/app.js';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import type { UserDocument } from '../../../src/features/users/read-model.js';
 import { ADMIN, JSON_ADMIN, buildTestApp, dropDatabase, testConfig, committed } from '../../helpers/app.js';
+import { changeUser, login, userWithRole } from '../../helpers/sessions.js';
 
 type App = Awaited<ReturnType<typeof buildTestApp>>;
 
@@ -12,49 +11,6 @@ const JSON_ONLY = { 'content-type': 'application/json' };
 const ADMIN_PASSWORD = 'First-Admin-Pass-1';
 const STRONG = 'Correct-Horse-9';
 const FLAGS = '/api/admin/projects/default/features';
-
-function sessionCookie(res: LightMyRequestResponse): string {
-  const header = res.headers['set-cookie'];
-  const line = (Array.isArray(header) ? header : [header ?? '']).find((c) => c.startsWith('vane-session='));
-  if (!line) throw new Error(`no session cookie in ${res.statusCode} ${res.body}`);
-  return line.split(';')[0]!;
-}
-
-async function login(app: App, username: string, password: string): Promise<string> {
-  const res = await app.inject({ method: 'POST', url: '/auth/simple/login', headers: JSON_ONLY, payload: { username, password } });
-  if (res.statusCode !== 200) throw new Error(res.body);
-  return sessionCookie(res);
-}
-
-/** A user with the given root role (invite-link joiners are Viewers; the role is then set in the database). */
-async function userWithRole(app: App, username: string, rootRole: number): Promise<number> {
-  const link = await app.inject({
-    method: 'POST', url: '/api/admin/invite-link/tokens', headers: JSON_ADMIN,
-    payload: { name: `for ${username}`, expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString() },
-  });
-  const res = await app.inject({
-    method: 'POST', url: `/invite/${link.json().secret}/signup`, headers: JSON_ONLY,
-    payload: { name: username, email: `${username}@example.com`, username, password: STRONG },
-  });
-  if (res.statusCode !== 201) throw new Error(res.body);
-  const id = res.json().id as number;
-  if (rootRole !== 3) await changeUser(app, id, (user) => ({ ...user, rootRole }));
-  return id;
-}
-
-/**
- * Changes (null: deletes) a stored user as a write of this instance would (there is no API for
- * either): through the outbox, so the configuration state holds the result.
- */
-async function changeUser(app: App, id: number, change: (user: UserDocument) => UserDocument | null): Promise<void> {
-  const outbox = app.database.outbox;
-  const users = outbox.collection<UserDocument>('users');
-  const current = outbox.state.mirror('users').get(id);
-  if (!current) throw new Error(`no user ${id}`);
-  const next = change(current);
-  if (next) await outbox.replace(users, current, next, []);
-  else await outbox.remove(users, current, []);
-}
 
 const as = (cookie: string, extra: Record<string, string> = {}) => ({ cookie, ...extra });
 const mutating = (cookie: string) => ({ cookie, origin: ORIGIN, 'content-type': 'application/json' });

@@ -35,7 +35,7 @@ t.test('tags and tag types (S10)', async (t) => {
 
   await t.test('tag types: list, create, use', async (t) => {
     t.same((await send(app, 'GET', '/api/admin/tag-types')).json(), {
-      version: 1, tagTypes: [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }],
+      version: 1, tagTypes: [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#', color: '#FFFFFF' }],
     });
     const before = await lastEventId(app);
     const res = await send(app, 'POST', '/api/admin/tag-types', { name: 'team', description: 'Owning team' });

@@ -46,6 +46,15 @@ const dependencyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = as
     return reply.code(200).send(undefined);
   });
 
+  app.get(`${BASE}/:featureName/parent-variants`, {
+    schema: {
+      tags: TAGS, summary: 'The variant names a child may depend on: those of this flag in any environment, sorted',
+      description: 'The project is not checked and an unknown flag has none (as Unleash answers).',
+      params: FeatureParams,
+      response: { 200: Type.Array(Type.String()), ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => await service.variantNames(request.params.featureName));
+
   app.get('/api/admin/projects/:projectId/dependencies', {
     schema: {
       tags: TAGS, summary: 'Whether any flag of the project has a dependency', params: ProjectParams,

@@ -1,6 +1,6 @@
 /**
  * The flag routes, one plugin per resource (flags, archive, strategies, environments on/off,
- * variants, dependencies), each given the flag service. Registered in this order, which is the
+ * variants, dependencies, tags), each given the flag service. Registered in this order, which is the
  * order of the OpenAPI document.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -11,9 +11,10 @@ import environmentRoutes from './environments.js';
 import flagRoutes from './flags.js';
 import strategyRoutes from './strategies.js';
 import variantRoutes from './variants.js';
+import tagRoutes from './tags.js';
 
 const flagResourceRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (app, options) => {
-  for (const routes of [flagRoutes, archiveRoutes, strategyRoutes, environmentRoutes, variantRoutes, dependencyRoutes]) {
+  for (const routes of [flagRoutes, archiveRoutes, strategyRoutes, environmentRoutes, variantRoutes, dependencyRoutes, tagRoutes]) {
     await app.register(routes, options);
   }
 };
