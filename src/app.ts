@@ -17,6 +17,7 @@ import playgroundRoutes from './features/playground/routes.js';
 import type { PlaygroundService } from './features/playground/service.js';
 import apiTokenRoutes from './features/api-tokens/routes.js';
 import segmentRoutes from './features/segments/routes.js';
+import contextFieldRoutes from './features/context-fields/routes.js';
 import eventRoutes from './features/events/routes.js';
 import inviteLinkRoutes from './features/invite-links/routes.js';
 import userRoutes from './features/users/routes.js';
@@ -31,6 +32,9 @@ import webRoutes from './features/web/routes.js';
 import { registerAdminUi } from './features/admin-ui/index.js';
 import uiConfigRoutes from './features/ui-config/routes.js';
 import featureTypeRoutes from './features/feature-types/routes.js';
+import projectStatusRoutes from './features/project-status/routes.js';
+import personalDashboardRoutes from './features/personal-dashboard/routes.js';
+import featureSearchRoutes from './features/feature-search/routes.js';
 import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { ErrorSchema } from './schemas/common.js';
@@ -126,7 +130,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(healthRoutes);
   await app.register(apiTokenRoutes, { service: services.apiTokens });
   await app.register(segmentRoutes, { service: services.segments });
+  await app.register(contextFieldRoutes, { service: services.contextFields });
   await app.register(eventRoutes, { service: services.events });
+  await app.register(featureSearchRoutes, { service: services.featureSearch });
   await app.register(inviteLinkRoutes, { service: services.inviteLinks });
   await app.register(userRoutes, { service: services.users });
   await app.register(flagRoutes, { service: services.flags });
@@ -137,6 +143,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(uiConfigRoutes);
   await app.register(featureTypeRoutes);
+  await app.register(projectStatusRoutes, { service: services.projectStatus });
+  await app.register(personalDashboardRoutes, { service: services.personalDashboard });
   const officialUi = await registerAdminUi(app, config.UNLEASH_UI);
   await app.register(webRoutes, { inviteLinks: services.inviteLinks, officialUi });
 

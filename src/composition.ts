@@ -10,9 +10,11 @@ import { ApiTokenStore } from './features/api-tokens/store.js';
 import { EnvironmentStore } from './features/environments/store.js';
 import { ProjectStore } from './features/projects/store.js';
 import { StrategyTypeStore } from './features/strategy-types/store.js';
-import { TagStore } from './features/tags/store.js';
+import { TagStore, colorOf } from './features/tags/store.js';
 import { SegmentService } from './features/segments/service.js';
 import { SegmentStore } from './features/segments/store.js';
+import { ContextFieldService } from './features/context-fields/service.js';
+import { ContextFieldStore } from './features/context-fields/store.js';
 import { EventSearchService } from './features/events/service.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
@@ -24,7 +26,7 @@ import { TagService } from './features/tags/service.js';
 import { EnvironmentService } from './features/environments/service.js';
 import { ProjectService } from './features/projects/service.js';
 import { StrategyTypeService } from './features/strategy-types/service.js';
-import { ChangeRequestStore } from './features/change-requests/store.js';
+import { ChangeRequestStore, FINAL_STATES } from './features/change-requests/store.js';
 import { ChangeRequestService } from './features/change-requests/service.js';
 import { SessionStore } from './features/sessions/store.js';
 import { SessionService, ensureInitialAdmin } from './features/sessions/service.js';
@@ -35,6 +37,13 @@ import { storeSnapshotSource } from './features/playground/source.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
 import { MetricsService } from './features/metrics/service.js';
 import { MetricsStore } from './features/metrics/store.js';
+import { FeatureSearchService } from './features/feature-search/service.js';
+import { ProjectStatusService } from './features/project-status/service.js';
+import { PersonalDashboardService } from './features/personal-dashboard/service.js';
+import type { DashboardSources } from './features/personal-dashboard/sources.js';
+import type { ProjectStatusSources } from './features/project-status/sources.js';
+import { FEATURE_TYPES } from './features/feature-types/read-model.js';
+import type { FeatureSearchSources } from './features/feature-search/sources.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -55,6 +64,7 @@ export interface Stores {
   tags: TagStore;
   apiTokens: ApiTokenStore;
   segments: SegmentStore;
+  contextFields: ContextFieldStore;
   /** The outbox's: where its flushes append, what the search and change requests read. */
   eventLog: EventLog;
   users: UserStore;
@@ -68,6 +78,7 @@ export interface Stores {
 export interface Services {
   apiTokens: ApiTokenService;
   segments: SegmentService;
+  contextFields: ContextFieldService;
   events: EventSearchService;
   users: UserService;
   inviteLinks: InviteLinkService;
@@ -80,6 +91,9 @@ export interface Services {
   sessions: SessionService;
   /** SDK usage counts; started and stopped with the SDK API (registerSdkApi). */
   metrics: MetricsService;
+  featureSearch: FeatureSearchService;
+  projectStatus: ProjectStatusService;
+  personalDashboard: PersonalDashboardService;
 }
 
 /**
@@ -95,6 +109,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     tags: new TagStore(outbox),
     apiTokens: new ApiTokenStore(outbox),
     segments: new SegmentStore(outbox),
+    contextFields: new ContextFieldStore(outbox),
     eventLog: outbox.eventLog,
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
@@ -119,10 +134,13 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   );
   const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox);
   const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
+  const events = new EventSearchService(stores.eventLog, config.baseUrl);
+  const projectStatus = new ProjectStatusService(projectStatusSources(stores));
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments,
-    events: new EventSearchService(stores.eventLog, config.baseUrl),
+    contextFields: new ContextFieldService(stores.contextFields, stores.flags, stores.projects, stores.outbox),
+    events,
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
@@ -138,6 +156,53 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     ),
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
     metrics,
+    featureSearch: new FeatureSearchService(featureSearchSources(stores, metrics)),
+    projectStatus,
+    personalDashboard: new PersonalDashboardService(dashboardSources(stores, projectStatus, events)),
+  };
+}
+
+/** What the personal dashboard reads (personal-dashboard/sources.ts): other features' read sides. */
+function dashboardSources(stores: Stores, projectStatus: ProjectStatusService, events: EventSearchService): DashboardSources {
+  return {
+    projects: () => stores.projects.list(),
+    flags: () => stores.flags.snapshotSource(),
+    admins: async () => (await stores.users.list()).filter((u) => u.rootRole === 1).map((u) => ({
+      id: u._id, name: u.name, username: u.username, email: u.email,
+    })),
+    overview: (projectId) => projectStatus.overview(projectId),
+    staleCount: async (projectId) => (await projectStatus.status(projectId)).staleFlags.total,
+    latestEvents: async (projectId, limit) => (await events.search({ project: `IS:${projectId}`, limit: String(limit) })).events,
+  };
+}
+
+/** What a project's overview and status pages read (project-status/sources.ts). */
+function projectStatusSources(stores: Stores): ProjectStatusSources {
+  const lifetimes = new Map(FEATURE_TYPES.map((type) => [type.id, type.lifetimeDays]));
+  return {
+    project: (id) => stores.projects.get(id),
+    flags: async (projectId) => [
+      ...await stores.flags.listByProject(projectId), ...await stores.flags.listByProject(projectId, { archived: true }),
+    ],
+    apiTokens: () => stores.apiTokens.list(),
+    segments: () => stores.segments.list(),
+    activityByDay: (projectId, since) => stores.eventLog.projectDays(projectId, since),
+    activityBetween: (projectId, from, to) => stores.eventLog.projectEventCount(projectId, from, to),
+    lifetimes: () => lifetimes,
+  };
+}
+
+/** What the feature search reads: the stores' held state and the client metrics (feature-search/sources.ts). */
+function featureSearchSources(stores: Stores, metrics: MetricsService): FeatureSearchSources {
+  return {
+    flags: stores.flags, projects: stores.projects, environments: stores.environments, segments: stores.segments, users: stores.users,
+    usage: metrics, state: stores.outbox.state,
+    tagTypes: { listTypes: async () => (await stores.tags.listTypes()).map((t) => ({ name: t.name, color: colorOf(t) })) },
+    changeRequests: {
+      open: async () => (await Promise.all((await stores.projects.list()).map((p) => stores.changeRequests.listByProject(p.id)))).flat()
+        .filter((cr) => !FINAL_STATES.has(cr.state))
+        .map((cr) => ({ id: cr._id, environment: cr.environment, features: cr.changes.flatMap((c) => (c.feature === undefined ? [] : [c.feature])) })),
+    },
   };
 }
 
@@ -193,6 +258,7 @@ export async function initialiseState(
     await stores.environments.init();
     await stores.projects.init();
     await stores.tags.init();
+    await stores.contextFields.init();
   })();
   // Both end before a failure is thrown: the caller starts again after a database that did not
   // answer, and two starts of the copy must not run at once.

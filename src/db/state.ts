@@ -172,7 +172,7 @@ export class ConfigState {
   /** The names of the collections the state holds. */
   static readonly COLLECTIONS = [
     'flags', 'segments', 'environments', 'projects', 'strategy_types', 'api_tokens',
-    'tags', 'tag_types', 'change_requests', 'public_signup_tokens', 'users',
+    'tags', 'tag_types', 'change_requests', 'public_signup_tokens', 'users', 'context_fields',
   ] as const satisfies ReadonlyArray<keyof HeldDocuments>;
 
   isHeld(name: string): boolean {

@@ -297,6 +297,16 @@ export class EventLog {
   }
 
   /** Resolves once the copy's background work (sealing, syncing, backfill) has finished. */
+  /** Events of `project` per UTC day since `since`, oldest first (a project's status page). */
+  projectDays(project: string, since: Date): Array<{ date: string; count: number }> {
+    return this.mirror.index.projectDays(project, since.getTime());
+  }
+
+  /** Events of `project` created in [from, before). */
+  projectEventCount(project: string, from: Date, before: Date): number {
+    return this.mirror.index.countOfProject(project, from.getTime(), before.getTime());
+  }
+
   async settled(): Promise<void> {
     await this.mirror.settled();
   }

@@ -475,6 +475,34 @@ class EventColumns {
     return id > 0 && id < this.present.length && this.present[id] === 1;
   }
 
+  /** The events of `project` created in [from, before): its own list, two binary searches. */
+  countOfProject(project: string, from: number, before: number): number {
+    const list = this.projectList(project);
+    if (!list) return 0;
+    const [first, end] = list.range(from, before, this.at);
+    return end - first;
+  }
+
+  /** The events of `project` per UTC day from `from` on, oldest day first (`YYYY-MM-DD`). */
+  projectDays(project: string, from: number): Array<{ date: string; count: number }> {
+    const list = this.projectList(project);
+    if (!list) return [];
+    const days: Array<{ date: string; count: number }> = [];
+    const [first, end] = list.range(from, undefined, this.at);
+    for (let position = first; position < end; position++) {
+      const date = new Date(this.at[list.ids[position]!]!).toISOString().slice(0, 10);
+      const last = days[days.length - 1];
+      if (last?.date === date) last.count++;
+      else days.push({ date, count: 1 });
+    }
+    return days;
+  }
+
+  private projectList(project: string): OrderedIds | undefined {
+    const code = this.project.find(project);
+    return code === undefined ? undefined : this.project.lists?.[code];
+  }
+
   /** Adds an event; false when its id is indexed already (events are immutable). */
   add(event: IndexedEvent): boolean {
     const { id } = event;

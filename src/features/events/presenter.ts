@@ -40,6 +40,9 @@ const LABELS: Record<string, string> = {
   'segment-created': 'Segment created',
   'segment-updated': 'Segment updated',
   'segment-deleted': 'Segment deleted',
+  'context-field-created': 'Context field created',
+  'context-field-updated': 'Context field updated',
+  'context-field-deleted': 'Context field deleted',
   'api-token-created': 'API token created',
   'api-token-deleted': 'API token deleted',
   'change-request-created': 'Change request created',
@@ -216,6 +219,12 @@ export function summaryOf(event: StoredEvent, baseUrl: string): string {
       return `${user} updated segment **${text(field(event.preData, 'name'))}**`;
     case 'segment-deleted':
       return `${user} deleted segment **${text(field(event.preData, 'name'))}**`;
+    case 'context-field-created':
+      return `${user} created context field **${text(field(event.data, 'name'))}**`;
+    case 'context-field-updated':
+      return `${user} updated context field **${text(field(event.preData, 'name'))}**`;
+    case 'context-field-deleted':
+      return `${user} deleted context field **${text(field(event.preData, 'name'))}**`;
     case 'api-token-created':
       return `${user} created API token **${text(field(event.data, 'username'))}**`;
     case 'api-token-deleted':

@@ -71,7 +71,7 @@ function clone(flag: FlagData): FlagData {
   return structuredClone(flag);
 }
 
-function event(flag: FlagData, type: string, environment: string | null, data: unknown = null, preData: unknown = null): EventInput {
+export function flagEvent(flag: FlagData, type: string, environment: string | null, data: unknown = null, preData: unknown = null): EventInput {
   return {
     type, featureName: flag.name, project: flag.project, environment, data, preData,
     tags: flag.tags.map((t) => ({ value: t.value, type: t.type })),
@@ -170,7 +170,7 @@ export function applyAddStrategy(flag: FlagData, environment: string, input: Str
   const next = withEnvironment(clone(flag), environment, { ...state, strategies: [...state.strategies, strategy] });
   return {
     next, transactional: true, result: strategy,
-    events: [event(flag, 'feature-strategy-add', environment, strategyEventView(strategy))],
+    events: [flagEvent(flag, 'feature-strategy-add', environment, strategyEventView(strategy))],
   };
 }
 
@@ -192,11 +192,11 @@ export function applyUpdateStrategy(
     id: previous.id, sortOrder: previous.sortOrder ?? 0, segments: previous.segments ?? [],
   });
   const strategies = state.strategies.map((s, i) => (i === index ? strategy : s));
-  const events = [event(flag, 'feature-strategy-update', environment, strategyEventView(strategy), strategyEventView(previous))];
+  const events = [flagEvent(flag, 'feature-strategy-update', environment, strategyEventView(strategy), strategyEventView(previous))];
   let enabled = state.enabled;
   if (onlyDisabled(strategies) && state.enabled) {
     enabled = false;
-    events.push(event(flag, 'feature-environment-disabled', environment));
+    events.push(flagEvent(flag, 'feature-environment-disabled', environment));
   }
   const next = withEnvironment(clone(flag), environment, { ...state, enabled, strategies });
   return { next, events, transactional: true, result: strategy };
@@ -213,9 +213,9 @@ export function applyDeleteStrategy(flag: FlagData, environment: string, strateg
   let enabled = state.enabled;
   if (onlyDisabled(strategies) && state.enabled) {
     enabled = false;
-    events.push(event(flag, 'feature-environment-disabled', environment));
+    events.push(flagEvent(flag, 'feature-environment-disabled', environment));
   }
-  events.push(event(flag, 'feature-strategy-remove', environment, null, { ...strategyEventView(removed), segments: [] }));
+  events.push(flagEvent(flag, 'feature-strategy-remove', environment, null, { ...strategyEventView(removed), segments: [] }));
   const next = withEnvironment(clone(flag), environment, { ...state, enabled, strategies });
   return { next, events, transactional: true, result: removed };
 }
@@ -234,7 +234,7 @@ export function applyReorderStrategies(
     if (strategy.sortOrder === sortOrder) continue;
     const before = strategyEventView(strategy);
     strategy.sortOrder = sortOrder;
-    events.push(event(flag, 'feature-strategy-update', environment, strategyEventView(strategy), before));
+    events.push(flagEvent(flag, 'feature-strategy-update', environment, strategyEventView(strategy), before));
   }
   const next = withEnvironment(clone(flag), environment, { ...state, strategies });
   return { next, events, transactional: true, result: undefined };
@@ -274,10 +274,10 @@ export function applySetEnabled(flag: FlagData, environment: string, enabled: bo
       segments: [],
     };
     strategies = [...strategies, strategy];
-    events.push(event(flag, 'feature-strategy-add', environment, strategyEventView(strategy)));
+    events.push(flagEvent(flag, 'feature-strategy-add', environment, strategyEventView(strategy)));
   }
   const changed = state.enabled !== enabled;
-  if (changed) events.push(event(flag, enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', environment));
+  if (changed) events.push(flagEvent(flag, enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', environment));
   if (events.length === 0) return { next: flag, events, transactional: true, result: false };
   let next = withEnvironment(clone(flag), environment, { ...state, enabled, strategies });
   if (enabled && changed) next = { ...next, lifecycle: lifecycleAfterEnable(flag, environment, ctx) };
@@ -296,7 +296,7 @@ export function applySetVariants(flag: FlagData, environment: string, variants: 
   const next = withEnvironment(clone(flag), environment, { ...state, variants: stored });
   return {
     next, transactional: false, result: normalised,
-    events: [event(flag, 'feature-environment-variants-updated', environment, { variants: stored }, { variants: state.variants })],
+    events: [flagEvent(flag, 'feature-environment-variants-updated', environment, { variants: stored }, { variants: state.variants })],
   };
 }
 
@@ -345,7 +345,7 @@ export function applyAddDependency(child: FlagData, input: DependencyInput, dep:
         : { feature: input.feature, enabled: true };
   const data = input.variants !== undefined ? { feature: input.feature, enabled, variants: input.variants } : { feature: input.feature, enabled };
   const next = { ...clone(child), dependencies: [stored] };
-  return { next, transactional: true, result: undefined, events: [event(child, 'feature-dependency-added', null, data)] };
+  return { next, transactional: true, result: undefined, events: [flagEvent(child, 'feature-dependency-added', null, data)] };
 }
 
 export function applyRemoveDependency(child: FlagData, parentName: string): Applied {
@@ -354,7 +354,7 @@ export function applyRemoveDependency(child: FlagData, parentName: string): Appl
   const next = { ...clone(child), dependencies: child.dependencies.filter((d) => d.feature !== parentName) };
   return {
     next, transactional: true, result: undefined,
-    events: [event(child, 'feature-dependency-removed', null, { feature: parentName })],
+    events: [flagEvent(child, 'feature-dependency-removed', null, { feature: parentName })],
   };
 }
 
@@ -362,7 +362,7 @@ export function applyRemoveDependencies(child: FlagData): Applied {
   assertNotArchived(child);
   if (child.dependencies.length === 0) return { next: child, events: [], transactional: true, result: undefined };
   const next = { ...clone(child), dependencies: [] };
-  return { next, transactional: true, result: undefined, events: [event(child, 'feature-dependencies-removed', null)] };
+  return { next, transactional: true, result: undefined, events: [flagEvent(child, 'feature-dependencies-removed', null)] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,8 +372,8 @@ export function applyArchive(flag: FlagData, children: string[], ctx: ApplyConte
   if (flag.archived) throw archivedFeature();
   if (children.length > 0) throw invalidOperation('You can not archive/delete this feature since other features depend on it.');
   const events: EventInput[] = [];
-  if (flag.dependencies.length > 0) events.push(event(flag, 'feature-dependencies-removed', null));
-  events.push(event(flag, 'feature-archived', null));
+  if (flag.dependencies.length > 0) events.push(flagEvent(flag, 'feature-dependencies-removed', null));
+  events.push(flagEvent(flag, 'feature-archived', null));
   const next: FlagData = {
     ...clone(flag), dependencies: [], archived: true, archivedAt: ctx.now,
     lifecycle: { stage: 'archived', enteredStageAt: ctx.now },
@@ -389,7 +389,7 @@ export function applyRevive(flag: FlagData, ctx: ApplyContext): Applied {
     ...clone(flag), archived: false, archivedAt: null, environments,
     lifecycle: { stage: 'initial' as const, enteredStageAt: ctx.now },
   });
-  return { next, transactional: true, result: undefined, events: [event(next, 'feature-revived', null)] };
+  return { next, transactional: true, result: undefined, events: [flagEvent(next, 'feature-revived', null)] };
 }
 
 export interface CreateFlagInput {

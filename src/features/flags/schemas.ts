@@ -69,6 +69,22 @@ export const VariantBody = Type.Object({
 
 export const VariantsBody = Type.Array(VariantBody);
 
+/** `PUT` of a flag: every field optional, an absent one reset to its default. */
+export const UpdateFeatureBody = Type.Object({
+  name: Type.Optional(Type.String()),
+  description: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  type: Type.Optional(Type.String({ enum: [...FLAG_TYPES] })),
+  impressionData: Type.Optional(Type.Boolean()),
+  stale: Type.Optional(Type.Boolean()),
+  archived: Type.Optional(Type.Boolean()),
+  project: Type.Optional(Type.String()),
+});
+
+export const StaleBody = Type.Object({
+  features: Type.Array(Type.String(), { description: 'Flag names' }),
+  stale: Type.Boolean(),
+});
+
 export const PatchBody = Type.Array(Type.Object({
   op: Type.String({ enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] }),
   path: Type.String(),
@@ -197,6 +213,9 @@ export const FeatureCreatedResponse = inOrder(Type.Object({
   ...tailFields,
 }, { description: 'The feature resource, creation order (docs/rules.md §6, D6)' }));
 export type FeatureCreatedView = Static<typeof FeatureCreatedResponse>;
+
+/** A flag's update (`PUT`, `PATCH`): Unleash's eight keys only (measured). */
+export const FeatureUpdatedResponse = inOrder(Type.Object({ ...createdFields }, { description: 'The flag\'s own fields' }));
 
 const FeatureListItem = inOrder(Type.Object({
   ...createdFields,

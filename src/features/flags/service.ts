@@ -20,6 +20,7 @@ import type {
 } from './sources.js';
 import type { FlagData, FlagDocument } from './read-model.js';
 import type { FlagStore } from './store.js';
+import { applyPatchMetadata, applyReplaceMetadata, applyStale, type MetadataInput } from './metadata.js';
 import { applyTag, applyUntag, sortedTags, tagsView, type TagRef, type TagView } from './tags.js';
 import {
   emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, listItemViews, sortStrategies, withLastSeen,
@@ -342,6 +343,33 @@ export class FlagService {
     const flag = await this.store.get(featureName);
     if (!flag) throw notFound(`Could not find feature flag "${featureName}"`);
     await this.mutate(flag.project, featureName, audit, (current, ctx) => applyRevive(current, ctx));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // the flag's own fields
+
+  async replaceMetadata(projectId: string, featureName: string, input: MetadataInput, audit: AuditUser) {
+    await this.requireExisting(featureName);
+    return await this.mutate(projectId, featureName, audit, (flag) => applyReplaceMetadata(flag, input));
+  }
+
+  async patchMetadata(projectId: string, featureName: string, patch: PatchOperation[], audit: AuditUser) {
+    await this.requireExisting(featureName);
+    return await this.mutate(projectId, featureName, audit, (flag) => applyPatchMetadata(flag, patch));
+  }
+
+  /** Marks each named flag of the project stale (or not); names of no flag in it are skipped, as Unleash skips them. */
+  async setStale(projectId: string, featureNames: readonly string[], stale: boolean, audit: AuditUser): Promise<void> {
+    for (const name of featureNames) {
+      const flag = await this.store.get(name);
+      if (!flag || flag.project !== projectId) continue;
+      await this.mutate(projectId, name, audit, (current) => applyStale(current, stale));
+    }
+  }
+
+  /** Unleash's 404 for a flag name nothing has (before the project is looked at). */
+  private async requireExisting(featureName: string): Promise<void> {
+    if (!(await this.store.get(featureName))) throw notFound('No feature flag found');
   }
 
   // -------------------------------------------------------------------------------------------

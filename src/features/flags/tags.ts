@@ -42,7 +42,7 @@ export function applyUntag(flag: FlagData, removed: readonly TagRef[], colors: R
     events.push({
       type: 'feature-untagged', featureName: flag.name, project: flag.project, environment: null,
       data: null, preData: { type: tag.type, value: tag.value },
-      tags: sortedTags(tags).map((t) => ({ type: t.type, value: t.value, color: colors.get(t.type) ?? null }) as EventTag),
+      tags: sortedTags(tags).map((t) => ({ type: t.type, value: t.value, color: colors.get(t.type) ?? null })),
     });
     tags = tags.filter((t) => !same(t, tag));
   }

@@ -1,9 +1,9 @@
 /** Flags (E4, S3, S8): create, list and read. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../../shared.js';
-import { ADMIN_ERRORS, errorResponses, preSerialized } from '../../../schemas/common.js';
+import { ADMIN_ERRORS, NoBody, errorResponses, preSerialized } from '../../../schemas/common.js';
 import {
-  CreateFeatureBody, FeatureCreatedResponse, FeatureListResponse, FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
+  CreateFeatureBody, FeatureCreatedResponse, FeatureUpdatedResponse, PatchBody, StaleBody, UpdateFeatureBody, FeatureListResponse, FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
 } from '../schemas.js';
 import type { FlagService } from '../service.js';
 import { BASE } from './paths.js';
@@ -43,6 +43,36 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
       listBodies.set(features, body);
     }
     return await reply.type('application/json; charset=utf-8').send(body);
+  });
+
+  app.put(`${BASE}/:featureName`, {
+    config: { permission: 'UPDATE_FEATURE' },
+    schema: {
+      tags: TAGS, summary: 'Replace a flag\'s description, type, impression data and stale mark (an absent one takes its default)',
+      params: FeatureParams, body: UpdateFeatureBody,
+      response: { 200: FeatureUpdatedResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request) => await service.replaceMetadata(request.params.projectId, request.params.featureName, request.body, auditOf(request)));
+
+  app.patch(`${BASE}/:featureName`, {
+    config: { permission: 'UPDATE_FEATURE' },
+    schema: {
+      tags: TAGS, summary: 'Change a flag\'s own fields with a JSON Patch (description, type, impressionData, stale)',
+      params: FeatureParams, body: PatchBody,
+      response: { 200: FeatureUpdatedResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request) => await service.patchMetadata(request.params.projectId, request.params.featureName, request.body, auditOf(request)));
+
+  app.post('/api/admin/projects/:projectId/stale', {
+    config: { permission: 'UPDATE_FEATURE' },
+    schema: {
+      tags: TAGS, summary: 'Mark some of a project\'s flags stale, or not (202; names of no flag in it are skipped)',
+      params: ProjectParams, body: StaleBody,
+      response: { 202: NoBody, ...errorResponses(...ADMIN_ERRORS) },
+    },
+  }, async (request, reply) => {
+    await service.setStale(request.params.projectId, request.body.features, request.body.stale, auditOf(request));
+    return reply.code(202).send(undefined);
   });
 
   app.get(`${BASE}/:featureName`, {

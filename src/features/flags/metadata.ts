@@ -1,0 +1,76 @@
+/**
+ * A flag's own fields (description, type, impression data, stale) as pure functions, recorded as
+ * Unleash 8.2 records them (measured): every update is one `feature-metadata-updated` (data: the
+ * flag as the API shows it; preData: as its database row orders the keys), and a stale change
+ * through PATCH or the project's bulk route is `feature-stale-on`/`-off` without data.
+ */
+import { validationError } from '../../errors.js';
+import { assertNotArchived, flagEvent, type Applied } from './apply.js';
+import { applyJsonPatch, JsonPatchError, type PatchOperation } from './json-patch.js';
+import type { FlagData } from './read-model.js';
+import { FLAG_TYPES } from './rules.js';
+import { flagCreatedView } from './views.js';
+
+export interface MetadataInput {
+  description?: string | null;
+  type?: string;
+  impressionData?: boolean;
+  stale?: boolean;
+}
+
+
+/** The flag as Unleash reads its row back: the preData of a metadata update. */
+function rowView(flag: FlagData) {
+  return {
+    name: flag.name, type: flag.type, stale: flag.stale, project: flag.project, archived: flag.archived,
+    createdAt: flag.createdAt.toISOString(), description: flag.description, impressionData: flag.impressionData,
+  };
+}
+
+/** `PUT`: the fields replaced as a whole; one absent takes its default (measured: `{}` clears the description). */
+export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Applied<ReturnType<typeof flagCreatedView>> {
+  assertNotArchived(flag);
+  const next: FlagData = {
+    ...flag,
+    description: input.description ?? null,
+    type: input.type ?? 'release',
+    impressionData: input.impressionData ?? false,
+    stale: input.stale ?? false,
+  };
+  const view = flagCreatedView(next);
+  return { next, events: [flagEvent(next, 'feature-metadata-updated', null, view, rowView(flag))], transactional: false, result: view };
+}
+
+/**
+ * `PATCH`: a JSON Patch over the flag as the API shows it; only its own fields are taken (a name
+ * or project in the result is ignored, as Unleash ignores it). Unlike Unleash, which stores any
+ * type a patch writes, an unknown type is refused as `PUT` refuses it.
+ */
+export function applyPatchMetadata(flag: FlagData, patch: PatchOperation[]): Applied<ReturnType<typeof flagCreatedView>> {
+  assertNotArchived(flag);
+  let patched: Record<string, unknown>;
+  try {
+    patched = applyJsonPatch(flagCreatedView(flag) as Record<string, unknown>, patch);
+  } catch (err) {
+    if (err instanceof JsonPatchError) throw validationError(`Could not apply provided patch: ${err.message}`);
+    throw err;
+  }
+  const type = patched.type;
+  if (typeof type !== 'string' || !(FLAG_TYPES as readonly string[]).includes(type)) {
+    throw validationError(`The type must be one of ${FLAG_TYPES.join(', ')}; the patch makes it ${JSON.stringify(type)}`);
+  }
+  const description = patched.description === null || patched.description === undefined ? null : String(patched.description);
+  const next: FlagData = {
+    ...flag, description, type, impressionData: patched.impressionData === true, stale: patched.stale === true,
+  };
+  const view = flagCreatedView(next);
+  const events = [flagEvent(next, 'feature-metadata-updated', null, view, rowView(flag))];
+  if (next.stale !== flag.stale) events.push(flagEvent(next, next.stale ? 'feature-stale-on' : 'feature-stale-off', null));
+  return { next, events, transactional: false, result: view };
+}
+
+/** The project's bulk stale route: the event is recorded whether or not the flag changes. */
+export function applyStale(flag: FlagData, stale: boolean): Applied {
+  const next = { ...flag, stale };
+  return { next, events: [flagEvent(next, stale ? 'feature-stale-on' : 'feature-stale-off', null)], transactional: false, result: undefined };
+}

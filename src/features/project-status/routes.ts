@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errorResponses } from '../../schemas/common.js';
+import { ProjectOverviewSchema, ProjectParams, ProjectStatusSchema } from './schemas.js';
+import type { ProjectStatusService } from './service.js';
+
+const TAGS = ['Projects'];
+
+const projectStatusRoutes: FastifyPluginAsyncTypebox<{ service: ProjectStatusService }> = async (app, { service }) => {
+  app.get('/api/admin/projects/:projectId/overview', {
+    schema: {
+      tags: TAGS, summary: 'A project\'s overview: settings, health, flag counts by type, activity in the last 30 days against the 30 before',
+      params: ProjectParams,
+      response: { 200: ProjectOverviewSchema, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => await service.overview(request.params.projectId));
+
+  app.get('/api/admin/projects/:projectId/status', {
+    schema: {
+      tags: TAGS, summary: 'A project\'s status: its resources, a year of activity by day, health, lifecycle stages, stale flags',
+      params: ProjectParams,
+      response: { 200: ProjectStatusSchema, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => await service.status(request.params.projectId));
+};
+
+export default projectStatusRoutes;

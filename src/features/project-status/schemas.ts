@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const Stage = Type.Object({ averageDays: Type.Union([Type.Number(), Type.Null()]), currentFlags: Type.Integer() });
+
+export const ProjectParams = Type.Object({ projectId: Type.String() });
+
+export const ProjectOverviewSchema = Type.Object({
+  stats: Type.Object({
+    avgTimeToProdCurrentWindow: Type.Number(),
+    createdCurrentWindow: Type.Integer({ description: 'Flags created in the last 30 days' }),
+    createdPastWindow: Type.Integer({ description: 'Flags created in the 30 days before' }),
+    archivedCurrentWindow: Type.Integer(),
+    archivedPastWindow: Type.Integer(),
+    projectActivityCurrentWindow: Type.Integer({ description: 'Events of the project in the last 30 days' }),
+    projectActivityPastWindow: Type.Integer(),
+    projectMembersAddedCurrentWindow: Type.Integer(),
+  }),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  mode: Type.String(),
+  featureLimit: Type.Null(),
+  featureNaming: Type.Object({ pattern: Type.Null(), example: Type.Null(), description: Type.Null() }),
+  linkTemplates: Type.Array(Type.Object({})),
+  defaultStickiness: Type.String(),
+  health: Type.Integer({ description: 'Percent of live flags neither stale nor past their type\'s lifetime' }),
+  technicalDebt: Type.Integer(),
+  favorite: Type.Boolean(),
+  updatedAt: Type.String({ format: 'date-time' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  onboardingStatus: Type.Object({ status: Type.String(), feature: Type.Optional(Type.String()) }),
+  environments: Type.Array(Type.Object({ environment: Type.String() })),
+  featureTypeCounts: Type.Array(Type.Object({ type: Type.String(), count: Type.Integer() })),
+  members: Type.Integer(),
+  version: Type.Integer(),
+});
+
+export const ProjectStatusSchema = Type.Object({
+  resources: Type.Object({ members: Type.Integer(), apiTokens: Type.Integer(), segments: Type.Integer() }),
+  activityCountByDate: Type.Array(Type.Object({ date: Type.String({ description: 'YYYY-MM-DD (UTC)' }), count: Type.Integer() })),
+  health: Type.Object({ current: Type.Integer() }),
+  technicalDebt: Type.Object({ current: Type.Integer() }),
+  lifecycleSummary: Type.Object({
+    initial: Stage,
+    preLive: Stage,
+    live: Stage,
+    completed: Stage,
+    archived: Type.Object({ currentFlags: Type.Integer(), last30Days: Type.Integer() }),
+  }),
+  staleFlags: Type.Object({ total: Type.Integer({ description: 'Live flags stale or past their type\'s lifetime' }) }),
+});

@@ -1,0 +1,103 @@
+import { notFound } from '../../errors.js';
+import type { FlagData } from '../flags/read-model.js';
+import { healthRating, potentiallyStale } from './health.js';
+import type { ProjectStatusSources } from './sources.js';
+
+const DAY_MS = 86_400_000;
+/** The overview compares the last 30 days with the 30 before (Unleash's windows). */
+const WINDOW_MS = 30 * DAY_MS;
+
+const between = (date: Date | null, from: number, to: number) => date !== null && date.getTime() >= from && date.getTime() < to;
+
+/**
+ * A project's overview and status pages, computed from the read models at each request.
+ * Unleash stores the overview's health and window counts and refreshes them from a scheduled job
+ * (a new Unleash shows 0 created flags and health 100 until it runs); Vane answers them current,
+ * the same figures the status page already shows current in Unleash (docs/rules.md).
+ */
+export class ProjectStatusService {
+  constructor(private readonly sources: ProjectStatusSources) {}
+
+  async overview(projectId: string, now = new Date()) {
+    const project = await this.sources.project(projectId);
+    if (!project) throw notFound('No project found');
+    const all = await this.sources.flags(projectId);
+    const live = all.filter((f) => !f.archived);
+    const at = now.getTime();
+    const health = healthRating(live, this.sources.lifetimes(), at);
+    const types = new Map<string, number>();
+    for (const flag of live) types.set(flag.type, (types.get(flag.type) ?? 0) + 1);
+    const first = [...all].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0];
+    return {
+      stats: {
+        avgTimeToProdCurrentWindow: 0,
+        createdCurrentWindow: all.filter((f) => between(f.createdAt, at - WINDOW_MS, at + 1)).length,
+        createdPastWindow: all.filter((f) => between(f.createdAt, at - 2 * WINDOW_MS, at - WINDOW_MS)).length,
+        archivedCurrentWindow: all.filter((f) => between(f.archivedAt, at - WINDOW_MS, at + 1)).length,
+        archivedPastWindow: all.filter((f) => between(f.archivedAt, at - 2 * WINDOW_MS, at - WINDOW_MS)).length,
+        projectActivityCurrentWindow: this.sources.activityBetween(projectId, new Date(at - WINDOW_MS), now),
+        projectActivityPastWindow: this.sources.activityBetween(projectId, new Date(at - 2 * WINDOW_MS), new Date(at - WINDOW_MS)),
+        projectMembersAddedCurrentWindow: 0,
+      },
+      name: project.name,
+      description: project.description,
+      mode: 'open',
+      featureLimit: null,
+      featureNaming: { pattern: null, example: null, description: null },
+      linkTemplates: [],
+      defaultStickiness: project.defaultStickiness,
+      health,
+      technicalDebt: 100 - health,
+      favorite: false,
+      updatedAt: project.createdAt.toISOString(),
+      createdAt: project.createdAt.toISOString(),
+      onboardingStatus: onboardingStatus(all, first),
+      environments: project.environments.map((environment) => ({ environment })),
+      featureTypeCounts: [...types].sort(([a], [b]) => (a < b ? -1 : 1)).map(([type, count]) => ({ type, count })),
+      members: 0,
+      version: 1,
+    };
+  }
+
+  /** Answers for any project id, as Unleash does (an unknown one has nothing). */
+  async status(projectId: string, now = new Date()) {
+    const all = await this.sources.flags(projectId);
+    const live = all.filter((f) => !f.archived);
+    const lifetimes = this.sources.lifetimes();
+    const at = now.getTime();
+    const health = healthRating(live, lifetimes, at);
+    const stage = (name: string) => live.filter((f) => f.lifecycle.stage === name).length;
+    const archived = all.filter((f) => f.archived);
+    return {
+      resources: {
+        members: 0,
+        apiTokens: (await this.sources.apiTokens()).filter((t) => t.projects.includes(projectId)).length,
+        segments: (await this.sources.segments()).filter((s) => s.project === projectId).length,
+      },
+      activityCountByDate: this.sources.activityByDay(projectId, new Date(at - 365 * DAY_MS)),
+      health: { current: health },
+      technicalDebt: { current: 100 - health },
+      // Unleash averages the days spent in each stage from its stage history; Vane keeps a
+      // flag's current stage only, so the averages are unknown (null, as Unleash answers
+      // before any flag has left a stage).
+      lifecycleSummary: {
+        initial: { averageDays: null, currentFlags: stage('initial') + stage('archived') },
+        preLive: { averageDays: null, currentFlags: stage('pre-live') },
+        live: { averageDays: null, currentFlags: stage('live') },
+        completed: { averageDays: null, currentFlags: stage('completed') },
+        archived: { currentFlags: archived.length, last30Days: archived.filter((f) => between(f.archivedAt, at - WINDOW_MS, at + 1)).length },
+      },
+      staleFlags: { total: live.filter((f) => f.stale || potentiallyStale(f, lifetimes, at)).length },
+    };
+  }
+}
+
+/**
+ * Unleash's onboarding steps: no flag yet, a first flag, then `onboarded` once an SDK reported
+ * metrics for one (a flag past its `initial` lifecycle stage).
+ */
+function onboardingStatus(flags: readonly FlagData[], first: FlagData | undefined): { status: string; feature?: string } {
+  if (flags.some((f) => f.lifecycle.stage !== 'initial' && f.lifecycle.stage !== 'archived')) return { status: 'onboarded' };
+  if (first) return { status: 'first-flag-created', feature: first.name };
+  return { status: 'onboarding-started' };
+}

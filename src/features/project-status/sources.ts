@@ -1,0 +1,29 @@
+/**
+ * What the project pages read of other features, declared here; composition.ts passes what
+ * answers each (stores' read sides and the event log), so nothing here reaches into their folders.
+ */
+import type { FlagData } from '../flags/read-model.js';
+
+export interface StatusProject {
+  id: string;
+  name: string;
+  description: string | null;
+  defaultStickiness: string;
+  environments: string[];
+  createdAt: Date;
+}
+
+export interface ProjectStatusSources {
+  project(id: string): Promise<StatusProject | null>;
+  /** The project's flags, archived ones included. */
+  flags(projectId: string): Promise<FlagData[]>;
+  /** Tokens naming the project (not those for every project, as Unleash counts them). */
+  apiTokens(): Promise<Array<{ projects: string[] }>>;
+  segments(): Promise<Array<{ project: string | null }>>;
+  /** Events of the project per UTC day since `since`, oldest first. */
+  activityByDay(projectId: string, since: Date): Array<{ date: string; count: number }>;
+  /** Events of the project between two times. */
+  activityBetween(projectId: string, from: Date, to: Date): number;
+  /** Days a flag of each type lives before it is potentially stale (null: never). */
+  lifetimes(): ReadonlyMap<string, number | null>;
+}

@@ -1,0 +1,53 @@
+/** A flag's own fields: PUT, PATCH and the project's bulk stale route, with the events Unleash 8.2 records (measured). */
+import t from 'tap';
+import { buildTestApp, eventsAfter, lastEventId, send } from '../../helpers/app.js';
+
+const FLAG = '/api/admin/projects/default/features/meta';
+
+t.test('PUT replaces, PATCH patches, bulk stale marks; each with its events', async (t) => {
+  const app = await buildTestApp(t);
+  await send(app, 'POST', '/api/admin/projects/default/features', { name: 'meta', description: 'd0' });
+  let after = await lastEventId(app);
+
+  const patched = await send(app, 'PATCH', FLAG, [
+    { op: 'replace', path: '/description', value: 'd1' }, { op: 'replace', path: '/type', value: 'experiment' },
+    { op: 'replace', path: '/stale', value: true }, { op: 'replace', path: '/impressionData', value: true },
+    { op: 'replace', path: '/name', value: 'ignored' },
+  ]);
+  t.equal(patched.statusCode, 200);
+  t.same(Object.keys(patched.json()), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived']);
+  t.match(patched.json(), { name: 'meta', description: 'd1', type: 'experiment', stale: true, impressionData: true });
+  const events = await eventsAfter(app, after);
+  t.same(events.map((e) => e.type), ['feature-metadata-updated', 'feature-stale-on']);
+  t.same(Object.keys(events[0]!.preData as object), ['name', 'type', 'stale', 'project', 'archived', 'createdAt', 'description', 'impressionData'], 'preData in the row\'s order');
+  t.match(events[0]!.preData, { description: 'd0', type: 'release', stale: false });
+  t.same(events[1]!.data, null);
+
+  after = await lastEventId(app);
+  const put = await send(app, 'PUT', FLAG, {});
+  t.equal(put.statusCode, 200);
+  t.match(put.json(), { description: null, type: 'release', stale: false, impressionData: false }, 'absent fields take their defaults');
+  t.same((await eventsAfter(app, after)).map((e) => e.type), ['feature-metadata-updated'], 'no stale event from PUT');
+
+  after = await lastEventId(app);
+  t.equal((await send(app, 'POST', '/api/admin/projects/default/stale', { features: ['meta', 'nope'], stale: true })).statusCode, 202);
+  t.equal((await send(app, 'POST', '/api/admin/projects/default/stale', { features: ['meta'], stale: true })).statusCode, 202);
+  t.same((await eventsAfter(app, after)).map((e) => [e.type, e.featureName]), [['feature-stale-on', 'meta'], ['feature-stale-on', 'meta']], 'recorded even when unchanged; unknown names skipped');
+
+  const refused: Array<[string, unknown, number, RegExp]> = [
+    ['PUT', { type: 'nope' }, 400, /allowed values/],
+    ['PATCH', [{ op: 'replace', path: '/type', value: 'nope' }], 400, /type must be one of/],
+    ['PATCH', { op: 'x' }, 400, /must be array/],
+    ['PATCH', [{ op: 'replace', path: '/missing/deep', value: 1 }], 400, /Could not apply provided patch/],
+  ];
+  after = await lastEventId(app);
+  for (const [method, payload, status, message] of refused) {
+    const res = await send(app, method, FLAG, payload);
+    t.equal(res.statusCode, status, JSON.stringify(payload));
+    t.match(res.body, message);
+  }
+  const unknown = await send(app, 'PATCH', '/api/admin/projects/default/features/nope', []);
+  t.equal(unknown.statusCode, 404);
+  t.equal(unknown.json().message, 'No feature flag found');
+  t.same(await eventsAfter(app, after), [], 'nothing recorded for refused changes');
+});
