@@ -29,6 +29,8 @@ import { StrategyTypeService } from './features/strategy-types/service.js';
 import { ChangeRequestStore, FINAL_STATES } from './features/change-requests/store.js';
 import { ChangeRequestService } from './features/change-requests/service.js';
 import { SessionStore } from './features/sessions/store.js';
+import { PatStore } from './features/personal-access-tokens/store.js';
+import { PatService } from './features/personal-access-tokens/service.js';
 import { SessionService, ensureInitialAdmin } from './features/sessions/service.js';
 import { PlaygroundService } from './features/playground/service.js';
 import { ChangeRequestPreview } from './features/change-requests/preview.js';
@@ -73,6 +75,7 @@ export interface Stores {
   changeRequests: ChangeRequestStore;
   sessions: SessionStore;
   metrics: MetricsStore;
+  personalAccessTokens: PatStore;
 }
 
 export interface Services {
@@ -89,6 +92,7 @@ export interface Services {
   strategyTypes: StrategyTypeService;
   changeRequests: ChangeRequestService;
   sessions: SessionService;
+  personalAccessTokens: PatService;
   /** SDK usage counts; started and stopped with the SDK API (registerSdkApi). */
   metrics: MetricsService;
   featureSearch: FeatureSearchService;
@@ -117,6 +121,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     changeRequests: new ChangeRequestStore(outbox),
     sessions: new SessionStore(db),
     metrics: new MetricsStore(outbox, maxStatements),
+    personalAccessTokens: new PatStore(outbox),
   };
 }
 
@@ -155,6 +160,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
       stores.outbox, log,
     ),
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
+    personalAccessTokens: new PatService(stores.personalAccessTokens, stores.users, log),
     metrics,
     featureSearch: new FeatureSearchService(featureSearchSources(stores, metrics)),
     projectStatus,

@@ -161,6 +161,35 @@ export function passwordMismatch(): ApiError {
   return new ApiError('PasswordMismatch', 401, 'The combination of username and password you provided is invalid. Check both and try again, or ask your instance administrator for help.');
 }
 
+/** A password change whose old password is wrong (Unleash's text, test/fixtures/users/change-password.json). */
+export function oldPasswordMismatch(): ApiError {
+  return new ApiError(
+    'PasswordMismatch', 401,
+    'The old password you provided is invalid. If you have forgotten your password, visit /forgotten-password or get in touch with your instance administrator.',
+  );
+}
+
+/** A new password among the user's last ones (the current one included). */
+export function passwordPreviouslyUsed(): ApiError {
+  return new ApiError('PasswordPreviouslyUsedError', 400, "You've previously used this password. Please use a new password.");
+}
+
+/** A password too weak for the OWASP test: the first problem as the message, all of them in the detail. */
+export function weakPassword(problems: string[]): ApiError {
+  const message = problems[0] ?? 'The password is too weak.';
+  return new ApiError('OwaspValidationError', 400, message, { details: [{ validationErrors: problems, message }] });
+}
+
+/** 403 for an operation the caller's kind of credential cannot do (a PAT route called with an API token). */
+export function forbidden(message: string): ApiError {
+  return new ApiError('ForbiddenError', 403, message);
+}
+
+/** 403 for an operation refused by a limit (Unleash's OperationDeniedError). */
+export function operationDenied(message: string): ApiError {
+  return new ApiError('OperationDeniedError', 403, message);
+}
+
 export function sessionExpired(): ApiError {
   return new ApiError('UnauthorizedError', 401, 'Your session has expired or ended. Sign in again at /login.');
 }

@@ -7,6 +7,7 @@ import type { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
 import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
 import type { SessionService } from '../features/sessions/service.js';
+import { isPatSecret, type PatService } from '../features/personal-access-tokens/service.js';
 import type { UserDocument } from '../features/users/read-model.js';
 
 export type Principal = AdminPrincipal | SdkPrincipal | SessionPrincipal;
@@ -15,8 +16,11 @@ export type Principal = AdminPrincipal | SdkPrincipal | SessionPrincipal;
 export interface SessionPrincipal {
   kind: 'session';
   user: UserDocument;
+  /** When the session, or the personal access token, expires. */
   expiresAt: Date;
   audit: AuditUser;
+  /** The id of the personal access token the person authenticated with (`Authorization: user:…`); absent for a session cookie. */
+  pat?: number;
 }
 
 /** Root admins see everything, events outside projects included: admin tokens and Admin users. */
@@ -74,9 +78,11 @@ export interface AuthOptions {
   tokens: ApiTokenStore;
   /** Resolves session cookies (src/composition.ts). */
   sessions: SessionService;
+  /** Resolves personal access tokens; without it a `user:…` secret is looked up as an API token. */
+  pats?: PatService;
 }
 
-async function authPlugin(app: FastifyInstance, { tokens, sessions }: AuthOptions): Promise<void> {
+async function authPlugin(app: FastifyInstance, { tokens, sessions, pats }: AuthOptions): Promise<void> {
   // Tokens are read from the configuration state, so a revocation reaches every instance with
   // the revision (no cache of its own to clear).
   app.decorate('apiTokens', tokens);
@@ -127,6 +133,26 @@ async function authPlugin(app: FastifyInstance, { tokens, sessions }: AuthOption
     return { kind, tokenName: token.tokenName, projects: token.projects, environment: token.environment, audit };
   };
 
+  /**
+   * The person a personal access token belongs to, with their root role's permissions. A secret
+   * that is no PAT is then looked up as an API token (a project named `user` makes `user:<env>.…`
+   * ones). On an SDK route a PAT is the wrong token type, as in Unleash (403, measured).
+   */
+  const patPrincipal = async (secret: string, header: string, family: TokenFamily): Promise<Principal> => {
+    const holder = pats ? await pats.authenticate(secret) : null;
+    if (!holder) return tokenPrincipal(header, family);
+    if (family !== 'admin') throw wrongTokenType();
+    const { user, pat } = holder;
+    return { kind: 'session', user, expiresAt: pat.expiresAt, audit: { name: user.username ?? user.email, id: user._id }, pat: pat._id };
+  };
+
+  /** The PAT secret an Authorization header may carry (`user:…`, with or without `Bearer`). */
+  const patSecretOf = (header: string): string | undefined => {
+    if (!pats || !header.includes('user:')) return undefined;
+    const secret = header.replace(BEARER, '').trim();
+    return isPatSecret(secret) ? secret : undefined;
+  };
+
   /** Only admin routes take the session cookie; SDK routes answer Unleash's API-token message. */
   const cookieSecret = (request: FastifyRequest, family: TokenFamily): string => {
     const secret = family === 'admin' ? app.sessionSecret(request) : undefined;
@@ -141,7 +167,11 @@ async function authPlugin(app: FastifyInstance, { tokens, sessions }: AuthOption
    */
   const identify = (request: FastifyRequest, family: TokenFamily): Principal | Promise<Principal> => {
     const header = request.headers.authorization;
-    if (header !== undefined) return (request.principal = tokenPrincipal(header, family));
+    if (header !== undefined) {
+      const pat = patSecretOf(header);
+      if (pat !== undefined) return patPrincipal(pat, header, family).then((principal) => (request.principal = principal));
+      return (request.principal = tokenPrincipal(header, family));
+    }
     return sessionPrincipal(cookieSecret(request, family)).then((principal) => (request.principal = principal));
   };
 
@@ -163,8 +193,8 @@ async function authPlugin(app: FastifyInstance, { tokens, sessions }: AuthOption
 
   // Runs after body parsing, as Unleash does (malformed JSON is a 400 even without credentials),
   // then in docs/rules.md §1.2's order: authentication, permission, content type; schema validation
-  // follows. Callback style, and a token is checked without a promise (only a session waits for
-  // its look-up): no promise per request, which an async hook costs even when it does not wait.
+  // follows. Callback style, and a token is checked without a promise (only a session or a
+  // personal access token waits for its look-up): no promise per request, which an async hook costs even when it does not wait.
   app.addHook('preValidation', (request, _reply, done) => {
     const url = request.routeOptions.url ?? '';
     if (!url.startsWith('/api/')) return done();

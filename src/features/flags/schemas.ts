@@ -80,6 +80,11 @@ export const UpdateFeatureBody = Type.Object({
   project: Type.Optional(Type.String()),
 });
 
+export const ValidateNameBody = Type.Object({
+  name: Type.String(),
+  projectId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
 export const StaleBody = Type.Object({
   features: Type.Array(Type.String(), { description: 'Flag names' }),
   stale: Type.Boolean(),

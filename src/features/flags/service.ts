@@ -367,6 +367,12 @@ export class FlagService {
     }
   }
 
+  /** A new flag's name: its form, then whether any flag (archived ones too) has it, with Unleash's one message for both. */
+  async validateName(name: string): Promise<void> {
+    checkFlagName(name);
+    if (await this.store.get(name)) throw nameExists('A flag with that name already exists');
+  }
+
   /** Unleash's 404 for a flag name nothing has (before the project is looked at). */
   private async requireExisting(featureName: string): Promise<void> {
     if (!(await this.store.get(featureName))) throw notFound('No feature flag found');

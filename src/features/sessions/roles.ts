@@ -23,12 +23,14 @@ const EDITOR_PERMISSIONS: ReadonlySet<string> = new Set([
 
 /** Mutating routes that declare no permission are Admin-only, except these read-only evaluations. */
 const VIEWER_POST_PREFIX = '/api/admin/playground';
+/** The signed-in person's own account (personal access tokens, password): every role manages its own. */
+const SELF_PREFIX = '/api/admin/user/';
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The permission a route needs for a session user, or undefined when any signed-in user may call it. */
 export function requiredPermission(method: string, routeUrl: string, declared: string | undefined): string | undefined {
   if (declared) return declared;
-  if (SAFE_METHODS.has(method) || routeUrl.startsWith(VIEWER_POST_PREFIX)) return undefined;
+  if (SAFE_METHODS.has(method) || routeUrl.startsWith(VIEWER_POST_PREFIX) || routeUrl.startsWith(SELF_PREFIX)) return undefined;
   return 'ADMIN';
 }
 

@@ -69,7 +69,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox<{ service: SessionService; ttlHou
   app.get('/api/admin/user', {
     schema: {
       tags: TAGS,
-      summary: 'The signed-in user (or the admin token) with its root role and permissions',
+      summary: 'The signed-in user (by session or personal access token, or the admin token) with its root role and permissions',
       response: { 200: CurrentUserSchema, ...errorResponses(401, 403, 503) },
     },
   }, async (request) => {
@@ -82,6 +82,8 @@ const sessionRoutes: FastifyPluginAsyncTypebox<{ service: SessionService; ttlHou
           rootRole: 1, rootRoleName: 'Admin', accountType: 'Service Account', seenAt: null, createdAt: null,
         },
         permissions: [{ permission: 'ADMIN' }],
+        feedback: [],
+        splash: {},
         sessionExpiresAt: null,
       };
     }
@@ -94,7 +96,9 @@ const sessionRoutes: FastifyPluginAsyncTypebox<{ service: SessionService; ttlHou
         seenAt: user.seenAt ? user.seenAt.toISOString() : null, createdAt: user.createdAt.toISOString(),
       },
       permissions: permissionsOf(user.rootRole).map((permission) => ({ permission })),
-      sessionExpiresAt: principal.expiresAt.toISOString(),
+      feedback: [],
+      splash: {},
+      sessionExpiresAt: principal.pat === undefined ? principal.expiresAt.toISOString() : null,
     };
   });
 };

@@ -24,5 +24,7 @@ export const CurrentUserSchema = Type.Object({
   permissions: Type.Array(Type.Object({ permission: Type.String() }), {
     description: 'Root permissions held (["ADMIN"] for admins), so pages can show or hide actions',
   }),
-  sessionExpiresAt: Nullable(Type.String({ format: 'date-time' })),
+  feedback: Type.Array(Type.Object({}, { additionalProperties: true }), { description: "Feedback the person gave (read by Unleash's UI); always empty" }),
+  splash: Type.Object({}, { additionalProperties: true, description: "Splash screens seen (read by Unleash's UI); always empty" }),
+  sessionExpiresAt: Nullable(Type.String({ format: 'date-time', description: 'null for the admin token and a personal access token' })),
 });

@@ -91,6 +91,15 @@ export class SessionService {
     return { user, expiresAt: session.expiresAt };
   }
 
+  /**
+   * Ends a user's other sessions (after a password change; Unleash keeps only the session that
+   * made it, measured). Other instances drop their cached copies within `cacheMs`.
+   */
+  async endOtherSessions(userId: number, keepSecret: string | undefined): Promise<void> {
+    for (const [secret, entry] of this.cache) if (entry.session.userId === userId && secret !== keepSecret) this.cache.delete(secret);
+    await this.sessions.removeOthersOfUser(userId, keepSecret);
+  }
+
   async logout(secret: string): Promise<void> {
     this.cache.delete(secret);
     await this.sessions.remove(secret);

@@ -52,6 +52,11 @@ export class SessionStore {
     await this.collection.deleteMany({ userId });
   }
 
+  /** Ends every session of a user but the one of `keepSecret`. */
+  async removeOthersOfUser(userId: number, keepSecret: string | undefined): Promise<void> {
+    await this.collection.deleteMany(keepSecret === undefined ? { userId } : { userId, _id: { $ne: sessionKey(keepSecret) } });
+  }
+
   /** Drops expired sessions (a scan; run at sign-in, not on every request). */
   async removeExpired(now = new Date()): Promise<void> {
     await this.collection.deleteMany({ expiresAt: { $lte: now } });

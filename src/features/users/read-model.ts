@@ -22,6 +22,8 @@ export interface UserDocument extends StoredDocument {
   createdAt: Date;
   /** scrypt hash (see password.ts); absent when the user has no password. Never leaves the store. */
   passwordHash?: string;
+  /** Hashes of the passwords before the current one, oldest first (a change may not reuse them). */
+  passwordHistory?: string[];
   /** Secret of the invite link the user joined through. */
   signupToken?: string;
 }

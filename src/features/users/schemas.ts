@@ -26,3 +26,42 @@ export const UserListSchema = Type.Object({
   users: Type.Array(UserSchema),
   rootRoles: Type.Array(RoleSchema),
 });
+
+const DescribedRoleSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  type: Type.String({ description: 'root for root roles' }),
+  description: Type.String(),
+});
+
+/** Unleash's profileSchema, in its key order. */
+export const ProfileSchema = Type.Object({
+  projects: Type.Array(Type.String(), { description: 'Projects the person is a member of: a root role is held on the default project' }),
+  groups: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Always empty (no groups in the open-source server)' }),
+  rootRole: DescribedRoleSchema,
+  subscriptions: Type.Array(Type.String(), { description: 'E-mail subscriptions' }),
+  features: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Deprecated; always empty' }),
+  canChangePassword: Type.Boolean({ description: 'Whether the person has a password of their own to change' }),
+});
+
+export const UserRolesQuery = Type.Object({
+  projectId: Type.Optional(Type.String({ description: 'The project to list the roles in; without it the answer is a 400 with no body (as Unleash)' })),
+});
+
+export const UserRolesSchema = Type.Object({
+  version: Type.Literal(1),
+  roles: Type.Array(Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    type: Type.String(),
+    project: Type.String({ description: 'Root roles are held on the default project, whichever project was asked' }),
+    description: Type.String(),
+  })),
+});
+
+/** Unleash's passwordSchema: no other property. */
+export const ChangePasswordBody = Type.Object({
+  password: Type.String({ description: 'The new password (OWASP strength rules, not one of the last five)' }),
+  confirmPassword: Type.Optional(Type.String({ description: 'Must equal password' })),
+  oldPassword: Type.Optional(Type.String({ description: 'The current password; required' })),
+}, { additionalProperties: false });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { buildEvents, type AuditUser, type EventInput } from '../../db/outbox/index.js';
-import { badRequest, validationError } from '../../errors.js';
-import { hashPassword, passwordProblems } from './password.js';
+import { buildEvents, retrying, type AuditUser, type EventInput } from '../../db/outbox/index.js';
+import { badRequest, notFound, oldPasswordMismatch, passwordPreviouslyUsed, validationError, weakPassword } from '../../errors.js';
+import { hashPassword, passwordProblems, verifyPassword } from './password.js';
 import type { UserDocument } from './read-model.js';
 import { UserExistsError, usernameKey, type UserStore } from './store.js';
 
@@ -13,6 +13,31 @@ export const ROOT_ROLES = [
 ] as const;
 
 export const VIEWER_ROLE = ROOT_ROLES[2];
+
+/** Unleash's descriptions of the root roles (GET /api/admin/user-admin on the reference, test/fixtures/users/profile.json). */
+export const ROLE_DESCRIPTIONS: Readonly<Record<number, string>> = {
+  1: 'Users with the root admin role have superuser access to Unleash and can perform any operation within the Unleash platform.',
+  2: 'Users with the root editor role have access to most features in Unleash, but can not manage users and roles in the root scope. Editors will be added as project owners when creating projects and get superuser rights within the context of these projects. Users with the editor role will also get access to most permissions on the default project by default.',
+  3: 'Users with the root viewer role can only read root resources in Unleash. Viewers can be added to specific projects as project members. Users with the viewer role may not view API tokens.',
+};
+
+/** A root role with its description, as the profile and the role listing show it. */
+export function describedRole(id: number): { id: number; name: string; type: string; description: string } {
+  const role = ROOT_ROLES.find((r) => r.id === id) ?? VIEWER_ROLE;
+  return { id: role.id, name: role.name, type: role.type, description: ROLE_DESCRIPTIONS[role.id] ?? '' };
+}
+
+/**
+ * How many earlier passwords a change may not reuse besides the current one: Unleash keeps the
+ * last 5 (`used_passwords`); both the current and the one before were refused (measured).
+ */
+const PASSWORD_HISTORY = 4;
+
+export interface PasswordChange {
+  password: string;
+  confirmPassword?: string;
+  oldPassword?: string;
+}
 
 export interface RootRole {
   id: number;
@@ -85,6 +110,31 @@ export interface CreateUserOptions {
 
 export class UserService {
   constructor(private readonly store: UserStore) {}
+
+  /**
+   * A person changes their own password, in Unleash's order of checks (measured): the
+   * confirmation and the old password present (otherwise `false`: Unleash's bodiless 400), the
+   * OWASP strength, the old password, then the last passwords. No event, as in Unleash.
+   */
+  async changePassword(userId: number, change: PasswordChange): Promise<boolean> {
+    const { password, confirmPassword, oldPassword } = change;
+    if (password !== confirmPassword || oldPassword === undefined) return false;
+    const problems = passwordProblems(password);
+    if (problems.length > 0) throw weakPassword(problems);
+    const user = await this.store.get(userId);
+    if (!user) throw notFound('User not found');
+    if (!user.passwordHash || !(await verifyPassword(oldPassword, user.passwordHash))) throw oldPasswordMismatch();
+    const used = [...(user.passwordHistory ?? []), user.passwordHash];
+    for (const hash of used) if (await verifyPassword(password, hash)) throw passwordPreviouslyUsed();
+    const passwordHash = await hashPassword(password);
+    await retrying(async () => {
+      const current = await this.store.get(userId);
+      if (!current) throw notFound('User not found');
+      const history = [...(current.passwordHistory ?? []), ...(current.passwordHash ? [current.passwordHash] : [])].slice(-PASSWORD_HISTORY);
+      await this.store.replace(current, { ...current, passwordHash, passwordHistory: history }, []);
+    });
+    return true;
+  }
 
   async list(): Promise<PublicUser[]> {
     return (await this.store.list()).map(publicUser);

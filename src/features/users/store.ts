@@ -103,6 +103,11 @@ export class UserStore implements UserReadModel {
     return [...new Set(secrets)].flatMap((secret) => index.bySignupToken.get(secret) ?? []).sort((a, b) => a._id - b._id);
   }
 
+  /** Replaces a user read from the state (ConcurrentModificationError when it changed meanwhile). */
+  async replace(current: UserDocument, next: UserDocument, events: PendingEvent[]): Promise<void> {
+    await this.outbox.replace(this.collection, current, next, events);
+  }
+
   /**
    * Inserts a new user under the next free id (the highest the state holds + 1, see
    * insertUnderNextId), with its events in the same write. A duplicate key that is not the id is a

@@ -51,3 +51,25 @@ t.test('PUT replaces, PATCH patches, bulk stale marks; each with its events', as
   t.equal(unknown.json().message, 'No feature flag found');
   t.same(await eventsAfter(app, after), [], 'nothing recorded for refused changes');
 });
+
+t.test('POST /api/admin/features/validate: a new flag\'s name', async (t) => {
+  const app = await buildTestApp(t);
+  await send(app, 'POST', '/api/admin/projects/default/features', { name: 'taken' });
+  await send(app, 'POST', '/api/admin/projects/default/features', { name: 'archived' });
+  await send(app, 'DELETE', '/api/admin/projects/default/features/archived');
+  const cases: Array<[unknown, number, string]> = [
+    [{ name: 'brand-new', projectId: 'default' }, 200, ''],
+    [{ name: 'brand-new', projectId: 'nope' }, 200, ''],
+    [{ name: 'taken' }, 409, 'A flag with that name already exists'],
+    [{ name: 'archived' }, 409, 'A flag with that name already exists'],
+    [{ name: 'bad name' }, 400, '\\"name\\" must be URL friendly. You provided \\"bad name\\".'],
+    [{ name: '' }, 400, '\\"name\\" is not allowed to be empty.'],
+    [{}, 400, '/body/name'],
+  ];
+  for (const [payload, status, text] of cases) {
+    const res = await send(app, 'POST', '/api/admin/features/validate', payload);
+    t.equal(res.statusCode, status, JSON.stringify(payload));
+    if (text) t.ok(res.body.includes(text), res.body);
+    else t.equal(res.body, '');
+  }
+});

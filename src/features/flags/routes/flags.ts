@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses, preSerialized } from '../../../schemas/common.js';
 import {
-  CreateFeatureBody, FeatureCreatedResponse, FeatureUpdatedResponse, PatchBody, StaleBody, UpdateFeatureBody, FeatureListResponse, FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
+  CreateFeatureBody, FeatureCreatedResponse, FeatureUpdatedResponse, PatchBody, StaleBody, UpdateFeatureBody, ValidateNameBody, FeatureListResponse, FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
 } from '../schemas.js';
 import type { FlagService } from '../service.js';
 import { BASE } from './paths.js';
@@ -73,6 +73,17 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
   }, async (request, reply) => {
     await service.setStale(request.params.projectId, request.body.features, request.body.stale, auditOf(request));
     return reply.code(202).send(undefined);
+  });
+
+  app.post('/api/admin/features/validate', {
+    schema: {
+      tags: TAGS, summary: 'Whether a name can be given to a new flag (200), or why not (400, or 409 when a flag has it, archived ones too)',
+      body: ValidateNameBody,
+      response: { 200: NoBody, ...errorResponses(400, 401, 403, 409, 415, 503) },
+    },
+  }, async (request, reply) => {
+    await service.validateName(request.body.name);
+    return reply.code(200).send(undefined);
   });
 
   app.get(`${BASE}/:featureName`, {
