@@ -25,8 +25,8 @@
  *   server waiting on its database;
  * - throughput (autocannon, BENCH_SECONDS each, rotating inputs): deprecated playground over every
  *   flag, advanced playground (development and production, one context: 2 × size evaluations,
- *   within Unleash's default limit of 15 000 at 5 000 flags), frontend API, `/api/client/features`
- *   and the admin flag list;
+ *   within Unleash's default limit of 15 000 at 5 000 flags), frontend API, `/api/client/features`,
+ *   the admin flag list, the feature search (the UI's flags overview) and a project's overview;
  * - memory: the server process's RSS after all that, and its peak (the reference's Node process;
  *   its PostgreSQL is not counted).
  *
@@ -235,6 +235,8 @@ async function measure(
     'frontend API': () => post(`${target.url}/api/frontend`, frontend, { context: frontendBodies[0] }),
     'client features': () => get(`${target.url}/api/client/features`, client),
     'admin flag list': () => get(`${target.url}/api/admin/projects/default/features`, target.token),
+    'feature search': () => get(`${target.url}/api/admin/search/features?offset=0&limit=25&favoritesFirst=true&sortBy=createdAt&sortOrder=desc`, target.token),
+    'project overview': () => get(`${target.url}/api/admin/projects/default/overview`, target.token),
   };
 
   const throughput: Record<string, number> = {};
@@ -285,6 +287,14 @@ async function measure(
     url: `${target.url}/api/client/features`, connections: 16, headers: { authorization: client, 'accept-encoding': 'gzip,deflate' },
   });
   await cannonRun('admin flag list', { url: `${target.url}/api/admin/projects/default/features`, connections: 8, headers: { authorization: target.token } });
+  // The official UI's two heaviest page loads: the flags overview's first page (what the UI asks
+  // for, sorted by creation, favorites first) and a project's overview.
+  const searches = ['', '&query=seed', '&type=IS%3Arelease', '&state=IS%3Aactive&sortBy=name&sortOrder=asc'].map((filter) => ({
+    method: 'GET' as const, path: `/api/admin/search/features?offset=0&limit=25&favoritesFirst=true&sortBy=createdAt&sortOrder=desc${filter}`,
+    headers: { authorization: target.token },
+  }));
+  await cannonRun('feature search', { url: `${target.url}/api/admin/search/features`, connections: 8, ...rotating(searches) });
+  await cannonRun('project overview', { url: `${target.url}/api/admin/projects/default/overview`, connections: 8, headers: { authorization: target.token } });
 
   // First read after a write against a steady read: a toggle, then the read. Off, then on again,
   // on the same flag (every seed flag is on in development), so every toggle changes something:
@@ -390,8 +400,8 @@ async function referenceAt(size: number): Promise<ServerFigures> {
 }
 
 function table(results: SizeResult[]): string {
-  const rows: string[] = ['| flags | server | load s | start-up ms | strategy add p50/p99 | flag create p50/p99 | on/off p50/p99 | variants p50/p99 | segment p50/p99 | playground req/s | advanced req/s | frontend req/s | client features req/s | flag list req/s | reads after a write / after a pause / back to back (playground, frontend, client) ms | RSS MB (peak) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
+  const rows: string[] = ['| flags | server | load s | start-up ms | strategy add p50/p99 | flag create p50/p99 | on/off p50/p99 | variants p50/p99 | segment p50/p99 | playground req/s | advanced req/s | frontend req/s | client features req/s | flag list req/s | search req/s | overview req/s | reads after a write / after a pause / back to back (playground, frontend, client) ms | RSS MB (peak) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
   for (const r of results) {
     if (r.referenceFailure) rows.push(`| ${r.flags} | Unleash | failed: ${r.referenceFailure} |`);
     for (const [server, f] of [['Vane', r.vane], ['Unleash', r.reference]] as const) {
@@ -400,6 +410,7 @@ function table(results: SizeResult[]): string {
       const rd = (k: string) => `${f.reads[k]?.afterWrite} / ${f.reads[k]?.afterPause} / ${f.reads[k]?.steady}`;
       rows.push(`| ${r.flags} | ${server} | ${f.loadSeconds}${f.loadedBy === 'import' ? ' (import)' : ''} | ${f.startupMs} | ${w('strategy add')} | ${w('flag create')} | ${w('environment on/off')} | ${w('variants')} | ${w('segment update')} | ` +
         `${f.throughput['deprecated playground']} | ${f.throughput['advanced playground']} | ${f.throughput['frontend API']} | ${f.throughput['client features']} | ${f.throughput['admin flag list']} | ` +
+        `${f.throughput['feature search']} | ${f.throughput['project overview']} | ` +
         `${rd('deprecated playground')}, ${rd('frontend API')}, ${rd('client features')} | ${f.rssMb} (${f.peakRssMb}) |`);
     }
   }
