@@ -407,6 +407,31 @@ export class FlagService {
     }
   }
 
+  /** Deletes a tag and takes it off every flag (Unleash's foreign key cascades; no flag event). */
+  async deleteTag(type: string, value: string, audit: AuditUser): Promise<void> {
+    await this.dropTags((tag) => tag.type === type && tag.value === value);
+    await this.tags.deleteTag(type, value, audit);
+  }
+
+  /** Deletes a tag type, its tags, and takes them off every flag (cascading, as in Unleash). */
+  async deleteTagType(name: string, audit: AuditUser): Promise<void> {
+    await this.tags.getType(name); // 404 before any flag is touched
+    await this.dropTags((tag) => tag.type === name);
+    await this.tags.deleteType(name, audit);
+  }
+
+  /** The flags' tags that `drop` matches, removed without events (a cascade, one write per flag). */
+  private async dropTags(drop: (tag: TagRef) => boolean): Promise<void> {
+    for (const flag of await this.store.all()) {
+      if (!flag.tags.some(drop)) continue;
+      await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
+        const current = await this.store.get(flag.name);
+        if (!current?.tags.some(drop)) return;
+        await this.store.replace(current, { ...withoutBookkeeping(current) as FlagData, tags: current.tags.filter((tag) => !drop(tag)) }, []);
+      }));
+    }
+  }
+
   async removeTags(featureName: string, removed: readonly TagRef[], audit: AuditUser): Promise<void> {
     const flag = await this.store.get(featureName);
     if (!flag) throw notFound('No feature flag found');

@@ -1,5 +1,5 @@
-import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox/index.js';
-import { nameExists, schemaValidationError, validationError } from '../../errors.js';
+import { buildEvents, retrying, type AuditUser, type Change, type Outbox } from '../../db/outbox/index.js';
+import { nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
 import { isUrlFriendly } from '../shared.js';
 import { colorOf, tagId, type TagDocument, type TagStore, type TagTypeDocument } from './store.js';
 import { isDuplicateKey } from '../../db/keys.js';
@@ -120,5 +120,78 @@ export class TagService {
       throw err;
     }
     return view;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // one tag type, one tag (measured on Unleash 8.2)
+
+  async getType(name: string): Promise<ReturnType<typeof tagTypeView>> {
+    const type = await this.store.getType(name);
+    if (!type) throw notFound('Could not find tag-type');
+    return tagTypeView(type);
+  }
+
+  /** 200 `{valid, tagType}` for a free, well-formed name; 409 when a type has it. */
+  async validateType(input: string): Promise<{ valid: true; tagType: { name: string } }> {
+    const name = input.trim();
+    checkLength('name', name);
+    if (!isUrlFriendly(name)) joi('name', 'must be URL friendly', name);
+    if (await this.store.getType(name)) throw nameExists('There already exists a tag-type with the name ' + name);
+    return { valid: true, tagType: { name } };
+  }
+
+  /**
+   * Changes the fields given. Unleash records `tag-type-updated` (the name and the fields, a null
+   * icon as `""`) even for a type that does not exist, and changes nothing then; an empty body is
+   * its 500 ("Empty .update() call"), Vane's 400.
+   */
+  async updateType(name: string, input: Omit<TagTypeInput, 'name'>, audit: AuditUser): Promise<void> {
+    const fields: Partial<Pick<TagTypeDocument, 'description' | 'icon' | 'color'>> = {};
+    for (const key of Object.keys(input) as Array<keyof typeof input>) {
+      if (key === 'description') fields.description = input.description ?? '';
+      else if (key === 'icon') fields.icon = input.icon ?? '';
+      else if (key === 'color') fields.color = input.color ?? null;
+    }
+    if (Object.keys(fields).length === 0) throw validationError('Give at least one of description, icon and color to change');
+    const events = () => buildEvents(audit, [{ type: 'tag-type-updated', data: { name, ...fields } }]);
+    await retrying(async () => {
+      const current = await this.store.getType(name);
+      if (!current) return await this.outbox.write([], events());
+      await this.outbox.replace(this.store.types, current, { ...current, ...fields }, events());
+    });
+  }
+
+  /**
+   * Deletes the type and its tags in one commit (Unleash's foreign keys cascade); the flags' tags
+   * of it are the caller's to drop (FlagService.deleteTagType).
+   */
+  async deleteType(name: string, audit: AuditUser): Promise<void> {
+    await retrying(async () => {
+      const type = await this.store.getType(name);
+      if (!type) throw notFound('Could not find tag-type');
+      const tags = (await this.store.listTags()).filter((tag) => tag.type === name);
+      const changes: Change[] = [type, ...tags].map((doc) => ({
+        coll: doc === type ? this.store.types.collectionName : this.store.tags.collectionName, id: doc._id, base: doc._rev ?? 0, doc: null,
+      }));
+      // preData in PostgreSQL's jsonb key order (length, then bytes), as Unleash stores the row.
+      const preData = { icon: type.icon, name: type.name, color: colorOf(type), description: type.description };
+      await this.outbox.write(changes, buildEvents(audit, [{ type: 'tag-type-deleted', data: null, preData }]));
+    });
+  }
+
+  async getTag(type: string, value: string): Promise<{ type: string; value: string }> {
+    const tag = await this.store.getTag(type, value);
+    if (!tag) throw notFound(`No tag with type: [${type}] and value [${value}]`);
+    return tagView(tag);
+  }
+
+  /** Deletes a tag; `tag-deleted` is recorded whether or not it existed (measured). */
+  async deleteTag(type: string, value: string, audit: AuditUser): Promise<void> {
+    const events = () => buildEvents(audit, [{ type: 'tag-deleted', data: { type, value } }]);
+    await retrying(async () => {
+      const tag = await this.store.getTag(type, value);
+      if (!tag) return await this.outbox.write([], events());
+      await this.outbox.remove(this.store.tags, tag, events());
+    });
   }
 }

@@ -58,6 +58,31 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (ap
     return { version: 1, tags: await service.listTags(featureName) };
   });
 
+  // Deleting a tag or a tag type takes it off every flag too: these live with the flags' tags.
+  app.delete('/api/admin/tags/:type/:value', {
+    config: { permission: 'UPDATE_FEATURE' },
+    schema: {
+      tags: TAGS, summary: 'Delete a tag, and take it off every flag (200 also when it does not exist)',
+      params: Type.Object({ type: Type.String(), value: Type.String() }),
+      response: { 200: NoBody, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    await service.deleteTag(request.params.type, request.params.value, auditOf(request));
+    return reply.code(200).send(undefined);
+  });
+
+  app.delete('/api/admin/tag-types/:name', {
+    config: { permission: 'DELETE_TAG_TYPE' },
+    schema: {
+      tags: TAGS, summary: 'Delete a tag type with its tags, taken off every flag',
+      params: Type.Object({ name: Type.String() }),
+      response: { 200: NoBody, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request, reply) => {
+    await service.deleteTagType(request.params.name, auditOf(request));
+    return reply.code(200).send(undefined);
+  });
+
   app.delete(`${FLAG_TAGS}/:type/:value`, {
     config: { permission: 'UPDATE_FEATURE' },
     schema: {
