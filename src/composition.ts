@@ -16,6 +16,7 @@ import { SegmentStore } from './features/segments/store.js';
 import { ContextFieldService } from './features/context-fields/service.js';
 import { ContextFieldStore } from './features/context-fields/store.js';
 import { EventSearchService } from './features/events/service.js';
+import type { EventCreatorNames } from './features/events/legacy.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
 import { UserService } from './features/users/service.js';
@@ -179,6 +180,17 @@ function dashboardSources(stores: Stores, projectStatus: ProjectStatusService, e
     overview: (projectId) => projectStatus.overview(projectId),
     staleCount: async (projectId) => (await projectStatus.status(projectId)).staleFlags.total,
     latestEvents: async (projectId, limit) => (await events.search({ project: `IS:${projectId}`, limit: String(limit) })).events,
+  };
+}
+
+/** Who created events, named by the users' read side (the older event routes, events/legacy.ts). */
+export function eventCreatorNames(stores: Stores): EventCreatorNames {
+  return {
+    creatorIds: () => stores.eventLog.creatorIds(),
+    nameOf: async (id) => {
+      const user = (await stores.users.list()).find((u) => u._id === id);
+      return user ? user.name ?? user.username ?? user.email : null;
+    },
   };
 }
 

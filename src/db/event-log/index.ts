@@ -302,6 +302,11 @@ export class EventLog {
     return this.mirror.index.projectDays(project, since.getTime());
   }
 
+  /** The ids of everyone who created an event, ascending. */
+  creatorIds(): number[] {
+    return this.mirror.index.creatorIds();
+  }
+
   /** Events of `project` created in [from, before). */
   projectEventCount(project: string, from: Date, before: Date): number {
     return this.mirror.index.countOfProject(project, from.getTime(), before.getTime());

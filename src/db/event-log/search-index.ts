@@ -342,6 +342,11 @@ class CodedColumn<V extends string | number = string> {
     }
   }
 
+  /** Every value some indexed event holds. */
+  held(): V[] {
+    return this.values.filter((_, i) => (this.counts[i + 1] ?? 0) > 0);
+  }
+
   /** The code of a value already seen, else undefined (the value matches no event). */
   find(value: V): number | undefined {
     return this.dictionary.get(value);
@@ -496,6 +501,11 @@ class EventColumns {
       else days.push({ date, count: 1 });
     }
     return days;
+  }
+
+  /** The ids of everyone who created an event (`createdByUserId`), ascending. */
+  creatorIds(): number[] {
+    return this.user.held().sort((a, b) => a - b);
   }
 
   private projectList(project: string): OrderedIds | undefined {
