@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../shared.js';
-import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
-import { CreateStrategyTypeBody, StrategyNameParams, StrategyTypeListSchema, StrategyTypeSchema } from './schemas.js';
+import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
+import { CreateStrategyTypeBody, StrategyNameParams, StrategyTypeListSchema, StrategyTypeSchema, UpdateStrategyTypeBody } from './schemas.js';
 import type { StrategyTypeService } from './service.js';
 
 const TAGS = ['Strategy types'];
@@ -30,6 +30,44 @@ const strategyTypeRoutes: FastifyPluginAsyncTypebox<{ service: StrategyTypeServi
   }, async (request, reply) => {
     const created = await service.create(request.body, auditOf(request));
     return reply.code(201).send(created);
+  });
+
+  app.put('/api/admin/strategies/:name', {
+    config: { permission: 'UPDATE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Replace a custom strategy type\'s description, parameters and title (built-ins are refused)',
+      params: StrategyNameParams, body: UpdateStrategyTypeBody,
+      response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request, reply) => {
+    await service.update(request.params.name, request.body, auditOf(request));
+    return reply.code(200).send(undefined);
+  });
+
+  for (const [action, deprecated] of [['deprecate', true], ['reactivate', false]] as const) {
+    app.post(`/api/admin/strategies/:name/${action}`, {
+      config: { permission: 'UPDATE_STRATEGY' },
+      schema: {
+        tags: TAGS, summary: deprecated ? 'Deprecate a strategy type (flags keep using it; the UI stops offering it)' : 'Reactivate a deprecated strategy type',
+        params: StrategyNameParams,
+        response: { 200: NoBody, ...errorResponses(401, 403, 404, 503) },
+      },
+    }, async (request, reply) => {
+      await service.setDeprecated(request.params.name, deprecated, auditOf(request));
+      return reply.code(200).send(undefined);
+    });
+  }
+
+  app.delete('/api/admin/strategies/:name', {
+    config: { permission: 'DELETE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Delete a custom strategy type (built-ins are refused)',
+      params: StrategyNameParams,
+      response: { 200: NoBody, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request, reply) => {
+    await service.delete(request.params.name, auditOf(request));
+    return reply.code(200).send(undefined);
   });
 };
 
