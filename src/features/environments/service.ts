@@ -1,4 +1,4 @@
-import { buildEvents, type AuditUser, type Outbox } from '../../db/outbox/index.js';
+import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, notFound } from '../../errors.js';
 import type { ApiTokenSource, EnvironmentJoiner, FlagSource, ProjectSource } from './sources.js';
 import type { EnvironmentDocument, EnvironmentStore } from './store.js';
@@ -107,5 +107,24 @@ export class EnvironmentService {
     }
     for (const joiner of this.joiners) await joiner.addEnvironment(doc.name);
     return await this.get(doc.name);
+  }
+
+  /** Turns an environment on or off; Unleash records no event for either (measured). */
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    await retrying(async () => {
+      const env = await this.store.get(name);
+      if (!env) throw notFound(`Could not find environment ${name}`);
+      if (env.enabled !== enabled) await this.outbox.replace(this.store.collection, env, { ...env, enabled }, []);
+    });
+  }
+
+  /** New sort orders by name; names of no environment are skipped and nothing is recorded (measured). */
+  async setSortOrder(orders: Readonly<Record<string, number>>): Promise<void> {
+    for (const [name, sortOrder] of Object.entries(orders)) {
+      await retrying(async () => {
+        const env = await this.store.get(name);
+        if (env && env.sortOrder !== sortOrder) await this.outbox.replace(this.store.collection, env, { ...env, sortOrder }, []);
+      });
+    }
   }
 }

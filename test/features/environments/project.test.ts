@@ -44,3 +44,20 @@ t.test('parent variants, feature types and the tags of one type', async (t) => {
   const tagTypes = (await app.inject({ url: '/api/admin/tag-types', headers: ADMIN })).json().tagTypes;
   t.same(tagTypes.map((type: { name: string; color: string | null }) => [type.name, type.color]), [['simple', '#FFFFFF'], ['team', '#ff0000']]);
 });
+
+t.test('environments turned off and on, and reordered; nothing recorded (as Unleash)', async (t) => {
+  const app = await buildTestApp(t);
+  const before = (await app.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json().total as number;
+  t.equal((await send(app, 'POST', '/api/admin/environments/production/off')).statusCode, 204);
+  t.equal((await send(app, 'GET', '/api/admin/environments/production')).json().enabled, false);
+  t.equal((await send(app, 'POST', '/api/admin/environments/production/off')).statusCode, 204, 'again');
+  t.equal((await send(app, 'POST', '/api/admin/environments/production/on')).statusCode, 204);
+  const missing = await send(app, 'POST', '/api/admin/environments/nope/on');
+  t.equal(missing.statusCode, 404);
+  t.equal(missing.json().message, 'Could not find environment nope');
+  t.equal((await send(app, 'PUT', '/api/admin/environments/sort-order', { production: 1, development: 5, nope: 3 })).statusCode, 200);
+  t.same((await send(app, 'GET', '/api/admin/environments')).json().environments.map((e: { name: string; sortOrder: number }) => [e.name, e.sortOrder]),
+    [['production', 1], ['development', 5]], 'listed by their new order');
+  await app.database.outbox.flushed();
+  t.equal((await app.inject({ url: '/api/admin/search/events?limit=1', headers: ADMIN })).json().total, before, 'no event');
+});
