@@ -146,7 +146,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(patRoutes, { service: services.personalAccessTokens });
   await app.register(uiConfigRoutes);
-  await app.register(featureTypeRoutes);
+  await app.register(featureTypeRoutes, { service: services.featureTypes });
   await app.register(projectStatusRoutes, { service: services.projectStatus });
   await app.register(personalDashboardRoutes, { service: services.personalDashboard });
   const officialUi = await registerAdminUi(app, config.UNLEASH_UI);

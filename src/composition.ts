@@ -45,7 +45,8 @@ import { ProjectStatusService } from './features/project-status/service.js';
 import { PersonalDashboardService } from './features/personal-dashboard/service.js';
 import type { DashboardSources } from './features/personal-dashboard/sources.js';
 import type { ProjectStatusSources } from './features/project-status/sources.js';
-import { FEATURE_TYPES } from './features/feature-types/read-model.js';
+import { FeatureTypeStore } from './features/feature-types/store.js';
+import { FeatureTypeService } from './features/feature-types/service.js';
 import type { FeatureSearchSources } from './features/feature-search/sources.js';
 
 /**
@@ -68,6 +69,7 @@ export interface Stores {
   apiTokens: ApiTokenStore;
   segments: SegmentStore;
   contextFields: ContextFieldStore;
+  featureTypes: FeatureTypeStore;
   /** The outbox's: where its flushes append, what the search and change requests read. */
   eventLog: EventLog;
   users: UserStore;
@@ -83,6 +85,7 @@ export interface Services {
   apiTokens: ApiTokenService;
   segments: SegmentService;
   contextFields: ContextFieldService;
+  featureTypes: FeatureTypeService;
   events: EventSearchService;
   users: UserService;
   inviteLinks: InviteLinkService;
@@ -115,6 +118,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     apiTokens: new ApiTokenStore(outbox),
     segments: new SegmentStore(outbox),
     contextFields: new ContextFieldStore(outbox),
+    featureTypes: new FeatureTypeStore(outbox),
     eventLog: outbox.eventLog,
     users: new UserStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
@@ -145,6 +149,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments,
+    featureTypes: new FeatureTypeService(stores.featureTypes, stores.outbox),
     contextFields: new ContextFieldService(stores.contextFields, stores.flags, stores.projects, stores.outbox),
     events,
     users,
@@ -196,7 +201,6 @@ export function eventCreatorNames(stores: Stores): EventCreatorNames {
 
 /** What a project's overview and status pages read (project-status/sources.ts). */
 function projectStatusSources(stores: Stores): ProjectStatusSources {
-  const lifetimes = new Map(FEATURE_TYPES.map((type) => [type.id, type.lifetimeDays]));
   return {
     project: (id) => stores.projects.get(id),
     flags: async (projectId) => [
@@ -206,7 +210,7 @@ function projectStatusSources(stores: Stores): ProjectStatusSources {
     segments: () => stores.segments.list(),
     activityByDay: (projectId, since) => stores.eventLog.projectDays(projectId, since),
     activityBetween: (projectId, from, to) => stores.eventLog.projectEventCount(projectId, from, to),
-    lifetimes: () => lifetimes,
+    lifetimes: () => stores.featureTypes.lifetimes(),
   };
 }
 
@@ -214,6 +218,7 @@ function projectStatusSources(stores: Stores): ProjectStatusSources {
 function featureSearchSources(stores: Stores, metrics: MetricsService): FeatureSearchSources {
   return {
     flags: stores.flags, projects: stores.projects, environments: stores.environments, segments: stores.segments, users: stores.users,
+    featureTypes: stores.featureTypes,
     usage: metrics, state: stores.outbox.state,
     tagTypes: { listTypes: async () => (await stores.tags.listTypes()).map((t) => ({ name: t.name, color: colorOf(t) })) },
     changeRequests: {

@@ -10,7 +10,6 @@
 import type { FlagData, LifecycleStage } from '../flags/read-model.js';
 import { likePattern } from '../events/service.js';
 import { schemaValidationError } from '../../errors.js';
-import { FEATURE_TYPES } from '../feature-types/read-model.js';
 
 export const OPERATORS = [
   'IS', 'IS_NOT', 'IS_ANY_OF', 'IS_NONE_OF', 'INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ALL_OF', 'INCLUDE_ANY_OF', 'EXCLUDE_IF_ANY_OF',
@@ -135,6 +134,8 @@ export interface IndexInput {
   changeRequests: ReadonlyMap<string, number[]>;
   creators: ReadonlyMap<number, Creator>;
   unknownCreator: Creator;
+  /** Days a flag of each type lives before it is potentially stale (null: never). */
+  lifetimes: ReadonlyMap<string, number | null>;
   now: number;
 }
 
@@ -145,9 +146,6 @@ export interface SearchIndex {
 }
 
 const DAY_MS = 86_400_000;
-
-/** Days a flag of each type lives before it is potentially stale (types without a lifetime: never). */
-const LIFETIME_DAYS = new Map(FEATURE_TYPES.map((t) => [t.id, t.lifetimeDays]));
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -172,7 +170,7 @@ export function buildIndex(input: IndexInput): SearchIndex {
         }
       }
     }
-    const lifetime = LIFETIME_DAYS.get(flag.type);
+    const lifetime = input.lifetimes.get(flag.type);
     return {
       flag,
       lowerName: flag.name.toLowerCase(),

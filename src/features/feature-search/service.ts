@@ -100,6 +100,7 @@ export class FeatureSearchService {
     }
     return buildIndex({
       flags, projectEnvs, changeRequests, creators, unknownCreator: UNKNOWN_CREATOR, now: this.now(),
+      lifetimes: this.sources.featureTypes.lifetimes(),
       tagColors: new Map(tagTypes.map((t) => [t.name, t.color])),
       segmentNames: new Map(segments.map((sg) => [sg.id, sg.name])),
     });

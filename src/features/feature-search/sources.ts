@@ -65,6 +65,8 @@ export interface RevisionSource {
 
 export interface FeatureSearchSources {
   flags: SearchFlagSource;
+  /** Each flag type's lifetime in days (null: never potentially stale). */
+  featureTypes: { lifetimes(): ReadonlyMap<string, number | null> };
   projects: SearchProjectSource;
   environments: SearchEnvironmentSource;
   tagTypes: SearchTagTypeSource;

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { buildIndex, pageOf, parseOperatorValue, search, type IndexInput } from '../../../src/features/feature-search/query.js';
+import { FEATURE_TYPES } from '../../../src/features/feature-types/read-model.js';
 import type { FlagData } from '../../../src/features/flags/read-model.js';
 
 const DAY = 86_400_000;
@@ -17,6 +18,7 @@ function flag(name: string, type: string, ageDays: number, stale = false): FlagD
 const input = (flags: FlagData[]): IndexInput => ({
   flags, projectEnvs: new Map([['default', [{ name: 'development', type: 'development', sortOrder: 2 }]]]), tagColors: new Map(),
   segmentNames: new Map(), changeRequests: new Map(), creators: new Map(), unknownCreator: { id: null, name: 'unknown', imageUrl: '' }, now: NOW,
+  lifetimes: new Map(FEATURE_TYPES.map((type) => [type.id, type.lifetimeDays])),
 });
 
 t.test('operator values', async (t) => {
