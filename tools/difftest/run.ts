@@ -11,6 +11,8 @@
  *
  * 4. Compares the SDK surfaces (sdk-run.ts) and the Vane-only ones (vane-run.ts: batch, change-request
  *    impact, OFREP, each against Vane's own per-context answers).
+ * 5. With `--peer`, last (it changes the configuration): the admin surface (admin-run.ts), the same
+ *    random sequence of admin calls sent to both, statuses, bodies and recorded events compared.
  *
  * Both servers should be fresh: strategy types are created once per server, and segment ids must
  * start equal. The open-source reference cannot create projects through its API; with `--peer-db`
@@ -26,6 +28,7 @@ import { differences, kindOf, normaliseBody, type Difference } from './compare.j
 import { compareSdkSurfaces, parseSurfaces, SURFACES } from './sdk-run.js';
 import { send, type SurfaceFinding } from './surfaces.js';
 import { compareVaneSurfaces, parseVaneSurfaces, VANE_SURFACES } from './vane-run.js';
+import { compareAdminSequence, printAdminResult } from './admin-run.js';
 
 const { values: args } = commandLine(`
 Usage: node dist/tools/difftest/run.js --seed N [--contexts 300] [--vane URL] [--peer URL --peer-db DB] [options]
@@ -46,7 +49,11 @@ Exit code 1 when anything differs.
   --peer-db DB             the reference's PostgreSQL database, to insert its projects
   --vane-only              the Vane-only surfaces alone, even with --peer
   --surfaces LIST          comma-separated: playground, ${SURFACES.join(', ')},
-                           ${VANE_SURFACES.join(', ')} (default: all that apply)
+                           ${VANE_SURFACES.join(', ')}, admin (default: all that apply);
+                           admin (with --peer; run last, it changes the configuration) sends
+                           the same random admin calls to both (admin-run.ts); alone, it
+                           skips building the configuration
+  --admin-calls N          calls in the admin sequence (default 300)
   --ofrep-single-flags N   flags asked one by one per ofrep-single question (default 20)
   --skip-apply             reuse a configuration already applied
   --out FILE               where the differences go (default /tmp/difftest-seed-N.json)
@@ -67,6 +74,8 @@ Exit code 1 when anything differs.
     surfaces: { type: 'string' },
     /** Flags asked one by one per question on `ofrep-single`. */
     'ofrep-single-flags': { type: 'string', default: '20' },
+    /** Calls in the admin sequence (admin-run.ts). */
+    'admin-calls': { type: 'string', default: '300' },
     out: { type: 'string' },
   },
 });
@@ -104,7 +113,13 @@ async function main(): Promise<void> {
     ...requests.filter((r) => r.path === '/api/admin/projects').map((r) => (r.body as { id: string }).id),
   ];
   let statusDifferences = 0;
-  if (!args['skip-apply']) {
+  const all = vaneOnly ? [...VANE_SURFACES] : ['playground', ...SURFACES, ...VANE_SURFACES, 'admin'];
+  const wanted = args.surfaces === undefined ? all : args.surfaces.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const surface of wanted) {
+    if (!all.includes(surface)) throw new Error(`surface ${surface} ${vaneOnly ? 'needs the reference (--peer)' : 'is unknown'}; known: ${all.join(', ')}`);
+  }
+  // The admin sequence builds what it reads; alone, it needs no configuration.
+  if (!args['skip-apply'] && wanted.some((surface) => surface !== 'admin')) {
     const started = Date.now();
     const bodies: { vane: string[]; peer: string[] } = { vane: [], peer: [] };
     const vane = await applyConfiguration(args.vane, args['vane-token'], requests, {
@@ -127,11 +142,6 @@ async function main(): Promise<void> {
     console.log(`seed ${seed}: ${requests.length} admin requests, ${statusDifferences} ${vaneOnly ? 'server errors' : 'status differences'} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
 
-  const all = vaneOnly ? [...VANE_SURFACES] : ['playground', ...SURFACES, ...VANE_SURFACES];
-  const wanted = args.surfaces === undefined ? all : args.surfaces.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const surface of wanted) {
-    if (!all.includes(surface)) throw new Error(`surface ${surface} ${vaneOnly ? 'needs the reference (--peer)' : 'is unknown'}; known: ${all.join(', ')}`);
-  }
   const playground = wanted.includes('playground') ? await comparePlayground(requests, projects) : { compared: 0, findings: [] };
   const sdkSurfaces = parseSurfaces(wanted.filter((s) => (SURFACES as readonly string[]).includes(s)).join(','));
   const flags = requests.filter((r) => r.method === 'POST' && /^\/api\/admin\/projects\/[^/]+\/features$/.test(r.path)).map((r) => (r.body as { name: string }).name);
@@ -158,9 +168,19 @@ async function main(): Promise<void> {
     tally.print();
     surfaceFindings.push(...tally.findings);
   }
-  writeFileSync(out, JSON.stringify({ seed, compared: playground.compared, statusDifferences, findings: playground.findings, surfaceFindings }, null, 1));
-  if (playground.findings.length > 0 || surfaceFindings.length > 0) console.log(`details: ${out}`);
-  process.exitCode = playground.findings.length > 0 || surfaceFindings.length > 0 || statusDifferences > 0 ? 1 : 0;
+  // Last: the admin sequence changes the configuration the other surfaces read.
+  const admin = wanted.includes('admin')
+    ? await compareAdminSequence({
+      seed, calls: Number(args['admin-calls']),
+      base: { vane: args.vane, peer: peerBase }, adminToken: { vane: args['vane-token'], peer: args['peer-token'] },
+    })
+    : undefined;
+  if (admin) printAdminResult(seed, admin);
+  const adminFindings = admin?.findings ?? [];
+  const unexplained = admin?.unexplained.length ?? 0;
+  writeFileSync(out, JSON.stringify({ seed, compared: playground.compared, statusDifferences, findings: playground.findings, surfaceFindings, adminFindings, adminTrace: admin?.trace ?? [] }, null, 1));
+  if (playground.findings.length > 0 || surfaceFindings.length > 0 || adminFindings.length > 0) console.log(`details: ${out}`);
+  process.exitCode = playground.findings.length > 0 || surfaceFindings.length > 0 || statusDifferences > 0 || unexplained > 0 ? 1 : 0;
 }
 
 /** Both playground endpoints asked the same random requests (contexts.ts `generateCases`). */

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
 import {
-  CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagListResponse, TagTypeListResponse, TagTypeSchema,
+  CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagTypeCreatedSchema, TagListResponse, TagTypeListResponse, TagTypeSchema,
 } from './schemas.js';
 import type { TagService } from './service.js';
 
@@ -79,7 +79,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: TagService }> = async (app
     config: { permission: 'UPDATE_TAG_TYPE' },
     schema: {
       tags: TAGS, summary: 'Create a tag type', body: CreateTagTypeBody,
-      response: { 201: TagTypeSchema, ...errorResponses(...ADMIN_ERRORS, 409) },
+      response: { 201: TagTypeCreatedSchema, ...errorResponses(...ADMIN_ERRORS, 409) },
     },
   }, async (request, reply) => {
     const type = await service.createType(request.body, auditOf(request));

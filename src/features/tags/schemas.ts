@@ -11,6 +11,13 @@ export const TagTypeSchema = Type.Object({
   icon: Type.Union([Type.String(), Type.Null()]),
   color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
+/** A created tag type: the keys the request gave, as Unleash echoes them. */
+export const TagTypeCreatedSchema = Type.Object({
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  icon: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
 export const TagTypeListResponse = Type.Object({ version: Type.Number(), tagTypes: Type.Array(TagTypeSchema) });
 export const CreateTagTypeBody = Type.Object({
   name: Type.String(),

@@ -104,15 +104,20 @@ export class TagService {
     return (await this.store.listTypes()).map(tagTypeView);
   }
 
-  async createType(input: TagTypeInput, audit: AuditUser): Promise<{ name: string; description: string; icon: string | null; color?: string | null }> {
+  async createType(input: TagTypeInput, audit: AuditUser): Promise<{ name: string; description?: string; icon?: string | null; color?: string | null }> {
     const name = input.name.trim();
     checkLength('name', name);
     if (!isUrlFriendly(name)) joi('name', 'must be URL friendly', name);
     const doc: TagTypeDocument = {
       _id: name, name, description: input.description ?? '', icon: input.icon ?? null, color: input.color ?? null, createdAt: new Date(),
     };
-    const { color, ...rest } = tagTypeView(doc);
-    const view = input.color === undefined ? rest : { ...rest, color };
+    // Unleash answers (and records) the body it was sent: only the keys given (measured on 8.2).
+    const view = {
+      name,
+      ...(input.description === undefined ? {} : { description: input.description }),
+      ...(input.icon === undefined ? {} : { icon: input.icon }),
+      ...(input.color === undefined ? {} : { color: input.color }),
+    };
     try {
       await this.outbox.insert(this.store.types, doc, buildEvents(audit, [{ type: 'tag-type-created', data: view }]));
     } catch (err) {

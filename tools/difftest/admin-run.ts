@@ -1,0 +1,527 @@
+/**
+ * Differential tester, part 7: the `admin` surface — a random sequence of admin calls, valid and
+ * invalid, sent in the same order to Vane and to the Unleash reference. Per call it compares the
+ * status, the body (server-generated ids, times and the admin token's name normalised) and the
+ * events the call recorded (read from `GET /api/admin/search/events` before and after; compared
+ * on type, featureName, project, environment, data, preData and tags — not on who made them).
+ *
+ * Covered: context fields (list, get, create, update, delete, validate, legal values, strategies),
+ * tag types with colours, a flag's tags (get, add, replace, remove; tags of a type), a flag's own
+ * fields (PUT, PATCH, stale marks, name validation), the reads of the flags page and the project
+ * pages (feature search with random filters, lifecycle counts, flag creators, feature types,
+ * project environments, parent variants, project status), interleaved with the writes a
+ * configuration is made of (flags, strategies, variants, on/off, segments, dependencies,
+ * archive/revive). Everything happens in project `default`, so the reference needs no database
+ * access; names carry the seed (`a<seed>`).
+ *
+ * Differences Vane makes on purpose are listed in ACCEPTED, each with its reason; they are counted
+ * and printed apart, never silently dropped.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { differences, normaliseIds, type Difference } from './compare.js';
+import { environmentVariants, generateConstraint, Random, resolveRefs } from './config.js';
+import { send } from './surfaces.js';
+
+export interface AdminCall {
+  /** What the call exercises, e.g. `context.create`, `flag.patch`; used for the tallies and ACCEPTED. */
+  op: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** `{ref:NAME}` is replaced by the id the side captured under NAME. */
+  path: string;
+  /** `"$ref:NAME"` values are replaced by the id the side captured under NAME. */
+  body?: unknown;
+  /** Names the response's `id` (each side keeps its own). */
+  capture?: string;
+}
+
+const PROJECT = 'default';
+const FLAGS = `/api/admin/projects/${PROJECT}/features`;
+const ENVIRONMENTS = ['development', 'production'] as const;
+const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
+const COLORS = ['#FF0000', '#00ff00', '#1A2B3C', 'red', '#FFF'];
+
+interface FlagModel {
+  name: string;
+  archived: boolean;
+  parent: string | null;
+  children: number;
+  /** Captured strategy refs per environment. */
+  strategies: Record<string, string[]>;
+  variantNames: Set<string>;
+  tags: Set<string>;
+}
+
+/**
+ * The admin sequence of `seed`: `count` calls after a short setup. The generator keeps a model of
+ * what it created so that most calls are meaningful; the model need not be exact (the two servers'
+ * answers are what is compared), and a share of calls is invalid on purpose.
+ */
+export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
+  const random = new Random(seed * 104729 + 3);
+  const tag = `a${seed}`;
+  const calls: AdminCall[] = [];
+  const flags: FlagModel[] = [];
+  const fields: string[] = [];
+  const tagTypes: string[] = ['simple'];
+  const segments: string[] = [];
+  let flagCounter = 0;
+  let fieldCounter = 0;
+  let segmentCounter = 0;
+  let strategyCounter = 0;
+
+  const live = () => flags.filter((flag) => !flag.archived);
+  const anyFlag = (): string => {
+    if (flags.length === 0 || random.chance(0.08)) return `${tag}-missing-flag`;
+    return random.pick(random.chance(0.8) && live().length > 0 ? live() : flags).name;
+  };
+  const anyField = (): string => {
+    if (random.chance(0.15)) return random.pick(['userId', 'appName', 'environment', `${tag}-nofield`]);
+    return fields.length === 0 ? `${tag}-nofield` : random.pick(fields);
+  };
+  const tagValue = () => random.pick(['beta', 'team-a', 'team-b', 'q3', 'ü-tag', 'x'.repeat(random.int(2, 6))]);
+
+  const createFlag = () => {
+    const name = `${tag}.flag-${flagCounter++}`;
+    const body: Record<string, unknown> = { name };
+    if (random.chance(0.5)) body.type = random.pick(FLAG_TYPES);
+    if (random.chance(0.4)) body.description = random.pick(['first', 'a flag', '', 'ü description']);
+    if (random.chance(0.2)) body.impressionData = random.chance(0.5);
+    calls.push({ op: 'flag.create', method: 'POST', path: FLAGS, body });
+    flags.push({ name, archived: false, parent: null, children: 0, strategies: { development: [], production: [] }, variantNames: new Set(), tags: new Set() });
+  };
+  const createField = () => {
+    const name = `${tag}-field-${fieldCounter++}`;
+    const body: Record<string, unknown> = { name };
+    if (random.chance(0.5)) body.description = random.pick(['where the user is', 'plan', '']);
+    if (random.chance(0.4)) body.stickiness = random.chance(0.5);
+    if (random.chance(0.5)) body.legalValues = random.some(['a', 'b', 'c', 'eu', 'us'], random.int(1, 3)).map((value) => (random.chance(0.3) ? { value, description: `means ${value}` } : { value }));
+    if (random.chance(0.2)) body.sortOrder = random.int(0, 20);
+    calls.push({ op: 'context.create', method: 'POST', path: '/api/admin/context', body });
+    fields.push(name);
+  };
+  const constraintOn = (field: string) => (random.chance(0.5)
+    ? { contextName: field, operator: random.pick(['IN', 'NOT_IN']), values: random.some(['a', 'b', 'c', 'eu', 'us'], random.int(1, 2)) }
+    : generateConstraint(random));
+  const strategyBody = (flag: FlagModel): Record<string, unknown> => {
+    const body: Record<string, unknown> = random.chance(0.3)
+      ? { name: 'default', parameters: {} }
+      : { name: 'flexibleRollout', parameters: { rollout: String(random.pick([0, 25, 50, 100])), stickiness: 'default', groupId: flag.name } };
+    if (random.chance(0.6)) body.constraints = [constraintOn(fields.length > 0 && random.chance(0.7) ? random.pick(fields) : anyField())];
+    if (segments.length > 0 && random.chance(0.3)) body.segments = [`$ref:${random.pick(segments)}`];
+    if (random.chance(0.2)) body.title = 'Rollout';
+    if (random.chance(0.1)) body.disabled = true;
+    return body;
+  };
+
+  // Setup: tag types with colours, context fields, flags.
+  for (let i = 0; i < 2; i++) {
+    const name = `${tag}-tt${i}`;
+    calls.push({ op: 'tagtype.create', method: 'POST', path: '/api/admin/tag-types', body: { name, description: `type ${i}`, color: COLORS[i] } });
+    tagTypes.push(name);
+  }
+  for (let i = 0; i < 3; i++) createField();
+  for (let i = 0; i < 4; i++) createFlag();
+
+  const ops: Array<[number, () => void]> = [
+    // The configuration's writes.
+    [6, createFlag],
+    [2, () => calls.push({ op: 'flag.create-invalid', method: 'POST', path: FLAGS, body: random.pick([{ name: anyFlag() }, { name: 'bad name!' }, { name: `${tag}.x`, type: 'bogus' }, {}]) })],
+    [8, () => {
+      const flag = random.pick(flags.length > 0 ? flags : [{ name: anyFlag() } as FlagModel]);
+      if (flag.strategies === undefined) return;
+      const environment = random.pick(ENVIRONMENTS);
+      const ref = `${tag}-strategy-${strategyCounter++}`;
+      calls.push({ op: 'strategy.add', method: 'POST', path: `${FLAGS}/${flag.name}/environments/${environment}/strategies`, body: strategyBody(flag), capture: ref });
+      flag.strategies[environment]!.push(ref);
+    }],
+    [3, () => {
+      const flag = random.pick(flags);
+      const environment = random.pick(ENVIRONMENTS);
+      const list = flag.strategies[environment]!;
+      if (list.length === 0) return;
+      const ref = random.pick(list);
+      if (random.chance(0.5)) {
+        calls.push({ op: 'strategy.update', method: 'PUT', path: `${FLAGS}/${flag.name}/environments/${environment}/strategies/{ref:${ref}}`, body: strategyBody(flag) });
+      } else {
+        calls.push({ op: 'strategy.delete', method: 'DELETE', path: `${FLAGS}/${flag.name}/environments/${environment}/strategies/{ref:${ref}}` });
+        list.splice(list.indexOf(ref), 1);
+      }
+    }],
+    [3, () => {
+      const flag = random.pick(flags);
+      calls.push({ op: 'variants.put', method: 'PUT', path: `${FLAGS}/${flag.name}/environments/${random.pick(ENVIRONMENTS)}/variants`, body: environmentVariants(random, flag.variantNames) });
+    }],
+    [5, () => calls.push({ op: 'environment.toggle', method: 'POST', path: `${FLAGS}/${anyFlag()}/environments/${random.pick(ENVIRONMENTS)}/${random.chance(0.75) ? 'on' : 'off'}` })],
+    [2, () => {
+      const ref = `${tag}-seg${segmentCounter++}`;
+      const field = anyField();
+      calls.push({ op: 'segment.create', method: 'POST', path: '/api/admin/segments', body: { name: ref, constraints: [constraintOn(field)] }, capture: ref });
+      segments.push(ref);
+    }],
+    [2, () => {
+      const child = random.pick(flags);
+      const candidates = flags.filter((flag) => flag !== child && flag.parent === null && !flag.archived);
+      if (child.children > 0 || candidates.length === 0) return;
+      const parent = random.pick(candidates);
+      const body: Record<string, unknown> = { feature: parent.name };
+      if (random.chance(0.4) && parent.variantNames.size > 0) body.variants = random.some([...parent.variantNames], 1);
+      calls.push({ op: 'dependency.add', method: 'POST', path: `${FLAGS}/${child.name}/dependencies`, body });
+      if (child.parent === null) {
+        child.parent = parent.name;
+        parent.children++;
+      }
+    }],
+    [2, () => {
+      const flag = random.pick(flags);
+      calls.push({ op: 'flag.archive', method: 'DELETE', path: `${FLAGS}/${flag.name}` });
+      if (flag.children === 0) flag.archived = true;
+    }],
+    [2, () => {
+      const archived = flags.filter((flag) => flag.archived);
+      const flag = archived.length > 0 && random.chance(0.85) ? random.pick(archived) : random.pick(flags);
+      calls.push({ op: 'flag.revive', method: 'POST', path: `/api/admin/archive/revive/${flag.name}` });
+      flag.archived = false;
+    }],
+
+    // Context fields.
+    [3, createField],
+    [2, () => {
+      const bodies: unknown[] = [
+        { name: random.pick(fields.length > 0 ? fields : ['userId']) },
+        { name: 'bad name' },
+        { name: '' },
+        { name: `${tag}-long`, description: 'd'.repeat(251) },
+        { name: `${tag}-dup-values-${fieldCounter}`, legalValues: [{ value: 'a' }, { value: 'a' }] },
+        { name: `${tag}-empty-value-${fieldCounter}`, legalValues: [{ value: '' }] },
+        { description: 'no name' },
+      ];
+      calls.push({ op: 'context.create-invalid', method: 'POST', path: '/api/admin/context', body: random.pick(bodies) });
+    }],
+    [3, () => calls.push({ op: 'context.list', method: 'GET', path: '/api/admin/context' })],
+    [3, () => calls.push({ op: 'context.get', method: 'GET', path: `/api/admin/context/${anyField()}` })],
+    [4, () => {
+      const body: Record<string, unknown> = {};
+      if (random.chance(0.6)) body.description = random.pick(['changed', '', 'ü']);
+      if (random.chance(0.5)) body.stickiness = random.chance(0.5);
+      if (random.chance(0.5)) body.legalValues = random.some(['a', 'b', 'c', 'eu', 'us', 'ap'], random.int(0, 3)).map((value) => ({ value }));
+      if (random.chance(0.2)) body.sortOrder = random.int(0, 9);
+      calls.push({ op: 'context.update', method: 'PUT', path: `/api/admin/context/${anyField()}`, body });
+    }],
+    [2, () => {
+      const name = anyField();
+      calls.push({ op: 'context.delete', method: 'DELETE', path: `/api/admin/context/${name}` });
+    }],
+    [3, () => {
+      const name = random.pick([anyField(), `${tag}-fresh-${fieldCounter}`, 'bad name', '']);
+      calls.push({ op: 'context.validate', method: 'POST', path: '/api/admin/context/validate', body: random.chance(0.1) ? { name, extra: 1 } : { name } });
+    }],
+    [3, () => {
+      const body = random.chance(0.85)
+        ? { value: random.pick(['a', 'b', 'zz', 'eu', 'new-value']), ...(random.chance(0.4) ? { description: 'legal' } : {}) }
+        : { value: '' };
+      calls.push({ op: 'context.legal-value.add', method: 'POST', path: `/api/admin/context/${anyField()}/legal-values`, body });
+    }],
+    [2, () => calls.push({ op: 'context.legal-value.delete', method: 'DELETE', path: `/api/admin/context/${anyField()}/legal-values/${random.pick(['a', 'b', 'zz', 'nope'])}` })],
+    [2, () => calls.push({ op: 'context.strategies', method: 'GET', path: `/api/admin/context/${anyField()}/strategies` })],
+
+    // Tags.
+    [1, () => {
+      const name = random.chance(0.8) ? `${tag}-tt${tagTypes.length}` : random.pick(tagTypes);
+      const body: Record<string, unknown> = { name };
+      if (random.chance(0.5)) body.description = 'a tag type';
+      if (random.chance(0.7)) body.color = random.pick(COLORS);
+      calls.push({ op: 'tagtype.create', method: 'POST', path: '/api/admin/tag-types', body });
+      if (!tagTypes.includes(name)) tagTypes.push(name);
+    }],
+    [1, () => calls.push({ op: 'tagtype.list', method: 'GET', path: '/api/admin/tag-types' })],
+    [4, () => calls.push({ op: 'flag.tags.get', method: 'GET', path: `/api/admin/features/${anyFlag()}/tags` })],
+    [5, () => {
+      const flag = anyFlag();
+      const type = random.chance(0.9) ? random.pick(tagTypes) : `${tag}-no-type`;
+      const value = random.chance(0.92) ? tagValue() : 'a';
+      calls.push({ op: 'flag.tags.add', method: 'POST', path: `/api/admin/features/${flag}/tags`, body: { type, value } });
+      flags.find((f) => f.name === flag)?.tags.add(`${type}:${value}`);
+    }],
+    [3, () => {
+      const flag = flags.length > 0 ? random.pick(flags) : undefined;
+      const name = flag?.name ?? anyFlag();
+      const added = Array.from({ length: random.int(0, 2) }, () => ({ type: random.pick(tagTypes), value: tagValue() }));
+      const existing = flag ? [...flag.tags] : [];
+      const removed = random.some(existing, random.int(0, 2)).map((text) => ({ type: text.split(':')[0]!, value: text.slice(text.indexOf(':') + 1) }));
+      if (random.chance(0.3)) removed.push({ type: 'simple', value: 'never-added' });
+      calls.push({ op: 'flag.tags.put', method: 'PUT', path: `/api/admin/features/${name}/tags`, body: { addedTags: added, removedTags: removed } });
+      for (const t of added) flag?.tags.add(`${t.type}:${t.value}`);
+      for (const t of removed) flag?.tags.delete(`${t.type}:${t.value}`);
+    }],
+    [2, () => {
+      const flag = random.pick(flags);
+      const text = flag.tags.size > 0 && random.chance(0.8) ? random.pick([...flag.tags]) : `simple:${tagValue()}`;
+      const type = text.split(':')[0]!;
+      const value = text.slice(type.length + 1);
+      calls.push({ op: 'flag.tags.delete', method: 'DELETE', path: `/api/admin/features/${flag.name}/tags/${type}/${encodeURIComponent(value)}` });
+      flag.tags.delete(text);
+    }],
+    [2, () => calls.push({ op: 'tags.of-type', method: 'GET', path: `/api/admin/tags/${random.chance(0.9) ? random.pick(tagTypes) : 'unknown-type'}` })],
+
+    // A flag's own fields.
+    [4, () => {
+      const body: Record<string, unknown> = {};
+      if (random.chance(0.7)) body.description = random.pick(['put description', '', null, 'ü']);
+      if (random.chance(0.6)) body.type = random.chance(0.9) ? random.pick(FLAG_TYPES) : 'bogus';
+      if (random.chance(0.4)) body.impressionData = random.chance(0.5);
+      if (random.chance(0.3)) body.stale = random.chance(0.5);
+      const name = anyFlag();
+      if (random.chance(0.1)) body.name = random.chance(0.5) ? name : 'other-name';
+      calls.push({ op: 'flag.put', method: 'PUT', path: `${FLAGS}/${name}`, body });
+    }],
+    [4, () => {
+      const operations = Array.from({ length: random.int(1, 2) }, () => {
+        switch (random.int(0, 5)) {
+          case 0: return { op: 'replace', path: '/description', value: random.pick(['patched', '', 'ü']) };
+          case 1: return { op: 'replace', path: '/type', value: random.pick(FLAG_TYPES) };
+          case 2: return { op: 'replace', path: '/impressionData', value: random.chance(0.5) };
+          case 3: return { op: 'replace', path: '/stale', value: random.chance(0.5) };
+          case 4: return { op: 'add', path: '/description', value: 'added' };
+          default: return random.pick([{ op: 'replace', path: '/type', value: 'bogus' }, { op: 'remove', path: '/nothing' }, { op: 'test', path: '/stale', value: true }]);
+        }
+      });
+      calls.push({ op: 'flag.patch', method: 'PATCH', path: `${FLAGS}/${anyFlag()}`, body: operations });
+    }],
+    [3, () => {
+      const names = random.some(flags.map((flag) => flag.name), random.int(1, 3));
+      if (random.chance(0.2)) names.push(`${tag}-missing-flag`);
+      calls.push({ op: 'flag.stale', method: 'POST', path: `/api/admin/projects/${PROJECT}/stale`, body: { features: names, stale: random.chance(0.6) } });
+    }],
+    [3, () => {
+      const name = random.pick([anyFlag(), `${tag}.new-${flagCounter}`, 'bad name!', '', 'a'.repeat(101)]);
+      calls.push({ op: 'flag.validate', method: 'POST', path: '/api/admin/features/validate', body: { name } });
+    }],
+    [2, () => calls.push({ op: 'flag.get', method: 'GET', path: `${FLAGS}/${anyFlag()}` })],
+
+    // Reads.
+    [8, () => calls.push({ op: 'search.features', method: 'GET', path: `/api/admin/search/features?${searchQuery(random, tag, tagTypes, segments)}` })],
+    [2, () => calls.push({ op: 'lifecycle.count', method: 'GET', path: '/api/admin/lifecycle/count' })],
+    [2, () => calls.push({ op: 'flag-creators', method: 'GET', path: `/api/admin/flag-creators${random.chance(0.4) ? `?q=${random.pick(['admin', 'Admin', 'zzz', 'a'])}` : ''}` })],
+    [2, () => calls.push({ op: 'project.flag-creators', method: 'GET', path: `/api/admin/projects/${random.chance(0.85) ? PROJECT : 'no-such-project'}/flag-creators` })],
+    [1, () => calls.push({ op: 'feature-types', method: 'GET', path: '/api/admin/feature-types' })],
+    [1, () => calls.push({ op: 'environments.project', method: 'GET', path: `/api/admin/environments/project/${random.chance(0.85) ? PROJECT : 'no-such-project'}` })],
+    [2, () => calls.push({ op: 'flag.parent-variants', method: 'GET', path: `${FLAGS}/${anyFlag()}/parent-variants` })],
+    [3, () => calls.push({ op: 'project.status', method: 'GET', path: `/api/admin/projects/${PROJECT}/status` })],
+  ];
+  const total = ops.reduce((sum, [weight]) => sum + weight, 0);
+  while (calls.length < count + 9) {
+    let roll = random.next() * total;
+    for (const [weight, op] of ops) {
+      roll -= weight;
+      if (roll < 0) {
+        op();
+        break;
+      }
+    }
+  }
+  return calls;
+}
+
+/** A random query string for the feature search: a few filters, sorting and paging. */
+function searchQuery(random: Random, tag: string, tagTypes: string[], segments: string[]): string {
+  const query = new URLSearchParams();
+  if (random.chance(0.3)) query.set('query', random.pick([tag, 'flag-1', 'description', 'ü', 'nothing-like-it']));
+  if (random.chance(0.2)) query.set('type', random.pick(['IS:release', 'IS_NOT:release', 'IS_ANY_OF:experiment,operational', 'IS_NONE_OF:kill-switch']));
+  if (random.chance(0.2)) query.set('state', random.pick(['IS:stale', 'IS:active', 'IS_NOT:stale']));
+  if (random.chance(0.2)) query.set('tag', `${random.pick(['INCLUDE', 'DO_NOT_INCLUDE', 'INCLUDE_ANY_OF'])}:${random.pick(tagTypes)}:${random.pick(['beta', 'team-a', 'q3'])}`);
+  if (random.chance(0.15)) query.set('lifecycle', random.pick(['IS:initial', 'IS:pre-live', 'IS_ANY_OF:initial,live', 'IS:archived']));
+  if (random.chance(0.1)) query.set('archived', random.pick(['IS:true', 'IS:false']));
+  if (random.chance(0.1) && segments.length > 0) query.set('segment', `INCLUDE:${random.pick(segments)}`);
+  if (random.chance(0.1)) query.set('createdBy', 'IS:-42');
+  if (random.chance(0.15)) query.append('status', random.pick(['development:enabled', 'production:disabled']));
+  if (random.chance(0.1)) query.set('project', random.pick([`IS:${PROJECT}`, 'IS_NOT:default']));
+  if (random.chance(0.4)) query.set('sortBy', random.pick(['name', 'createdAt', 'type', 'stale', 'environment:development']));
+  if (random.chance(0.3)) query.set('sortOrder', random.pick(['asc', 'desc']));
+  if (random.chance(0.3)) query.set('limit', random.pick(['5', '50', '0', 'x']));
+  if (random.chance(0.2)) query.set('offset', random.pick(['0', '3', '-1']));
+  // Without a sort key, ties on createdAt (flags created within one millisecond) would order at random.
+  if (!query.has('sortBy')) query.set('sortBy', 'name');
+  return query.toString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparing.
+
+type Side = 'vane' | 'peer';
+
+/** One difference of one call: where (`<status>`, `body…`, `events…`) and what. */
+export interface AdminFinding {
+  index: number;
+  call: AdminCall;
+  difference: Difference;
+  /** The reason from ACCEPTED, when the difference is a deliberate one. */
+  accepted?: string;
+  status: Record<Side, number>;
+  body: Record<Side, string>;
+}
+
+/**
+ * Deliberate differences, each naming why (docs and code comments say so). A rule matches a call's
+ * op and a difference's path; `when` narrows it further.
+ */
+export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; when?: (finding: AdminFinding) => boolean }> = [
+  {
+    why: 'D1 (docs/rules.md §0): every error body starts with a fresh `id`, where Unleash often omits it',
+    op: /./, path: /^body\.id$/, when: (f) => f.status.peer >= 400 && f.status.vane >= 400 && f.difference.what === 'extra',
+  },
+  {
+    why: 'D1: a 400 for invalid data is named ValidationError (Unleash: BadDataError)',
+    op: /./, path: /^body\.name$/, when: (f) => f.difference.expected === 'BadDataError' && f.difference.actual === 'ValidationError',
+  },
+  {
+    why: 'D6: flag creation answers with the whole flag (its first eight keys are Unleash\'s)',
+    op: /^flag\.create$/, path: /^body\.(environments|createdBy|dependencies|children|lifecycle|links|collaborators)$/,
+    when: (f) => f.status.peer === 201 && f.status.vane === 201 && f.difference.what === 'extra',
+  },
+  {
+    why: 'D8: the lifecycle summary\'s averageDays are null (Vane keeps a flag\'s current stage, not its history)',
+    op: /^project\.status$/, path: /^body\.lifecycleSummary\.\w+\.averageDays$/, when: (f) => f.difference.actual === null,
+  },
+  {
+    why: 'D9: a PATCHed unknown flag type is refused (400), where Unleash stores it',
+    op: /^flag\.patch$/, path: /./, when: (f) => JSON.stringify(f.call.body).includes('"value":"bogus"') && f.status.vane === 400,
+  },
+  {
+    why: 'D9, afterwards: the flag type "bogus" Unleash stored from a PATCH shows in its later answers and events',
+    op: /./, path: /(^|\.)type$/, when: (f) => f.difference.expected === 'bogus',
+  },
+];
+
+/**
+ * Ops after which the reference updates a flag's lifecycle stage asynchronously (an event handler):
+ * the tester waits this long before the next call, so that its reads do not race the update.
+ */
+const LIFECYCLE_SETTLE_MS = 1500;
+const SETTLING_OPS = new Set(['flag.create', 'flag.archive', 'flag.revive']);
+
+/** A call answered 429 (the reference rate-limits the feature search: 15 a minute) is sent again. */
+async function sendPatiently(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
+  for (let attempt = 0; ; attempt++) {
+    const answer = await send(base, token, method, path, body);
+    if (answer.status !== 429 || attempt >= 40) return answer;
+    await sleep(3000);
+  }
+}
+
+/** Keys whose values are times: replaced by `<time>` (each server stamps its own). */
+const TIME_KEY = /(At|Date|^date|^time)$/;
+
+/** An answer made comparable: ids, times and the side's admin-token name replaced by placeholders. */
+export function normaliseAdmin(value: unknown, actor: string | undefined): unknown {
+  const walk = (inner: unknown, key: string): unknown => {
+    if (Array.isArray(inner)) return inner.map((item) => walk(item, key));
+    if (inner !== null && typeof inner === 'object') {
+      return Object.fromEntries(Object.entries(inner).map(([k, v]) => [k, walk(v, k)]));
+    }
+    if (typeof inner === 'string') {
+      if (TIME_KEY.test(key) && !Number.isNaN(Date.parse(inner))) return '<time>';
+      if (actor !== undefined && inner === actor) return '<actor>';
+    }
+    return inner;
+  };
+  return walk(normaliseIds(value), '');
+}
+
+interface EventView { id: number; createdBy?: unknown; [key: string]: unknown }
+
+/** The compared part of an event. */
+function eventView(event: EventView, actor: string | undefined): unknown {
+  const { type, featureName, project, environment, data, preData, tags } = event;
+  return normaliseAdmin({ type, featureName, project, environment, data, preData, tags }, actor);
+}
+
+function parse(text: string): unknown {
+  try {
+    return text === '' ? '' : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export interface AdminRunOptions {
+  seed: number;
+  calls?: number;
+  base: Record<Side, string>;
+  adminToken: Record<Side, string>;
+}
+
+export interface AdminRunResult {
+  calls: number;
+  /** Every call with both statuses, in order (for reading a finding in its context). */
+  trace: string[];
+  findings: AdminFinding[];
+  unexplained: AdminFinding[];
+}
+
+/** Sends the sequence to both servers, one call at a time on each, and compares. */
+export async function compareAdminSequence(options: AdminRunOptions): Promise<AdminRunResult> {
+  const calls = generateAdminSequence(options.seed, options.calls);
+  const ids: Record<Side, Map<string, unknown>> = { vane: new Map(), peer: new Map() };
+  const actor: Record<Side, string | undefined> = { vane: undefined, peer: undefined };
+  const lastEvent: Record<Side, number> = { vane: 0, peer: 0 };
+  const sides: Side[] = ['vane', 'peer'];
+
+  const newEvents = async (side: Side): Promise<EventView[]> => {
+    const { status, text } = await send(options.base[side], options.adminToken[side], 'GET', '/api/admin/search/events?limit=50');
+    if (status !== 200) throw new Error(`${side}: reading the events answered ${status} ${text.slice(0, 200)}`);
+    const events = (JSON.parse(text) as { events: EventView[] }).events.filter((event) => event.id > lastEvent[side]).reverse();
+    for (const event of events) lastEvent[side] = Math.max(lastEvent[side], event.id);
+    return events;
+  };
+  await Promise.all(sides.map((side) => newEvents(side)));
+
+  const findings: AdminFinding[] = [];
+  const trace: string[] = [];
+  for (const [index, call] of calls.entries()) {
+    const answers = await Promise.all(sides.map(async (side) => {
+      const path = call.path.replace(/\{ref:([^}]+)\}/g, (_m, name: string) => String(ids[side].get(name) ?? name));
+      const body = call.body === undefined ? undefined : resolveRefs(call.body, ids[side]);
+      const answer = await sendPatiently(options.base[side], options.adminToken[side], call.method, path, body);
+      const events = await newEvents(side);
+      if (actor[side] === undefined) {
+        const made = events.find((event) => typeof event.createdBy === 'string');
+        if (made) actor[side] = made.createdBy as string;
+      }
+      const json = parse(answer.text);
+      if (call.capture !== undefined && answer.status < 300 && json !== null && typeof json === 'object' && 'id' in json) {
+        ids[side].set(call.capture, json.id);
+      }
+      return { ...answer, json, events };
+    }));
+    if (SETTLING_OPS.has(call.op)) await sleep(LIFECYCLE_SETTLE_MS);
+    const [vane, peer] = answers as [typeof answers[0], typeof answers[0]];
+    trace.push(`#${index} peer ${peer.status} vane ${vane.status} ${call.op} ${call.method} ${call.path} ${JSON.stringify(call.body ?? null).slice(0, 160)}`);
+    const found: Difference[] = [];
+    if (vane.status !== peer.status) found.push({ path: '<status>', what: 'value', expected: peer.status, actual: vane.status });
+    found.push(...differences(normaliseAdmin(peer.json, actor.peer), normaliseAdmin(vane.json, actor.vane), 12, 'body'));
+    found.push(...differences(peer.events.map((e) => eventView(e, actor.peer)), vane.events.map((e) => eventView(e, actor.vane)), 12, 'events'));
+    for (const difference of found) {
+      const finding: AdminFinding = {
+        index, call, difference, status: { vane: vane.status, peer: peer.status }, body: { vane: vane.text.slice(0, 600), peer: peer.text.slice(0, 600) },
+      };
+      const rule = ACCEPTED.find((r) => r.op.test(call.op) && r.path.test(difference.path) && (r.when?.(finding) ?? true));
+      if (rule) finding.accepted = rule.why;
+      findings.push(finding);
+    }
+  }
+  return { calls: calls.length, trace, findings, unexplained: findings.filter((finding) => finding.accepted === undefined) };
+}
+
+/** Prints the totals, the accepted differences by reason and every unexplained difference. */
+export function printAdminResult(seed: number, result: AdminRunResult): void {
+  console.log(`seed ${seed}: admin sequence, ${result.calls} calls, ${result.findings.length} differences (${result.unexplained.length} unexplained, ${result.findings.length - result.unexplained.length} accepted)`);
+  const accepted = new Map<string, number>();
+  for (const finding of result.findings) if (finding.accepted) accepted.set(finding.accepted, (accepted.get(finding.accepted) ?? 0) + 1);
+  for (const [why, count] of accepted) console.log(`  accepted ${String(count).padStart(4)}: ${why}`);
+  for (const finding of result.unexplained) {
+    const { index, call, difference: d } = finding;
+    console.log(`  #${index} ${call.op} ${call.method} ${call.path} ${JSON.stringify(call.body ?? null).slice(0, 200)}`);
+    console.log(`     ${d.path} ${d.what}: peer ${JSON.stringify(d.expected)?.slice(0, 300)} vane ${JSON.stringify(d.actual)?.slice(0, 300)}`);
+    if (d.path === '<status>') console.log(`     peer body ${finding.body.peer.slice(0, 300)}\n     vane body ${finding.body.vane.slice(0, 300)}`);
+  }
+}
