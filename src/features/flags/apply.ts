@@ -296,7 +296,8 @@ export function applySetVariants(flag: FlagData, environment: string, variants: 
   const next = withEnvironment(clone(flag), environment, { ...state, variants: stored });
   return {
     next, transactional: false, result: normalised,
-    events: [flagEvent(flag, 'feature-environment-variants-updated', environment, { variants: stored }, { variants: state.variants })],
+    // data: the variants as sent (Unleash records its input); preData: as stored (jsonb order).
+    events: [flagEvent(flag, 'feature-environment-variants-updated', environment, { variants: normalised }, { variants: state.variants })],
   };
 }
 

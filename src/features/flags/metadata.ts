@@ -19,6 +19,14 @@ export interface MetadataInput {
 }
 
 
+/** Unleash stores an empty description as null (measured: `""` reads back as null). */
+function descriptionOf(value: unknown): string | null {
+  return value === null || value === undefined || value === '' ? null : String(value);
+}
+
+const unchanged = (a: FlagData, b: FlagData) =>
+  a.description === b.description && a.type === b.type && a.impressionData === b.impressionData && a.stale === b.stale;
+
 /** The flag as Unleash reads its row back: the preData of a metadata update. */
 function rowView(flag: FlagData) {
   return {
@@ -32,12 +40,14 @@ export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Appl
   assertNotArchived(flag);
   const next: FlagData = {
     ...flag,
-    description: input.description ?? null,
+    description: descriptionOf(input.description),
     type: input.type ?? 'release',
     impressionData: input.impressionData ?? false,
     stale: input.stale ?? false,
   };
   const view = flagCreatedView(next);
+  // Nothing changed: Unleash records nothing (measured by the differential tester).
+  if (unchanged(flag, next)) return { next: flag, events: [], transactional: false, result: view };
   return { next, events: [flagEvent(next, 'feature-metadata-updated', null, view, rowView(flag))], transactional: false, result: view };
 }
 
@@ -59,18 +69,19 @@ export function applyPatchMetadata(flag: FlagData, patch: PatchOperation[]): App
   if (typeof type !== 'string' || !(FLAG_TYPES as readonly string[]).includes(type)) {
     throw validationError(`The type must be one of ${FLAG_TYPES.join(', ')}; the patch makes it ${JSON.stringify(type)}`);
   }
-  const description = patched.description === null || patched.description === undefined ? null : String(patched.description);
   const next: FlagData = {
-    ...flag, description, type, impressionData: patched.impressionData === true, stale: patched.stale === true,
+    ...flag, description: descriptionOf(patched.description), type, impressionData: patched.impressionData === true, stale: patched.stale === true,
   };
   const view = flagCreatedView(next);
+  if (unchanged(flag, next)) return { next: flag, events: [], transactional: false, result: view };
   const events = [flagEvent(next, 'feature-metadata-updated', null, view, rowView(flag))];
   if (next.stale !== flag.stale) events.push(flagEvent(next, next.stale ? 'feature-stale-on' : 'feature-stale-off', null));
   return { next, events, transactional: false, result: view };
 }
 
-/** The project's bulk stale route: the event is recorded whether or not the flag changes. */
+/** The project's bulk stale route: a flag already so is left, and nothing recorded for it (measured). */
 export function applyStale(flag: FlagData, stale: boolean): Applied {
+  if (flag.stale === stale) return { next: flag, events: [], transactional: false, result: undefined };
   const next = { ...flag, stale };
   return { next, events: [flagEvent(next, stale ? 'feature-stale-on' : 'feature-stale-off', null)], transactional: false, result: undefined };
 }

@@ -32,7 +32,13 @@ t.test('PUT replaces, PATCH patches, bulk stale marks; each with its events', as
   after = await lastEventId(app);
   t.equal((await send(app, 'POST', '/api/admin/projects/default/stale', { features: ['meta', 'nope'], stale: true })).statusCode, 202);
   t.equal((await send(app, 'POST', '/api/admin/projects/default/stale', { features: ['meta'], stale: true })).statusCode, 202);
-  t.same((await eventsAfter(app, after)).map((e) => [e.type, e.featureName]), [['feature-stale-on', 'meta'], ['feature-stale-on', 'meta']], 'recorded even when unchanged; unknown names skipped');
+  t.same((await eventsAfter(app, after)).map((e) => [e.type, e.featureName]), [['feature-stale-on', 'meta']], 'only a change is recorded; unknown names skipped');
+
+  after = await lastEventId(app);
+  t.equal((await send(app, 'PUT', FLAG, { stale: true })).statusCode, 200);
+  t.same(await eventsAfter(app, after), [], 'a PUT that changes nothing records nothing');
+  const emptied = await send(app, 'PUT', FLAG, { description: '', stale: true });
+  t.equal(emptied.json().description, null, 'an empty description is stored as null');
 
   const refused: Array<[string, unknown, number, RegExp]> = [
     ['PUT', { type: 'nope' }, 400, /allowed values/],
