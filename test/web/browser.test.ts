@@ -4,19 +4,19 @@
  * else to a temporary directory.
  */
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { ADMIN, JSON_ADMIN, dropDatabase, testConfig } from '../helpers/app.js';
+import { CHROMIUM, hasChromium, launchChromium, listening } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ADMIN_PASSWORD = 'First-Admin-Pass-1';
 const SHOTS = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'vane-shots-'));
 if (!process.env.SCREENSHOT_DIR) process.once('exit', () => rmSync(SHOTS, { recursive: true, force: true }));
 
-if (!existsSync(CHROMIUM)) {
+if (!hasChromium()) {
   t.comment(`SKIP: browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium); not found, so they did not run`);
   t.pass('skipped: no chromium');
 } else {
@@ -24,15 +24,8 @@ if (!existsSync(CHROMIUM)) {
     mkdirSync(SHOTS, { recursive: true });
     const config = await testConfig(t, { INIT_ADMIN_USER: 'admin', INIT_ADMIN_PASSWORD: ADMIN_PASSWORD });
     const app = await buildApp(config, { logger: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const { chromium } = await import('playwright-core');
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    const base = await listening(app);
+    const browser: Browser = await launchChromium();
     t.teardown(async () => {
       await browser.close();
       await app.close();

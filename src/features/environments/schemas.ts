@@ -1,12 +1,16 @@
 import { Type } from 'typebox';
 
-export const EnvironmentSchema = Type.Object({
+const base = {
   name: Type.String(),
   type: Type.String(),
   sortOrder: Type.Number(),
   enabled: Type.Boolean(),
   protected: Type.Boolean(),
   requiredApprovals: Type.Null(),
+};
+
+export const EnvironmentSchema = Type.Object({
+  ...base,
   projectCount: Type.Number(),
   apiTokenCount: Type.Number(),
   enabledToggleCount: Type.Number(),
@@ -17,12 +21,7 @@ export const EnvironmentListSchema = Type.Object({ version: Type.Number(), envir
 export const ProjectEnvironmentListSchema = Type.Object({
   version: Type.Number(),
   environments: Type.Array(Type.Object({
-    name: Type.String(),
-    type: Type.String(),
-    sortOrder: Type.Number(),
-    enabled: Type.Boolean(),
-    protected: Type.Boolean(),
-    requiredApprovals: Type.Null(),
+    ...base,
     projectApiTokenCount: Type.Number({ description: 'Tokens of this environment that read the project (those for every project too)' }),
     projectEnabledToggleCount: Type.Number({ description: 'The project\'s flags on in this environment' }),
     visible: Type.Boolean({ description: 'Whether the environment is connected to the project' }),

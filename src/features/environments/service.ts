@@ -28,6 +28,11 @@ export interface ProjectEnvironmentView extends Omit<EnvironmentView, 'projectCo
   visible: boolean;
 }
 
+/** The fields every view of an environment starts with, in Unleash's order. */
+function baseView(env: EnvironmentDocument) {
+  return { name: env.name, type: env.type, sortOrder: env.sortOrder, enabled: env.enabled, protected: env.protected, requiredApprovals: null };
+}
+
 /** Environments (docs/rules.md §1.4 S2), with Vane's creation endpoint. */
 export class EnvironmentService {
   constructor(
@@ -45,12 +50,7 @@ export class EnvironmentService {
       this.store.list(), this.projects.list(), this.apiTokens.list(), this.flags.snapshotSource(),
     ]);
     return environments.map((env) => ({
-      name: env.name,
-      type: env.type,
-      sortOrder: env.sortOrder,
-      enabled: env.enabled,
-      protected: env.protected,
-      requiredApprovals: null,
+      ...baseView(env),
       projectCount: projects.filter((p) => p.environments.includes(env.name)).length,
       apiTokenCount: tokens.filter((t) => t.environment === env.name).length,
       enabledToggleCount: flags.filter((f) => f.environments[env.name]?.enabled === true).length,
@@ -70,12 +70,7 @@ export class EnvironmentService {
     const projectTokens = tokens.filter((t) => t.projects.includes(projectId) || t.projects.includes('*'));
     const projectFlags = flags.filter((f) => f.project === projectId);
     return environments.map((env) => ({
-      name: env.name,
-      type: env.type,
-      sortOrder: env.sortOrder,
-      enabled: env.enabled,
-      protected: env.protected,
-      requiredApprovals: null,
+      ...baseView(env),
       projectApiTokenCount: projectTokens.filter((t) => t.environment === env.name).length,
       projectEnabledToggleCount: projectFlags.filter((f) => f.environments[env.name]?.enabled === true).length,
       visible: connected.has(env.name),

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { UserDocument } from '../../../src/features/users/read-model.js';
 import { ADMIN, JSON_ADMIN, buildTestApp, eventsAfter, lastEventId } from '../../helpers/app.js';
 import { fixture } from '../../helpers/samples.js';
+import { ORIGIN, STRONG, login, userWithRole } from '../../helpers/sessions.js';
 
 /** Answers and events recorded from the Unleash 8.2 reference (test/fixtures/context-fields/). */
 const REF = fixture('context-fields/reference.json');
@@ -267,34 +267,7 @@ t.test('context fields', async (t) => {
 // not among the Editor's, so changes are the Admin's.
 
 const JSON_ONLY = { 'content-type': 'application/json' };
-const ORIGIN = 'http://localhost:4242';
-const STRONG = 'Correct-Horse-9';
 const ADMIN_PASSWORD = 'First-Admin-Pass-1';
-
-async function login(app: FastifyInstance, username: string, password: string): Promise<string> {
-  const res = await app.inject({ method: 'POST', url: '/auth/simple/login', headers: JSON_ONLY, payload: { username, password } });
-  if (res.statusCode !== 200) throw new Error(res.body);
-  const header = res.headers['set-cookie'];
-  const line = (Array.isArray(header) ? header : [header ?? '']).find((c) => c.startsWith('vane-session='));
-  return line!.split(';')[0]!;
-}
-
-/** A user with the given root role: invite-link joiners are Viewers, other roles are then set as a write would. */
-async function userWithRole(app: FastifyInstance, username: string, rootRole: number): Promise<void> {
-  const link = await app.inject({
-    method: 'POST', url: '/api/admin/invite-link/tokens', headers: JSON_ADMIN,
-    payload: { name: `for ${username}`, expiresAt: new Date(Date.now() + 7 * 86_400_000).toISOString() },
-  });
-  const res = await app.inject({
-    method: 'POST', url: `/invite/${link.json().secret}/signup`, headers: JSON_ONLY,
-    payload: { name: username, email: `${username}@example.com`, username, password: STRONG },
-  });
-  if (res.statusCode !== 201) throw new Error(res.body);
-  if (rootRole === 3) return;
-  const outbox = app.database.outbox;
-  const current = outbox.state.mirror('users').get(res.json().id as number)!;
-  await outbox.replace(outbox.collection<UserDocument>('users'), current, { ...current, rootRole }, []);
-}
 
 t.test('permissions: Viewer reads, Editor reads, Admin changes', async (t) => {
   const app = await buildTestApp(t, { INIT_ADMIN_USER: 'root@example.com', INIT_ADMIN_PASSWORD: ADMIN_PASSWORD });
