@@ -137,6 +137,11 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     report: ({ job, err, recovered }) => recovered
       ? log.info({ job }, 'client metrics: the database work succeeds again')
       : log.error({ job, err }, 'client metrics: the database work failed; retried every second'),
+  }, undefined, {
+    // A flag's lifecycle follows the SDKs' reports (FlagService.metricsSeen), off the SDK's path.
+    used: (environment, names) => void flags.metricsSeen(environment, names).catch((err: unknown) => {
+      log.warn({ err, environment }, 'client metrics: a flag\'s lifecycle stage was not written; the next report tries again');
+    }),
   });
   // The admin flag views show lastSeenAt / yes / no per environment from the client metrics.
   const flags = new FlagService(

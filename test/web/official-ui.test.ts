@@ -5,14 +5,14 @@
  * controls. Screenshots go to SCREENSHOT_DIR, else to a temporary directory.
  */
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { ADMIN, JSON_ADMIN, dropDatabase, testConfig } from '../helpers/app.js';
+import { CHROMIUM, hasChromium, launchChromium, listening } from '../helpers/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'First-Admin-Pass-1';
 const SHOTS = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'vane-ui-shots-'));
 if (!process.env.SCREENSHOT_DIR) process.once('exit', () => rmSync(SHOTS, { recursive: true, force: true }));
@@ -32,7 +32,7 @@ const PAGES = [
  */
 const NOT_YET = [/\/api\/admin\/client-metrics\/features\/[^/]+\/raw/, /\/api\/admin\/projects\/[^/]+\/applications/];
 
-if (!existsSync(CHROMIUM)) {
+if (!hasChromium()) {
   t.comment(`SKIP: browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium); not found, so they did not run`);
   t.pass('skipped: no chromium');
 } else {
@@ -40,14 +40,8 @@ if (!existsSync(CHROMIUM)) {
     mkdirSync(SHOTS, { recursive: true });
     const config = await testConfig(t, { INIT_ADMIN_USER: 'admin', INIT_ADMIN_PASSWORD: PASSWORD, UNLEASH_UI: '8.2.0' });
     const app = await buildApp(config, { logger: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const { chromium } = await import('playwright-core');
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const base = await listening(app);
+    const browser: Browser = await launchChromium();
     t.teardown(async () => {
       await browser.close();
       await app.close();
@@ -112,6 +106,83 @@ if (!existsSync(CHROMIUM)) {
       t.equal(flag.json().createdBy.name, 'admin', 'created as the signed-in person');
       t.same(failed, []);
       t.same(errors, []);
+    });
+
+    /** The flag's events, newest first, as the event search answers them. */
+    const eventsOf = async (flag: string): Promise<{ type: string; environment?: string | null; data?: unknown }[]> => {
+      const res = await app.inject({ url: `/api/admin/search/events?feature=IS:${flag}&limit=100`, headers: ADMIN });
+      return res.json().events;
+    };
+    const flagOf = async (name: string) => (await app.inject({ url: `/api/admin/projects/default/features/${name}`, headers: ADMIN })).json();
+    const shot = async (name: string) => { await page.screenshot({ path: join(SHOTS, `ui-action-${name}.png`) }); };
+    /** The browser's own session, to ask Vane what the signed-in person sees. */
+    const browserCookie = async () => (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const FLAG = 'made-in-the-ui';
+    const SEGMENT = 'ui-beta-testers';
+
+    await t.test('a segment created on the Segments page', async (t) => {
+      where = 'segment';
+      await page.goto(`${base}/segments/create`);
+      await page.getByLabel('Segment name').fill(SEGMENT);
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByRole('button', { name: 'Create segment' }).click();
+      // The UI asks once how easy that was (its CES prompt, POST /api/admin/feedback), over the list.
+      await page.getByText('How easy was it to create a segment?').waitFor();
+      await shot('segment-feedback');
+      await page.keyboard.press('Escape');
+      await page.getByRole('cell', { name: SEGMENT }).first().waitFor();
+      await shot('segment');
+      const segments = (await app.inject({ url: '/api/admin/segments', headers: ADMIN })).json().segments;
+      t.match(segments, [{ name: SEGMENT, constraints: [], createdBy: 'admin' }]);
+      const user = (await app.inject({ url: '/api/admin/user', headers: { cookie: await browserCookie() } })).json();
+      t.match(user.feedback, [{ feedbackId: 'ces/segments/create', neverShow: false }], 'the prompt is not shown again');
+      t.same(failed, []);
+    });
+
+    await t.test('a gradual rollout with a constraint and the segment, in development', async (t) => {
+      where = 'strategy';
+      await page.goto(`${base}/projects/default/features/${FLAG}`);
+      await page.getByRole('button', { name: 'Add strategy' }).first().click();
+      // Each card of the dialog shows its Configure button on hover; the card is named by its title.
+      await page.locator('xpath=//span[text()="Gradual rollout"]/ancestor::*[.//button[normalize-space()="Configure"]][1]//button[normalize-space()="Configure"]').click();
+      await page.getByRole('tab', { name: /Targeting/ }).click();
+      await page.getByRole('combobox', { name: 'Select segments' }).click();
+      await page.getByRole('option', { name: SEGMENT }).click();
+      await page.getByRole('button', { name: 'Add constraint' }).click();
+      await page.getByRole('combobox').filter({ hasText: 'appName' }).click();
+      await page.getByRole('option', { name: 'userId' }).click();
+      await page.getByRole('button', { name: 'Add values' }).click();
+      await page.getByPlaceholder('Enter value').fill('1, 2');
+      // The UI asks Vane about the constraint before it enables Save; the values popover stays open.
+      const validated = page.waitForResponse((res) => res.url().endsWith('/api/admin/constraints/validate'));
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      t.equal((await validated).status(), 204, 'the constraint is valid');
+      await page.getByPlaceholder('Enter value').press('Escape');
+      await page.getByPlaceholder('Enter value').waitFor({ state: 'hidden' });
+      await shot('strategy-form');
+      await page.getByRole('button', { name: 'Save strategy' }).click();
+      await page.waitForURL((url) => !url.pathname.includes('/strategies/create'));
+      await shot('strategy');
+      const development = (await flagOf(FLAG)).environments.find((e: { name: string }) => e.name === 'development');
+      const segmentId = (await app.inject({ url: '/api/admin/segments', headers: ADMIN })).json().segments[0].id;
+      t.match(development.strategies, [{
+        name: 'flexibleRollout', segments: [segmentId],
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2'] }],
+        parameters: { groupId: FLAG, stickiness: 'default' },
+      }]);
+      t.match(await eventsOf(FLAG), [{ type: 'feature-strategy-add', environment: 'development' }]);
+      t.same(failed, []);
+    });
+
+    await t.test('the flag turned on in development', async (t) => {
+      where = 'enable';
+      await page.getByRole('switch', { name: 'development' }).first().click();
+      await page.getByRole('switch', { name: 'development', checked: true }).first().waitFor();
+      await shot('enabled');
+      const development = (await flagOf(FLAG)).environments.find((e: { name: string }) => e.name === 'development');
+      t.equal(development.enabled, true);
+      t.match(await eventsOf(FLAG), [{ type: 'feature-environment-enabled', environment: 'development' }]);
+      t.same(failed, []);
     });
   });
 }

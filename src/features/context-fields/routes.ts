@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TObject, type TOptional, type TString } from 'typebox';
 import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
+import { ConstraintInput } from '../constraints/index.js';
 import {
   ContextFieldListSchema, ContextFieldSchema, ContextFieldStrategiesSchema, CreateContextFieldBody, FieldParams, LegalValueBody,
   LegalValueParams, ListQuery, NameBody, ProjectFieldParams, ProjectLegalValueParams, ProjectParams, UpdateContextFieldBody,
@@ -20,6 +21,20 @@ const scoped = <P extends Record<string, TString>>(schema: TObject): Scoped<P> =
  * paths are its [BETA] ones, present in 8.2 OSS).
  */
 const contextFieldRoutes: FastifyPluginAsyncTypebox<{ service: ContextFieldService }> = async (app, { service }) => {
+  // Here because the legal values it checks are the context fields'; permission NONE on Unleash
+  // (any signed-in caller or admin token), 204 when the constraint may be saved.
+  app.post('/api/admin/constraints/validate', {
+    schema: {
+      tags: TAGS,
+      summary: 'Check one constraint as a strategy would take it, and its values against the field\'s legal values',
+      body: ConstraintInput,
+      response: { 204: NoBody, ...errorResponses(400, 401, 403, 415, 503) },
+    },
+  }, async (request, reply) => {
+    await service.validateConstraint(request.body);
+    return reply.code(204).send(undefined);
+  });
+
   for (const mode of ['root', 'project'] as const) {
     const base = mode === 'root' ? '/api/admin/context' : '/api/admin/projects/:projectId/context';
     const inProject = mode === 'project';

@@ -1,6 +1,8 @@
 import { buildEvents, retrying, type AuditUser, type EventInput, type Outbox } from '../../db/outbox/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
-import { conflict, nameExists, notFound, schemaValidationError } from '../../errors.js';
+import { conflict, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
+import { normaliseConstraint } from '../constraints/index.js';
+import type { ConstraintConfig } from '../../evaluation/types.js';
 import { isUrlFriendly } from '../shared.js';
 import type { FlagData } from '../flags/read-model.js';
 import type { ContextField, LegalValue } from './read-model.js';
@@ -11,6 +13,8 @@ import type { FlagStrategies, ProjectLookup } from './sources.js';
 import type { ContextFieldDocument, ContextFieldStore } from './store.js';
 
 const NAME_EXISTS = 'A context field with that name already exist';
+/** Operators whose legal-value check reads `value`, not `values` (Unleash: date, semver, number; REGEX reads `values`). */
+const SINGLE_VALUE = /^(NUM_|DATE_|SEMVER_)/;
 const IN_USE = 'This context field is in use by existing flags. To delete it, first remove its usage from all flags.';
 
 /** Where an operation was called: the root API or `/api/admin/projects/{projectId}/context`. */
@@ -169,6 +173,25 @@ export class ContextFieldService {
         ...(project ? { project } : {}),
       };
     });
+  }
+
+  /**
+   * `POST /api/admin/constraints/validate`, what the UI asks before it keeps a constraint: the
+   * strategy rules of one constraint, then, when a field of that name has legal values, the value
+   * (single-value operators) or every listed value must be one of them. A field that does not
+   * exist is no error (measured: `nope-field IN [a]` → 204 on the reference).
+   */
+  async validateConstraint(input: unknown): Promise<void> {
+    const constraint: ConstraintConfig = normaliseConstraint(input);
+    const legal = (await this.store.get(constraint.contextName))?.legalValues ?? [];
+    if (legal.length === 0) return;
+    const allowed = new Set(legal.map((v) => v.value));
+    if (SINGLE_VALUE.test(constraint.operator)) {
+      const value = constraint.value ?? '';
+      if (!allowed.has(value)) throw validationError(`${value} is not specified as a legal value on this context field`);
+    } else if ((constraint.values ?? []).some((v) => !allowed.has(v))) {
+      throw validationError('input values are not specified as a legal value on this context field');
+    }
   }
 
   /** Any field by name, whatever the path's project (measured: a project path shows root fields too). */

@@ -243,11 +243,18 @@ export function applyReorderStrategies(
 // ---------------------------------------------------------------------------------------------
 // enable / disable (S5)
 
-function lifecycleAfterEnable(flag: FlagData, environment: string, ctx: ApplyContext): FlagData['lifecycle'] {
-  const type = ctx.environments.get(environment)?.type;
+/**
+ * A flag's lifecycle after an SDK reported evaluating it in an environment, as Unleash 8.2 moves
+ * it (its feature-lifecycle service): any environment makes a new flag `pre-live`; a production
+ * environment where the flag is on makes it `live`. Turning a flag on changes no stage (measured
+ * by the differential tester: enabled in production without metrics, it stayed `initial`).
+ */
+export function lifecycleAfterMetrics(flag: FlagData, environment: string, production: boolean, now: Date): FlagData['lifecycle'] {
   const stage = flag.lifecycle?.stage ?? 'initial';
-  if (type === 'production' && (stage === 'initial' || stage === 'pre-live')) return { stage: 'live', enteredStageAt: ctx.now };
-  if (type !== 'production' && stage === 'initial') return { stage: 'pre-live', enteredStageAt: ctx.now };
+  if (flag.archived) return flag.lifecycle;
+  const on = flag.environments[environment]?.enabled === true;
+  if (production && on && (stage === 'initial' || stage === 'pre-live')) return { stage: 'live', enteredStageAt: now };
+  if (stage === 'initial') return { stage: 'pre-live', enteredStageAt: now };
   return flag.lifecycle;
 }
 
@@ -279,8 +286,7 @@ export function applySetEnabled(flag: FlagData, environment: string, enabled: bo
   const changed = state.enabled !== enabled;
   if (changed) events.push(flagEvent(flag, enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', environment));
   if (events.length === 0) return { next: flag, events, transactional: true, result: false };
-  let next = withEnvironment(clone(flag), environment, { ...state, enabled, strategies });
-  if (enabled && changed) next = { ...next, lifecycle: lifecycleAfterEnable(flag, environment, ctx) };
+  const next = withEnvironment(clone(flag), environment, { ...state, enabled, strategies });
   return { next, events, transactional: true, result: changed };
 }
 

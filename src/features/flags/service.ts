@@ -9,7 +9,7 @@ import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { TagService } from '../tags/service.js';
 import {
   applyAddDependency, applyAddStrategy, applyArchive, applyDeleteStrategy, applyPatchVariants, applyRemoveDependencies,
-  applyRemoveDependency, applyReorderStrategies, applyRevive, applySetEnabled, applySetVariants, applyUpdateStrategy, environmentOf,
+  applyRemoveDependency, applyReorderStrategies, applyRevive, applySetEnabled, applySetVariants, applyUpdateStrategy, environmentOf, lifecycleAfterMetrics,
   newFlag, type Applied, type ApplyContext, type CreateFlagInput, type DependencyInput, type SegmentInfo, type StrategyInput,
 } from './apply.js';
 import type { PatchOperation } from './json-patch.js';
@@ -343,6 +343,31 @@ export class FlagService {
     const flag = await this.store.get(featureName);
     if (!flag) throw notFound(`Could not find feature flag "${featureName}"`);
     await this.mutate(flag.project, featureName, audit, (current, ctx) => applyRevive(current, ctx));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // lifecycle
+
+  /**
+   * SDKs reported evaluating these flags in `environment`: each moves on in its lifecycle
+   * (`lifecycleAfterMetrics`). Checked in memory on every report; written, without an event, only
+   * when a stage changes, which is at most twice in a flag's life.
+   */
+  async metricsSeen(environment: string, featureNames: readonly string[]): Promise<void> {
+    const env = (await this.environments.list()).find((e) => e.name === environment);
+    if (!env) return;
+    const production = env.type === 'production';
+    for (const name of featureNames) {
+      const flag = this.store.getNow(name);
+      if (!flag || lifecycleAfterMetrics(flag, environment, production, new Date()) === flag.lifecycle) continue;
+      await this.outbox.exclusive(`flag:${name}`, () => retrying(async () => {
+        const current = await this.store.get(name);
+        if (!current) return;
+        const lifecycle = lifecycleAfterMetrics(current, environment, production, new Date());
+        if (lifecycle === current.lifecycle) return;
+        await this.store.replace(current, { ...withoutBookkeeping(current) as FlagData, lifecycle }, []);
+      }));
+    }
   }
 
   // -------------------------------------------------------------------------------------------

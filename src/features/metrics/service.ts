@@ -51,6 +51,10 @@ export interface MetricsFailureReporter {
   report(failure: { job: 'flush' | 'refresh'; err?: unknown; recovered?: boolean }): void;
 }
 
+export interface MetricsListener {
+  used(environment: string, flags: readonly string[]): void;
+}
+
 export interface AppScope {
   projects: readonly string[];
   environment: string;
@@ -99,6 +103,8 @@ export class MetricsService {
     private readonly store: MetricsStore,
     private readonly failures: MetricsFailureReporter = { report: () => undefined },
     private readonly flushMs = 1000,
+    /** Told which flags an SDK reported as evaluated (their lifecycle follows it: FlagService.metricsSeen). */
+    private readonly listener: MetricsListener = { used: () => undefined },
   ) {}
 
   /** Failures of the background work, reported once per streak (every tick retries it). */
@@ -195,7 +201,9 @@ export class MetricsService {
   record(environment: string, appName: string, start: Date, toggles: Record<string, ToggleCounts>, now = new Date()): void {
     const startMs = Number.isNaN(start.getTime()) ? now.getTime() : start.getTime();
     const hourMs = Math.floor(startMs / HOUR_MS) * HOUR_MS;
+    const used: string[] = [];
     for (const [flag, counts] of Object.entries(toggles)) {
+      if (count(counts.yes) + count(counts.no) > 0) used.push(flag);
       const usage = this.usageOf(flag);
       const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}`;
       let entry = this.totals.get(key);
@@ -225,6 +233,7 @@ export class MetricsService {
       usage.seen.set(seenKey, seen);
       this.lastSeenMemo = undefined;
     }
+    if (used.length > 0) this.listener.used(environment, used);
   }
 
   /** Writes what changed since the last flush; one flush at a time. */

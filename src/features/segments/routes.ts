@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses } from '../../schemas/common.js';
-import { SegmentListSchema, SegmentParams, SegmentSchema, UpsertSegmentBody } from './schemas.js';
+import { SegmentListSchema, SegmentNameBody, SegmentParams, SegmentSchema, UpsertSegmentBody } from './schemas.js';
 import { publicSegment, SegmentService } from './service.js';
 
 const TAGS = ['Segments'];
@@ -19,6 +19,19 @@ const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService }> = as
     const segment = await service.create(request.body, auditOf(request));
     reply.code(201).header('location', `segments/${segment.id}`);
     return publicSegment(segment);
+  });
+
+  // Permission NONE on Unleash: any signed-in caller may ask; 204 when the name is free.
+  app.post('/api/admin/segments/validate', {
+    schema: {
+      tags: TAGS,
+      summary: 'Check a name for a new segment: 400 when empty, 409 when taken',
+      body: SegmentNameBody,
+      response: { 204: NoBody, ...errorResponses(...ADMIN_ERRORS, 409) },
+    },
+  }, async (request, reply) => {
+    await service.validateName(request.body.name);
+    return reply.code(204).send(undefined);
   });
 
   app.get('/api/admin/segments', {

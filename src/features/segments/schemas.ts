@@ -6,6 +6,9 @@ const NullableString = (options: Record<string, unknown> = {}) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
 
 /** Unleash's upsertSegmentSchema: `name` and `constraints` required. */
+/** Body of `POST /api/admin/segments/validate`: the name alone, no other key (measured: `extra` → 400). */
+export const SegmentNameBody = Type.Object({ name: Type.String() }, { additionalProperties: false });
+
 export const UpsertSegmentBody = Type.Object({
   name: Type.String({ description: 'Unique among segments' }),
   description: Type.Optional(NullableString()),

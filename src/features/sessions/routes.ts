@@ -5,7 +5,7 @@ import { ApiError, unauthorized } from '../../errors.js';
 import { EmptyResponse, errorResponses } from '../../schemas/common.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../shared.js';
 import { UserSchema } from '../users/schemas.js';
-import { ROOT_ROLES } from '../users/service.js';
+import { ROOT_ROLES, feedbackView } from '../users/service.js';
 import { permissionsOf } from './roles.js';
 import { CurrentUserSchema, LoginBody } from './schemas.js';
 import type { SessionService } from './service.js';
@@ -96,7 +96,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox<{ service: SessionService; ttlHou
         seenAt: user.seenAt ? user.seenAt.toISOString() : null, createdAt: user.createdAt.toISOString(),
       },
       permissions: permissionsOf(user.rootRole).map((permission) => ({ permission })),
-      feedback: [],
+      feedback: (user.feedback ?? []).map((entry) => feedbackView(user._id, entry)),
       splash: {},
       sessionExpiresAt: principal.pat === undefined ? principal.expiresAt.toISOString() : null,
     };

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { FeedbackSchema } from '../users/schemas.js';
 
 export const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, description: 'Username or e-mail address (any case)' }),
@@ -24,7 +25,7 @@ export const CurrentUserSchema = Type.Object({
   permissions: Type.Array(Type.Object({ permission: Type.String() }), {
     description: 'Root permissions held (["ADMIN"] for admins), so pages can show or hide actions',
   }),
-  feedback: Type.Array(Type.Object({}, { additionalProperties: true }), { description: "Feedback the person gave (read by Unleash's UI); always empty" }),
+  feedback: Type.Array(FeedbackSchema, { description: "The UI's feedback prompts the person answered (POST /api/admin/feedback); empty for an API token" }),
   splash: Type.Object({}, { additionalProperties: true, description: "Splash screens seen (read by Unleash's UI); always empty" }),
   sessionExpiresAt: Nullable(Type.String({ format: 'date-time', description: 'null for the admin token and a personal access token' })),
 });

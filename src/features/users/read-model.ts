@@ -26,6 +26,15 @@ export interface UserDocument extends StoredDocument {
   passwordHistory?: string[];
   /** Secret of the invite link the user joined through. */
   signupToken?: string;
+  /** The UI's feedback prompts the user answered or dismissed, in the order first given. */
+  feedback?: FeedbackEntry[];
+}
+
+/** One answer to a UI feedback prompt (Unleash's `user_feedback` row, keyed by user and id). */
+export interface FeedbackEntry {
+  feedbackId: string;
+  neverShow: boolean;
+  given: Date;
 }
 
 /** Users as they are now (from the configuration state); the users store answers. */

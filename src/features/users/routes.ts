@@ -4,8 +4,11 @@ import { validationError } from '../../errors.js';
 import type { SessionPrincipal } from '../../plugins/auth.js';
 import { Type } from 'typebox';
 import { NoBody, errorResponses } from '../../schemas/common.js';
-import type { SessionService } from '../sessions/service.js';
-import { ChangePasswordBody, ProfileSchema, UserListSchema, UserRolesQuery, UserRolesSchema } from './schemas.js';
+import type { SessionEnder } from './sources.js';
+import {
+  ChangePasswordBody, FeedbackCreateBody, FeedbackParams, FeedbackSchema, FeedbackUpdateBody, ProfileSchema, UserListSchema, UserRolesQuery,
+  UserRolesSchema,
+} from './schemas.js';
 import { describedRole, ROOT_ROLES, UserService } from './service.js';
 
 /** The signed-in person (by session or personal access token); an API token has no user, as Unleash answers (measured). */
@@ -25,7 +28,28 @@ const MEMBER_PROJECTS = ['default'];
 /** Unleash's bodiless 400s beside the usual error body (Fastify does not serialise an absent payload). */
 const ErrorOrNoBody = (when: string) => Type.Unsafe<undefined>({ $ref: 'Error', description: `The error body; no body at all ${when}` });
 
-const userRoutes: FastifyPluginAsyncTypebox<{ service: UserService; sessions: SessionService }> = async (app, { service, sessions }) => {
+const userRoutes: FastifyPluginAsyncTypebox<{ service: UserService; sessions: SessionEnder }> = async (app, { service, sessions }) => {
+  // The UI's feedback prompts (permission NONE). An API token has no user: Unleash fails its insert
+  // with a 500 (user_id null, measured); Vane answers the 400 it gives the other person-only routes.
+  app.post('/api/admin/feedback', {
+    schema: {
+      tags: ['Users'],
+      summary: 'Record the signed-in person\'s answer to a UI feedback prompt',
+      body: FeedbackCreateBody,
+      response: { 200: FeedbackSchema, ...errorResponses(400, 401, 415, 503) },
+    },
+  }, async (request) => await service.giveFeedback(personOf(request).user._id, request.body.feedbackId, request.body.neverShow));
+
+  app.put('/api/admin/feedback/:id', {
+    schema: {
+      tags: ['Users'],
+      summary: 'Record an answer to a UI feedback prompt by its id (the path\'s id wins over the body\'s)',
+      params: FeedbackParams,
+      body: FeedbackUpdateBody,
+      response: { 200: FeedbackSchema, ...errorResponses(400, 401, 415, 503) },
+    },
+  }, async (request) => await service.giveFeedback(personOf(request).user._id, request.params.id, request.body.neverShow));
+
   app.get('/api/admin/user-admin', {
     config: { permission: 'ADMIN' },
     schema: {

@@ -1,4 +1,28 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+/**
+ * A feedback answer as Unleash shows it (`POST /api/admin/feedback`, `GET /api/admin/user`'s
+ * `feedback`), keys in its order.
+ */
+export const FeedbackSchema = Type.Object({
+  neverShow: Type.Boolean(),
+  feedbackId: Type.String(),
+  given: Type.String({ format: 'date-time' }),
+  userId: Type.Integer(),
+});
+export type FeedbackView = Static<typeof FeedbackSchema>;
+
+/**
+ * What the UI sends: `feedbackId` required; other keys are accepted and ignored, and `given` is
+ * always now (measured: `given: 2020-01-01…` and `extra: 1` → 200, `given` the time of the call).
+ */
+export const FeedbackCreateBody = Type.Object({
+  feedbackId: Type.String(),
+  neverShow: Type.Optional(Type.Boolean()),
+}, { additionalProperties: true });
+export const FeedbackUpdateBody = Type.Object({
+  neverShow: Type.Optional(Type.Boolean()),
+}, { additionalProperties: true });
+export const FeedbackParams = Type.Object({ id: Type.String() });
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 

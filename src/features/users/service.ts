@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { buildEvents, retrying, type AuditUser, type EventInput } from '../../db/outbox/index.js';
 import { badRequest, notFound, oldPasswordMismatch, passwordPreviouslyUsed, validationError, weakPassword } from '../../errors.js';
 import { hashPassword, passwordProblems, verifyPassword } from './password.js';
-import type { UserDocument } from './read-model.js';
+import type { FeedbackEntry, UserDocument } from './read-model.js';
+import type { FeedbackView } from './schemas.js';
 import { UserExistsError, usernameKey, type UserStore } from './store.js';
 
 /** The root roles of a fresh instance (docs/rules.md §7). */
@@ -108,6 +109,11 @@ export interface CreateUserOptions {
   extraEvents?: (user: PublicUser) => EventInput[];
 }
 
+/** A stored feedback answer as the API shows it. */
+export function feedbackView(userId: number, entry: FeedbackEntry): FeedbackView {
+  return { neverShow: entry.neverShow, feedbackId: entry.feedbackId, given: entry.given.toISOString(), userId };
+}
+
 export class UserService {
   constructor(private readonly store: UserStore) {}
 
@@ -134,6 +140,25 @@ export class UserService {
       await this.store.replace(current, { ...current, passwordHash, passwordHistory: history }, []);
     });
     return true;
+  }
+
+  /**
+   * Records the person's answer to a UI feedback prompt (the CES dialog after creating a segment):
+   * one entry per id, replaced in place, `neverShow` false unless sent, `given` now. No event, as
+   * on Unleash (its event log showed none after `POST /api/admin/feedback`).
+   */
+  async giveFeedback(userId: number, feedbackId: string, neverShow: boolean | undefined): Promise<FeedbackView> {
+    const entry: FeedbackEntry = { feedbackId, neverShow: neverShow ?? false, given: new Date() };
+    await retrying(async () => {
+      const current = await this.store.get(userId);
+      if (!current) throw notFound('User not found');
+      const feedback = [...(current.feedback ?? [])];
+      const at = feedback.findIndex((f) => f.feedbackId === feedbackId);
+      if (at === -1) feedback.push(entry);
+      else feedback[at] = entry;
+      await this.store.replace(current, { ...current, feedback }, []);
+    });
+    return feedbackView(userId, entry);
   }
 
   async list(): Promise<PublicUser[]> {

@@ -74,7 +74,7 @@ t.test('errors are the live endpoints\' errors', async (t) => {
 t.test('enable adds the default strategy; reorder; variants; archive', async (t) => {
   const on = applySetEnabled(flag(), 'production', true, ctx);
   t.same(on.events.map((e) => e.type), ['feature-strategy-add', 'feature-environment-enabled']);
-  t.equal(on.next.lifecycle.stage, 'live');
+  t.equal(on.next.lifecycle.stage, 'initial', 'turning on changes no stage (SDK metrics do)');
   const second = applyAddStrategy(on.next, 'production', { name: 'default' }, ctx);
   t.equal(second.result.sortOrder, 1);
   const [a, b] = second.next.environments.production!.strategies;

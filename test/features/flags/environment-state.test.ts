@@ -22,7 +22,7 @@ t.test('enable / disable (S5)', async (t) => {
     const flag = (await send(app, 'GET', `${BASE}/peer.demo`)).json();
     t.equal(flag.environments[0].enabled, true);
     t.equal(flag.environments[0].strategies.length, 1);
-    t.equal(flag.lifecycle.stage, 'pre-live');
+    t.equal(flag.lifecycle.stage, 'initial', 'turning on changes no stage (SDK metrics do: lifecycle.test.ts)');
   });
 
   await t.test('events only on change', async (t) => {
@@ -46,7 +46,7 @@ t.test('enable / disable (S5)', async (t) => {
     t.same((await eventsSince(app, before)).map((e) => e.type), ['feature-strategy-add', 'feature-environment-enabled']);
     const list = (await send(app, 'GET', `${url}/strategies`)).json();
     t.same(list.map((s: { name: string; sortOrder: number }) => [s.name, s.sortOrder]), [['default', 0], ['flexibleRollout', 1]]);
-    t.equal((await send(app, 'GET', `${BASE}/disabled.only`)).json().lifecycle.stage, 'live');
+    t.equal((await send(app, 'GET', `${BASE}/disabled.only`)).json().lifecycle.stage, 'initial');
   });
 
   await t.test('errors: unknown env 404, unknown flag 404, archived 400, body-less POST accepted', async (t) => {

@@ -1,0 +1,42 @@
+/** A flag's lifecycle follows the SDKs' reports, as Unleash 8.2's feature-lifecycle service moves it. */
+import t from 'tap';
+import type { FastifyInstance } from 'fastify';
+import { ADMIN, buildTestApp, send } from '../../helpers/app.js';
+import { eventually } from '../../helpers/wait.js';
+import { createToken } from '../client-api/helpers.js';
+
+const BASE = '/api/admin/projects/default/features';
+
+async function stageOf(app: FastifyInstance, name: string): Promise<string> {
+  return (await app.inject({ url: `${BASE}/${name}`, headers: ADMIN })).json().lifecycle.stage as string;
+}
+
+t.test('initial, then pre-live on any report, live on a report from production while on there', async (t) => {
+  const app = await buildTestApp(t);
+  for (const name of ['quiet', 'dev-only', 'prod-off', 'prod-on']) await send(app, 'POST', BASE, { name });
+  await send(app, 'POST', `${BASE}/prod-on/environments/production/on`);
+  t.equal(await stageOf(app, 'prod-on'), 'initial', 'turning on alone changes no stage');
+
+  const report = async (environment: string, names: string[]) => {
+    const token = await createToken(app, 'client', ['default'], environment);
+    const toggles = Object.fromEntries(names.map((name) => [name, { yes: 1, no: 0 }]));
+    const res = await app.inject({
+      method: 'POST', url: '/api/client/metrics', headers: { authorization: token, 'content-type': 'application/json' },
+      payload: { appName: 'shop', instanceId: 'i1', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles } },
+    });
+    t.equal(res.statusCode, 202);
+  };
+  await report('development', ['dev-only']);
+  await report('production', ['prod-off', 'prod-on']);
+  t.ok(await eventually(async () => (await stageOf(app, 'prod-on')) === 'live', 5000), 'written after the report');
+  t.ok(await eventually(async () => (await stageOf(app, 'dev-only')) === 'pre-live', 5000));
+  t.equal(await stageOf(app, 'quiet'), 'initial');
+  t.equal(await stageOf(app, 'dev-only'), 'pre-live');
+  t.equal(await stageOf(app, 'prod-off'), 'pre-live', 'production, but off there');
+  t.equal(await stageOf(app, 'prod-on'), 'live');
+  t.same((await app.inject({ url: '/api/admin/lifecycle/count', headers: ADMIN })).json(), { initial: 1, preLive: 2, live: 1, completed: 0, archived: 0 });
+
+  await report('development', ['prod-on']);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.equal(await stageOf(app, 'prod-on'), 'live', 'never back');
+});
