@@ -67,7 +67,7 @@ export async function startVane(options: VaneOptions): Promise<StartedVane> {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), resolve('dist/src/server.js')], {
     env: {
       ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, INIT_ADMIN_API_TOKENS: BENCH_ADMIN_TOKEN,
-      MONGODB_DB: database, LOG_LEVEL: 'warn', ...options.env,
+      MONGODB_DB: database, LOG_LEVEL: 'warn', UNLEASH_UI: 'off', ...options.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -16,7 +16,7 @@ t.test('database down: /ready 503, API 503 fast; back: recovers by itself', asyn
   let db = await startEmbeddedDatabase(dir, quiet);
   const port = Number(new URL(db.url).port);
   const config = loadConfig({
-    MONGODB_URL: db.url, MONGODB_DB: 'outage', INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent', DB_TIMEOUT_MS: '2000',
+    MONGODB_URL: db.url, MONGODB_DB: 'outage', INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'silent', DB_TIMEOUT_MS: '2000', UNLEASH_UI: 'off',
   });
   const app = await buildApp(config, { logger: false });
   t.teardown(async () => { await app.close(); await db.stop(); });

@@ -44,7 +44,7 @@ async function ownApp(t: { teardown(fn: () => unknown): void }, env: Record<stri
   const dir = mkdtempSync(join(tmpdir(), 'vane-frozen-'));
   const logs = captureLogs();
   const config = loadConfig({
-    DATA_DIR: dir, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, DB_TIMEOUT_MS: '2000', DB_HEALTH_INTERVAL_MS: '250', ...env,
+    DATA_DIR: dir, INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, DB_TIMEOUT_MS: '2000', DB_HEALTH_INTERVAL_MS: '250', UNLEASH_UI: 'off', ...env,
   });
   const app = await buildApp(config, { logger: { level: 'info', stream: logs.stream } });
   const pid = () => app.database.embedded!.pid;

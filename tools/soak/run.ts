@@ -238,7 +238,7 @@ class VaneProcess {
     const child = spawn(process.execPath, [server], {
       env: {
         ...process.env, PORT: String(this.port), HOST: '127.0.0.1', DATA_DIR: this.dataDir, MONGODB_URL: this.mongoUrl,
-        INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'warn', SIGNUP_RATE_LIMIT: '100000', LOGIN_RATE_LIMIT: '100000',
+        INIT_ADMIN_API_TOKENS: ADMIN_TOKEN, LOG_LEVEL: 'warn', SIGNUP_RATE_LIMIT: '100000', LOGIN_RATE_LIMIT: '100000', UNLEASH_UI: 'off',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
