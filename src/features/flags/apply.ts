@@ -78,6 +78,10 @@ export function flagEvent(flag: FlagData, type: string, environment: string | nu
   };
 }
 
+/**
+ * Turning an archived flag on or off is refused; Unleash 8.2 accepts its other changes (strategies,
+ * variants, dependencies, its own fields: 200, measured by the differential tester).
+ */
 export function assertNotArchived(flag: FlagData): void {
   if (flag.archived) throw archivedFeature();
 }
@@ -158,7 +162,6 @@ export function buildStrategy(
 // strategies (S4; the codes: docs/glossary.md)
 
 export function applyAddStrategy(flag: FlagData, environment: string, input: StrategyInput, ctx: ApplyContext): Applied<StrategyConfig> {
-  assertNotArchived(flag);
   const state = environmentOf(flag, environment, ctx);
   if (state.strategies.length >= LIMITS.strategiesPerEnvironment) throw exceedsLimit('strategy', LIMITS.strategiesPerEnvironment);
   const max = maxSortOrder(state.strategies);
@@ -184,7 +187,6 @@ function findStrategy(flag: FlagData, environment: string, strategyId: string, c
 export function applyUpdateStrategy(
   flag: FlagData, environment: string, strategyId: string, input: StrategyInput, ctx: ApplyContext,
 ): Applied<StrategyConfig> {
-  assertNotArchived(flag);
   const { state, index } = findStrategy(flag, environment, strategyId, ctx);
   if (index < 0) throw notFound(`Could not find strategy with id ${strategyId}`);
   const previous = state.strategies[index]!;
@@ -204,7 +206,6 @@ export function applyUpdateStrategy(
 
 /** Unknown ids are a no-op (200, no event); the environment goes off when nothing active remains. */
 export function applyDeleteStrategy(flag: FlagData, environment: string, strategyId: string, ctx: ApplyContext): Applied<StrategyConfig | null> {
-  assertNotArchived(flag);
   const { state, index } = findStrategy(flag, environment, strategyId, ctx);
   if (index < 0) return { next: flag, events: [], transactional: true, result: null };
   const removed = state.strategies[index]!;
@@ -224,7 +225,6 @@ export function applyDeleteStrategy(flag: FlagData, environment: string, strateg
 export function applyReorderStrategies(
   flag: FlagData, environment: string, order: Array<{ id: string; sortOrder: number }>, ctx: ApplyContext,
 ): Applied {
-  assertNotArchived(flag);
   const state = environmentOf(flag, environment, ctx);
   const events: EventInput[] = [];
   const strategies = state.strategies.map((s) => ({ ...s }));
@@ -295,7 +295,6 @@ export function applySetEnabled(flag: FlagData, environment: string, enabled: bo
 
 /** Stores a normalised list; returns it in the order and key order it was given (PUT response). */
 export function applySetVariants(flag: FlagData, environment: string, variants: VariantInput[], ctx: ApplyContext): Applied<VariantConfig[]> {
-  assertNotArchived(flag);
   const state = environmentOf(flag, environment, ctx);
   const normalised = normaliseEnvironmentVariants(variants);
   const stored = jsonbOrder(normalised);
@@ -308,7 +307,6 @@ export function applySetVariants(flag: FlagData, environment: string, variants: 
 }
 
 export function applyPatchVariants(flag: FlagData, environment: string, patch: PatchOperation[], ctx: ApplyContext): Applied<VariantConfig[]> {
-  assertNotArchived(flag);
   const state = environmentOf(flag, environment, ctx);
   let patched: unknown;
   try {
@@ -332,7 +330,6 @@ export interface DependencyContext {
 }
 
 export function applyAddDependency(child: FlagData, input: DependencyInput, dep: DependencyContext): Applied {
-  assertNotArchived(child);
   if (input.feature === child.name) throw invalidOperation('A feature flag cannot depend on itself.');
   if (dep.childChildren.length > 0) {
     throw invalidOperation('Transitive dependency detected. Cannot add a dependency to the feature that other features depend on.');
@@ -356,7 +353,6 @@ export function applyAddDependency(child: FlagData, input: DependencyInput, dep:
 }
 
 export function applyRemoveDependency(child: FlagData, parentName: string): Applied {
-  assertNotArchived(child);
   if (!child.dependencies.some((d) => d.feature === parentName)) return { next: child, events: [], transactional: true, result: undefined };
   const next = { ...clone(child), dependencies: child.dependencies.filter((d) => d.feature !== parentName) };
   return {
@@ -366,7 +362,6 @@ export function applyRemoveDependency(child: FlagData, parentName: string): Appl
 }
 
 export function applyRemoveDependencies(child: FlagData): Applied {
-  assertNotArchived(child);
   if (child.dependencies.length === 0) return { next: child, events: [], transactional: true, result: undefined };
   const next = { ...clone(child), dependencies: [] };
   return { next, transactional: true, result: undefined, events: [flagEvent(child, 'feature-dependencies-removed', null)] };

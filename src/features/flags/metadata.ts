@@ -5,7 +5,7 @@
  * through PATCH or the project's bulk route is `feature-stale-on`/`-off` without data.
  */
 import { validationError } from '../../errors.js';
-import { assertNotArchived, flagEvent, type Applied } from './apply.js';
+import { flagEvent, type Applied } from './apply.js';
 import { applyJsonPatch, JsonPatchError, type PatchOperation } from './json-patch.js';
 import type { FlagData } from './read-model.js';
 import { FLAG_TYPES } from './rules.js';
@@ -37,7 +37,6 @@ function rowView(flag: FlagData) {
 
 /** `PUT`: the fields replaced as a whole; one absent takes its default (measured: `{}` clears the description). */
 export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Applied<ReturnType<typeof flagCreatedView>> {
-  assertNotArchived(flag);
   const next: FlagData = {
     ...flag,
     description: descriptionOf(input.description),
@@ -57,7 +56,6 @@ export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Appl
  * type a patch writes, an unknown type is refused as `PUT` refuses it.
  */
 export function applyPatchMetadata(flag: FlagData, patch: PatchOperation[]): Applied<ReturnType<typeof flagCreatedView>> {
-  assertNotArchived(flag);
   let patched: Record<string, unknown>;
   try {
     patched = applyJsonPatch(flagCreatedView(flag) as Record<string, unknown>, patch);

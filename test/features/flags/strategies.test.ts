@@ -248,13 +248,15 @@ t.test('strategies on a flag environment (S4)', async (t) => {
     t.equal(res.statusCode, 200);
   });
 
-  await t.test('archived flag → 400 ArchivedFeatureError', async (t) => {
+  await t.test('an archived flag takes strategies, as Unleash 8.2 does (only turning it on or off is refused)', async (t) => {
     t.equal((await createFlag(app, { name: 'gone' })).statusCode, 201);
     t.equal((await send(app, 'DELETE', `${BASE}/gone`)).statusCode, 202);
     const res = await send(app, 'POST', `${BASE}/gone/environments/development/strategies`, { name: 'default' });
-    t.equal(res.statusCode, 400);
-    t.equal(res.json().name, 'ArchivedFeatureError');
-    t.equal(res.json().message, 'Cannot perform this operation on archived features');
+    t.equal(res.statusCode, 200);
+    const on = await send(app, 'POST', `${BASE}/gone/environments/development/on`);
+    t.equal(on.statusCode, 400);
+    t.equal(on.json().name, 'ArchivedFeatureError');
+    t.equal(on.json().message, 'Cannot perform this operation on archived features');
   });
 
   await t.test('stored document: one doc per flag, engine config shapes', async (t) => {
