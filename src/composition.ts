@@ -146,6 +146,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   // The admin flag views show lastSeenAt / yes / no per environment from the client metrics.
   const flags = new FlagService(
     stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, metrics, stores.outbox,
+    { legalValues: async (name) => ((await stores.contextFields.get(name))?.legalValues ?? []).map((v) => v.value) },
   );
   const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox);
   const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);

@@ -4,3 +4,4 @@ export {
   normaliseConstraints, type ConstraintOperator, type NormaliseOptions,
 } from './normalise.js';
 export { ConstraintInput, ConstraintOutput } from './schemas.js';
+export { assertLegalValues } from './legal-values.js';

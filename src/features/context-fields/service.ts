@@ -1,7 +1,7 @@
 import { buildEvents, retrying, type AuditUser, type EventInput, type Outbox } from '../../db/outbox/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { conflict, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
-import { normaliseConstraint } from '../constraints/index.js';
+import { assertLegalValues, normaliseConstraint } from '../constraints/index.js';
 import type { ConstraintConfig } from '../../evaluation/types.js';
 import { isUrlFriendly } from '../shared.js';
 import type { FlagData } from '../flags/read-model.js';
@@ -14,7 +14,6 @@ import type { ContextFieldDocument, ContextFieldStore } from './store.js';
 
 const NAME_EXISTS = 'A context field with that name already exist';
 /** Operators whose legal-value check reads `value`, not `values` (Unleash: date, semver, number; REGEX reads `values`). */
-const SINGLE_VALUE = /^(NUM_|DATE_|SEMVER_)/;
 const IN_USE = 'This context field is in use by existing flags. To delete it, first remove its usage from all flags.';
 
 /** Where an operation was called: the root API or `/api/admin/projects/{projectId}/context`. */
@@ -183,15 +182,7 @@ export class ContextFieldService {
    */
   async validateConstraint(input: unknown): Promise<void> {
     const constraint: ConstraintConfig = normaliseConstraint(input);
-    const legal = (await this.store.get(constraint.contextName))?.legalValues ?? [];
-    if (legal.length === 0) return;
-    const allowed = new Set(legal.map((v) => v.value));
-    if (SINGLE_VALUE.test(constraint.operator)) {
-      const value = constraint.value ?? '';
-      if (!allowed.has(value)) throw validationError(`${value} is not specified as a legal value on this context field`);
-    } else if ((constraint.values ?? []).some((v) => !allowed.has(v))) {
-      throw validationError('input values are not specified as a legal value on this context field');
-    }
+    assertLegalValues(constraint, ((await this.store.get(constraint.contextName))?.legalValues ?? []).map((v) => v.value));
   }
 
   /** Any field by name, whatever the path's project (measured: a project path shows root fields too). */

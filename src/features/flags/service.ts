@@ -5,6 +5,7 @@ import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
 import { conflict, exceedsLimit, invalidOperation, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
 import { isUrlFriendly } from '../shared.js';
+import { assertLegalValues } from '../constraints/index.js';
 import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
 import type { TagService } from '../tags/service.js';
 import {
@@ -16,7 +17,7 @@ import type { PatchOperation } from './json-patch.js';
 import type { FeatureCreatedView, FeatureListItemView, FeatureView } from './schemas.js';
 import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
 import type {
-  EnvironmentSource, FlagProject, ProjectSource, SegmentSource, StrategyTypeSource, UsageSource,
+  ContextFieldSource, EnvironmentSource, FlagProject, ProjectSource, SegmentSource, StrategyTypeSource, UsageSource,
 } from './sources.js';
 import type { FlagData, FlagDocument } from './read-model.js';
 import type { FlagStore } from './store.js';
@@ -48,6 +49,7 @@ export class FlagService {
     private readonly segments: SegmentSource,
     private readonly usage: UsageSource,
     private readonly outbox: Outbox,
+    private readonly contextFields: ContextFieldSource = { legalValues: async () => [] },
   ) {
     this.views = new ReadCache(outbox);
   }
@@ -244,7 +246,16 @@ export class FlagService {
     );
   }
 
+  /** Each constraint uses only its field's legal values, when it has some (Unleash 8.2, measured). */
+  private async assertLegalConstraints(input: StrategyInput): Promise<void> {
+    for (const constraint of input.constraints ?? []) {
+      if (typeof constraint?.contextName !== 'string') continue; // the shape's own checks answer
+      assertLegalValues(constraint as { operator: string; value?: string; values?: string[] }, await this.contextFields.legalValues(constraint.contextName));
+    }
+  }
+
   async addStrategy(projectId: string, featureName: string, environment: string, input: StrategyInput, audit: AuditUser): Promise<StrategyConfig> {
+    await this.assertLegalConstraints(input);
     const added = await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
     // A segment deleted meanwhile by another instance (see SegmentService.delete): checked after
     // the write, as the database has it now (SegmentStore.missingNow); the strategy is taken back
@@ -260,6 +271,7 @@ export class FlagService {
   async updateStrategy(
     projectId: string, featureName: string, environment: string, strategyId: string, input: StrategyInput, audit: AuditUser,
   ): Promise<StrategyConfig> {
+    await this.assertLegalConstraints(input);
     return await this.mutate(projectId, featureName, audit, async (flag, ctx) => {
       const here = flag.environments[environment]?.strategies.some((s) => s.id === strategyId);
       if (!here) await this.assertStrategyNotElsewhere(flag, strategyId);

@@ -50,3 +50,8 @@ export interface UsageSource {
   /** flag → environment → when SDKs last saw it (the project flag list). */
   lastSeenAll(): Promise<ReadonlyMap<string, ReadonlyMap<string, Date>>>;
 }
+
+/** A context field's legal values (empty: any value; the context fields' store answers). */
+export interface ContextFieldSource {
+  legalValues(name: string): Promise<readonly string[]>;
+}
