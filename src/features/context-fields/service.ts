@@ -1,6 +1,6 @@
 import { buildEvents, retrying, type AuditUser, type EventInput, type Outbox } from '../../db/outbox/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
-import { conflict, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
+import { conflict, nameExists, notFound, schemaValidationError } from '../../errors.js';
 import { assertLegalValues, normaliseConstraint } from '../constraints/index.js';
 import type { ConstraintConfig } from '../../evaluation/types.js';
 import { isUrlFriendly } from '../shared.js';
