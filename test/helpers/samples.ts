@@ -1,6 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import type { Test } from 'tap';
+import { JSON_ADMIN } from './app.js';
 
 /** Recorded request/response pairs of a real Unleash 8.2 (copied from the reference kit). */
 export interface Sample {
@@ -37,3 +39,25 @@ export async function replay(app: FastifyInstance, sample: Sample) {
 
 /** The reference server's admin token, so samples replay with their own headers. */
 export const PEER_ENV = { INIT_ADMIN_API_TOKENS: '*:*.peer-admin-token', INIT_ADMIN_API_TOKEN_NAME: 'peer-admin' };
+
+/** A reference answer recorded as `{body, status, response?}` (test/fixtures/ui-actions). */
+export interface RecordedCase { body: Record<string, unknown>; status: number; response?: Record<string, unknown> }
+
+/**
+ * POSTs each recorded body to `url` and expects the reference's status and answer in Vane's form:
+ * D1 names BadDataError ValidationError, and every error carries an id; no answer is an empty body.
+ */
+export async function expectRecorded(t: Test, app: FastifyInstance, url: string, cases: readonly RecordedCase[]): Promise<void> {
+  for (const recorded of cases) {
+    const res = await app.inject({ method: 'POST', url, headers: JSON_ADMIN, payload: recorded.body });
+    t.equal(res.statusCode, recorded.status, JSON.stringify(recorded.body));
+    if (!recorded.response) {
+      t.equal(res.body, '');
+      continue;
+    }
+    const { id, ...rest } = res.json();
+    t.type(id, 'string');
+    const name = recorded.response.name === 'BadDataError' ? 'ValidationError' : recorded.response.name;
+    t.same(rest, { ...recorded.response, name });
+  }
+}

@@ -207,12 +207,24 @@ export class FlagService {
    * without strategies, without events (the `environment-created` event says it).
    */
   async addEnvironment(environment: string): Promise<void> {
-    for (const flag of await this.store.all()) {
-      if (flag.environments[environment]) continue;
+    await this.rewriteEach(await this.store.all(), (flag) => (flag.environments[environment]
+      ? null
+      : { ...flag, environments: { ...flag.environments, [environment]: emptyEnvironment() } }));
+  }
+
+  /**
+   * Rewrites, without an event, each of `flags` that `change` changes (null: nothing to do), one at
+   * a time under its lock and read again there: what follows from another feature's change (an
+   * environment added, a tag deleted) or from an SDK's report. `change` is pure: asked first of the
+   * flag as given, then of the flag as read under the lock.
+   */
+  private async rewriteEach(flags: Iterable<FlagData>, change: (flag: FlagData) => FlagData | null): Promise<void> {
+    for (const flag of flags) {
+      if (!change(flag)) continue;
       await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
         const current = await this.store.get(flag.name);
-        if (!current || current.environments[environment]) return;
-        await this.store.replace(current, { ...current, environments: { ...current.environments, [environment]: emptyEnvironment() } }, []);
+        const next = current && change(withoutBookkeeping(current) as FlagData);
+        if (current && next) await this.store.replace(current, next, []);
       }));
     }
   }
@@ -369,17 +381,11 @@ export class FlagService {
     const env = (await this.environments.list()).find((e) => e.name === environment);
     if (!env) return;
     const production = env.type === 'production';
-    for (const name of featureNames) {
-      const flag = this.store.getNow(name);
-      if (!flag || lifecycleAfterMetrics(flag, environment, production, new Date()) === flag.lifecycle) continue;
-      await this.outbox.exclusive(`flag:${name}`, () => retrying(async () => {
-        const current = await this.store.get(name);
-        if (!current) return;
-        const lifecycle = lifecycleAfterMetrics(current, environment, production, new Date());
-        if (lifecycle === current.lifecycle) return;
-        await this.store.replace(current, { ...withoutBookkeeping(current) as FlagData, lifecycle }, []);
-      }));
-    }
+    const reported = featureNames.map((name) => this.store.getNow(name)).filter((flag) => flag !== null);
+    await this.rewriteEach(reported, (flag) => {
+      const lifecycle = lifecycleAfterMetrics(flag, environment, production, new Date());
+      return lifecycle === flag.lifecycle ? null : { ...flag, lifecycle };
+    });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -459,14 +465,7 @@ export class FlagService {
 
   /** The flags' tags that `drop` matches, removed without events (a cascade, one write per flag). */
   private async dropTags(drop: (tag: TagRef) => boolean): Promise<void> {
-    for (const flag of await this.store.all()) {
-      if (!flag.tags.some(drop)) continue;
-      await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
-        const current = await this.store.get(flag.name);
-        if (!current?.tags.some(drop)) return;
-        await this.store.replace(current, { ...withoutBookkeeping(current) as FlagData, tags: current.tags.filter((tag) => !drop(tag)) }, []);
-      }));
-    }
+    await this.rewriteEach(await this.store.all(), (flag) => (flag.tags.some(drop) ? { ...flag, tags: flag.tags.filter((tag) => !drop(tag)) } : null));
   }
 
   async removeTags(featureName: string, removed: readonly TagRef[], audit: AuditUser): Promise<void> {
