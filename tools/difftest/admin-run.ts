@@ -38,7 +38,7 @@ const PROJECT = 'default';
 const FLAGS = `/api/admin/projects/${PROJECT}/features`;
 const ENVIRONMENTS = ['development', 'production'] as const;
 const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const;
-const COLORS = ['#FF0000', '#00ff00', '#1A2B3C', 'red', '#FFF'];
+const COLORS = ['#FF0000', '#00ff00', '#1A2B3C', 'red', '#FFF', null];
 
 interface FlagModel {
   name: string;

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
 import {
-  CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagTypeCreatedSchema, TagListResponse, TagTypeListResponse, TagTypeSchema,
+  CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagTypeCreatedSchema, TagListResponse, TagTypeColor, TagTypeListResponse, TagTypeSchema,
 } from './schemas.js';
 import type { TagService } from './service.js';
 
@@ -62,7 +62,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: TagService }> = async (app
       body: Type.Object({
         description: Type.Optional(Type.String()),
         icon: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-        color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        color: TagTypeColor,
       }),
       response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS) },
     },

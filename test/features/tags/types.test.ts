@@ -16,6 +16,14 @@ t.test('tag types: get, validate, update, delete with their tags, off every flag
   t.equal(taken.json().message, 'There already exists a tag-type with the name team');
   t.equal((await send(app, 'POST', '/api/admin/tag-types/validate', { name: 'bad name' })).statusCode, 400);
 
+  for (const color of ['red', '#FFF', '#00ff0']) {
+    for (const [method, url] of [['POST', '/api/admin/tag-types'], ['PUT', '/api/admin/tag-types/team']] as const) {
+      const refused = await send(app, method, url, { name: 'coloured', color });
+      t.equal(refused.statusCode, 400, `${method} colour ${color}: six hex digits only (Unleash 8.2)`);
+      t.match(JSON.stringify(refused.json().details), /\/body\/color/, 'the details name the field');
+    }
+  }
+
   let after = await lastEventId(app);
   const updated = await send(app, 'PUT', '/api/admin/tag-types/team', { description: 'changed', icon: null, color: '#00ff00' });
   t.equal(updated.statusCode, 200);
