@@ -131,7 +131,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   await app.register(healthRoutes);
   await app.register(apiTokenRoutes, { service: services.apiTokens });
-  await app.register(segmentRoutes, { service: services.segments });
+  await app.register(segmentRoutes, { service: services.segments, strategies: services.strategySegments });
   await app.register(contextFieldRoutes, { service: services.contextFields });
   await app.register(eventRoutes, { service: services.events });
   await app.register(legacyEventRoutes, { service: services.events, creators: eventCreatorNames(stores) });

@@ -12,6 +12,7 @@ import { ProjectStore } from './features/projects/store.js';
 import { StrategyTypeStore } from './features/strategy-types/store.js';
 import { TagStore, colorOf } from './features/tags/store.js';
 import { SegmentService } from './features/segments/service.js';
+import { StrategySegmentService } from './features/segments/strategies.js';
 import { SegmentStore } from './features/segments/store.js';
 import { ContextFieldService } from './features/context-fields/service.js';
 import { ContextFieldStore } from './features/context-fields/store.js';
@@ -84,6 +85,7 @@ export interface Stores {
 export interface Services {
   apiTokens: ApiTokenService;
   segments: SegmentService;
+  strategySegments: StrategySegmentService;
   contextFields: ContextFieldService;
   featureTypes: FeatureTypeService;
   events: EventSearchService;
@@ -144,17 +146,18 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     }),
   });
   // The admin flag views show lastSeenAt / yes / no per environment from the client metrics.
+  const legalValues = { legalValues: async (name: string) => ((await stores.contextFields.get(name))?.legalValues ?? []).map((v) => v.value) };
   const flags = new FlagService(
-    stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, metrics, stores.outbox,
-    { legalValues: async (name) => ((await stores.contextFields.get(name))?.legalValues ?? []).map((v) => v.value) },
+    stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, metrics, stores.outbox, legalValues,
   );
-  const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox);
+  const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox, legalValues);
   const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
   const projectStatus = new ProjectStatusService(projectStatusSources(stores));
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
     segments,
+    strategySegments: new StrategySegmentService(stores.segments, stores.flags, flags),
     featureTypes: new FeatureTypeService(stores.featureTypes, stores.outbox),
     contextFields: new ContextFieldService(stores.contextFields, stores.flags, stores.projects, stores.outbox),
     events,

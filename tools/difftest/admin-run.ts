@@ -307,6 +307,25 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
     [1, () => calls.push({ op: 'environments.project', method: 'GET', path: `/api/admin/environments/project/${random.chance(0.85) ? PROJECT : 'no-such-project'}` })],
     [2, () => calls.push({ op: 'flag.parent-variants', method: 'GET', path: `${FLAGS}/${anyFlag()}/parent-variants` })],
     [3, () => calls.push({ op: 'project.status', method: 'GET', path: `/api/admin/projects/${PROJECT}/status` })],
+
+    // Segments' strategies.
+    [2, () => calls.push({ op: 'segment.strategies', method: 'GET', path: `/api/admin/segments/${segments.length > 0 && random.chance(0.85) ? `{ref:${random.pick(segments)}}` : '999999'}/strategies` })],
+    [2, () => {
+      const refs = flags.flatMap((flag) => ENVIRONMENTS.flatMap((environment) => flag.strategies[environment] ?? []));
+      const ref = refs.length > 0 && random.chance(0.9) ? `{ref:${random.pick(refs)}}` : 'no-such-strategy';
+      calls.push({ op: 'strategy.segments', method: 'GET', path: `/api/admin/segments/strategies/${ref}` });
+    }],
+    [3, () => {
+      const owners = flags.flatMap((flag) => ENVIRONMENTS.flatMap((environment) => (flag.strategies[environment] ?? []).map((ref) => ({ ref, environment }))));
+      if (owners.length === 0 || segments.length === 0) return;
+      const { ref, environment } = random.pick(owners);
+      // Only segments and strategies that exist: Unleash answers the others with a foreign-key 500 (D10).
+      const segmentIds = random.chance(0.1) ? random.pick([[-1], 'x', Array(6).fill(`$ref:${segments[0]}`)])
+        : random.some(segments, random.int(0, Math.min(3, segments.length))).map((s) => `$ref:${s}`);
+      const body: Record<string, unknown> = { projectId: PROJECT, strategyId: `$ref:${ref}`, environmentId: environment, segmentIds };
+      if (random.chance(0.1)) delete body[random.pick(['projectId', 'environmentId', 'segmentIds'])];
+      calls.push({ op: 'strategy.segments.set', method: 'POST', path: '/api/admin/segments/strategies', body });
+    }],
   ];
   const total = ops.reduce((sum, [weight]) => sum + weight, 0);
   while (calls.length < count + 9) {

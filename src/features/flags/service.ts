@@ -213,6 +213,27 @@ export class FlagService {
   }
 
   /**
+   * Rewrites one strategy, without an event, as `change` returns it (null: unchanged): what
+   * `POST /api/admin/segments/strategies` does (Unleash 8.2 records no event for it, measured).
+   * False when no flag has the strategy.
+   */
+  async rewriteStrategy(strategyId: string, change: (strategy: StrategyConfig) => StrategyConfig | null): Promise<boolean> {
+    const owner = await this.store.findByStrategyId(strategyId);
+    if (!owner) return false;
+    await this.rewriteEach([owner], (flag) => {
+      let changed = false;
+      const environments = Object.fromEntries(Object.entries(flag.environments).map(([name, env]) => {
+        const strategies = env.strategies.map((s) => (s.id === strategyId ? change(s) ?? s : s));
+        if (strategies.every((s, i) => s === env.strategies[i])) return [name, env];
+        changed = true;
+        return [name, { ...env, strategies }];
+      }));
+      return changed ? { ...flag, environments } : null;
+    });
+    return true;
+  }
+
+  /**
    * Rewrites, without an event, each of `flags` that `change` changes (null: nothing to do), one at
    * a time under its lock and read again there: what follows from another feature's change (an
    * environment added, a tag deleted) or from an SDK's report. `change` is pure: asked first of the

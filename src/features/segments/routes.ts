@@ -1,12 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../shared.js';
-import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses } from '../../schemas/common.js';
-import { SegmentListSchema, SegmentNameBody, SegmentParams, SegmentSchema, UpsertSegmentBody } from './schemas.js';
+import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses, preSerialized } from '../../schemas/common.js';
+import {
+  SegmentListSchema, SegmentNameBody, SegmentParams, SegmentSchema, SegmentStrategiesSchema, StrategyIdParams, StrategySegmentsSchema,
+  UpdateStrategySegmentsBody, UpsertSegmentBody,
+} from './schemas.js';
 import { publicSegment, SegmentService } from './service.js';
+import type { StrategySegmentService } from './strategies.js';
 
 const TAGS = ['Segments'];
 
-const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService }> = async (app, { service }) => {
+const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService; strategies: StrategySegmentService }> = async (app, { service, strategies }) => {
   app.post('/api/admin/segments', {
     config: { permission: 'CREATE_SEGMENT' },
     schema: {
@@ -81,6 +85,39 @@ const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService }> = as
   }, async (request, reply) => {
     const outcome = await service.delete(request.params.id, auditOf(request));
     return reply.code(outcome === 'in-use' ? 409 : 204).send(undefined);
+  });
+
+  app.get('/api/admin/segments/:id/strategies', {
+    schema: {
+      tags: TAGS,
+      summary: 'Strategies of live flags that use a segment',
+      params: SegmentParams,
+      response: { 200: SegmentStrategiesSchema, ...errorResponses(400, 401, 403, 404, 503) },
+    },
+  }, async (request) => ({ strategies: await strategies.strategiesUsing(request.params.id), changeRequestStrategies: [] }));
+
+  app.get('/api/admin/segments/strategies/:strategyId', {
+    schema: {
+      tags: TAGS,
+      summary: 'Segments a strategy uses, by id (none for an unknown strategy)',
+      params: StrategyIdParams,
+      response: { 200: StrategySegmentsSchema, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => ({ segments: (await strategies.segmentsOf(request.params.strategyId)).map(publicSegment) }));
+
+  app.post('/api/admin/segments/strategies', {
+    config: { permission: 'UPDATE_FEATURE_STRATEGY' },
+    schema: {
+      tags: ['Strategies'],
+      summary: 'Set the segments of a strategy to exactly the ones given (no event)',
+      body: UpdateStrategySegmentsBody,
+      response: { 201: preSerialized(UpdateStrategySegmentsBody), ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request, reply) => {
+    await strategies.setSegments(request.body);
+    // The body as sent (coerced), keys in its order: Unleash echoes it.
+    return reply.code(201).header('location', `strategies/${request.body.strategyId}`).type('application/json; charset=utf-8')
+      .send(JSON.stringify(request.body));
   });
 };
 

@@ -44,3 +44,34 @@ export const SegmentListSchema = Type.Object({
 });
 
 export const SegmentParams = Type.Object({ id: Type.Integer() });
+
+export const StrategyIdParams = Type.Object({ strategyId: Type.String() });
+
+/** Segments of one strategy: the segment list's items without the usage counts. */
+export const StrategySegmentsSchema = Type.Object({ segments: Type.Array(SegmentSchema) });
+
+const StrategyUsingSegmentSchema = Type.Object({
+  id: Type.String(),
+  projectId: Type.String(),
+  featureName: Type.String(),
+  strategyName: Type.String(),
+  environment: Type.String(),
+});
+
+export const SegmentStrategiesSchema = Type.Object({
+  strategies: Type.Array(StrategyUsingSegmentSchema),
+  changeRequestStrategies: Type.Array(Type.Object({}, { additionalProperties: true }), {
+    description: 'Always empty: strategies in pending change requests are an Enterprise answer',
+  }),
+});
+
+/**
+ * Unleash's updateFeatureStrategySegmentsSchema; other keys are accepted and echoed (measured:
+ * `extra: 1` → 201 with `extra: 1`).
+ */
+export const UpdateStrategySegmentsBody = Type.Object({
+  projectId: Type.String({ description: 'Not checked, as in Unleash' }),
+  strategyId: Type.String(),
+  environmentId: Type.String({ description: 'Not checked, as in Unleash' }),
+  segmentIds: Type.Array(Type.Integer({ minimum: 0 }), { description: 'The strategy\'s segments from now on' }),
+}, { additionalProperties: true });

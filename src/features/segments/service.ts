@@ -1,10 +1,10 @@
 import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { exceedsLimit, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
 import type { ConstraintConfig } from '../../evaluation/types.js';
-import { assertSegmentValuesLimit, normaliseConstraints } from '../constraints/index.js';
+import { assertLegalValues, assertSegmentValuesLimit, normaliseConstraints } from '../constraints/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import type { Segment } from './read-model.js';
-import type { FlagUsage, ProjectLookup } from './sources.js';
+import type { FlagUsage, LegalValueSource, ProjectLookup } from './sources.js';
 import { toSegment, type SegmentDocument, type SegmentStore } from './store.js';
 import type { SegmentView } from './schemas.js';
 
@@ -46,6 +46,7 @@ export class SegmentService {
     private readonly flags: FlagUsage,
     private readonly projects: ProjectLookup,
     private readonly outbox: Outbox,
+    private readonly contextFields: LegalValueSource,
   ) {}
 
   async get(id: number): Promise<Segment> {
@@ -178,6 +179,9 @@ export class SegmentService {
     if (input.name === '') throw schemaValidationError([{ message: '"name" is not allowed to be empty.' }]);
     if (input.project === '') throw schemaValidationError([{ message: '"project" is not allowed to be empty.' }]);
     const constraints = normaliseConstraints(input.constraints, { labelPrefix: 'constraints' });
+    // Unleash 8.2 checks legal values before the values limit (measured: `IN [b, c]` on a field
+    // whose legal values lack them → 400 "input values are not specified as a legal value …").
+    for (const constraint of constraints) assertLegalValues(constraint, await this.contextFields.legalValues(constraint.contextName));
     assertSegmentValuesLimit(constraints);
     const project = input.project ?? null;
     if (project !== null && !(await this.projects.get(project))) throw notFound(`Could not find project with id "${project}"`);

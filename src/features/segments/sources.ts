@@ -2,6 +2,7 @@
  * The questions segments ask of other features, declared here so those features need nothing
  * from this folder (composition.ts passes the stores that answer them).
  */
+import type { StrategyConfig } from '../../evaluation/types.js';
 
 /** Which flags and projects use one segment. */
 export interface SegmentUse {
@@ -24,4 +25,28 @@ export interface FlagUsage {
 /** Whether a project exists (a segment's project must); the projects store answers. */
 export interface ProjectLookup {
   get(id: string): Promise<object | null>;
+}
+
+/** A live flag as the strategy-segment routes read it (the flags read model answers). */
+export interface StrategyHolder {
+  name: string;
+  project: string;
+  environments: Record<string, { strategies: StrategyConfig[] }>;
+}
+
+/** The strategies of live flags and the flag holding one strategy; the flags store answers. */
+export interface StrategySource {
+  /** Every non-archived flag, in creation order. */
+  snapshotSource(): Promise<StrategyHolder[]>;
+  findByStrategyId(id: string): Promise<StrategyHolder | null>;
+}
+
+/** One strategy rewritten without an event (false: no flag has it); the flag service answers. */
+export interface StrategyRewriter {
+  rewriteStrategy(strategyId: string, change: (strategy: StrategyConfig) => StrategyConfig | null): Promise<boolean>;
+}
+
+/** A context field's legal values (none: any value); the context-field store answers. */
+export interface LegalValueSource {
+  legalValues(name: string): Promise<readonly string[]>;
 }
