@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { jsonbOrder } from '../../json.js';
 
 /**
  * What an event is before it reaches the log: the inputs a service builds and the pending event a
@@ -61,7 +62,7 @@ export function buildEvents(
   for (const input of inputs) {
     const data = input.data ?? null;
     const preData = input.preData ?? null;
-    if (data !== null && preData !== null && jsonEqual(data, preData)) continue;
+    if (data !== null && preData !== null && jsonEqual(jsonbOrder(data), jsonbOrder(preData))) continue;
     events.push({
       key: randomUUID(),
       type: input.type,
@@ -69,7 +70,9 @@ export function buildEvents(
       createdByUserId: audit.id,
       createdAt,
       data,
-      preData,
+      // Unleash's pre_data column is jsonb: its keys come back by length, then bytewise (measured on
+      // every event type; data is json and keeps the order it was written in).
+      preData: jsonbOrder(preData),
       tags: input.tags ?? [],
       featureName: input.featureName ?? null,
       project: input.project ?? null,

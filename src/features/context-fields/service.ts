@@ -11,6 +11,7 @@ import type {
 } from './schemas.js';
 import type { FlagStrategies, ProjectLookup } from './sources.js';
 import type { ContextFieldDocument, ContextFieldStore } from './store.js';
+import { jsonbOrder } from '../../json.js';
 
 const NAME_EXISTS = 'A context field with that name already exist';
 /** Operators whose legal-value check reads `value`, not `values` (Unleash: date, semver, number; REGEX reads `values`). */
@@ -99,22 +100,6 @@ function validateField(input: FieldValue & Record<string, unknown>): Record<stri
 // ---------------------------------------------------------------------------------------------
 // Event shapes
 
-/** Postgres JSONB key order (by length, then bytewise), recursively: Unleash's `pre_data` column is jsonb. */
-function jsonbOrder(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(jsonbOrder);
-  if (value === null || typeof value !== 'object') return value;
-  const keys = Object.keys(value).sort((a, b) => {
-    const la = Buffer.byteLength(a);
-    const lb = Buffer.byteLength(b);
-    return la !== lb ? la - lb : Buffer.compare(Buffer.from(a), Buffer.from(b));
-  });
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = jsonbOrder(v);
-  }
-  return out;
-}
 
 /**
  * Unleash stores no event whose data deep-equals its preData, key order aside (measured: re-adding

@@ -7,6 +7,7 @@ import { schemaValidationError, validationError } from '../../errors.js';
 import { assertStrategyConstraintLimits, CONSTRAINT_OPERATORS, normaliseConstraints } from '../constraints/index.js';
 import { isUrlFriendly } from '../shared.js';
 import type { ConstraintConfig, StrategyVariantConfig, VariantConfig } from '../../evaluation/types.js';
+import { jsonbOrder } from '../../json.js';
 
 export const FLAG_TYPES = ['experiment', 'kill-switch', 'release', 'operational', 'permission', 'sunset'] as const;
 
@@ -29,26 +30,7 @@ export function checkFlagName(name: string): void {
   if (!isUrlFriendly(name)) throw fail(`"name" must be URL friendly. You provided "${name}".`);
 }
 
-/**
- * Postgres JSONB key order (keys by length, then bytewise), applied recursively to objects. Unleash
- * stores strategy parameters, constraints and variants as JSONB, so that is the order they come back in.
- */
-export function jsonbOrder<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v: unknown) => jsonbOrder(v)) as T;
-  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
-  const keys = Object.keys(value).sort((a, b) => {
-    const la = Buffer.byteLength(a);
-    const lb = Buffer.byteLength(b);
-    if (la !== lb) return la - lb;
-    return Buffer.compare(Buffer.from(a), Buffer.from(b));
-  });
-  const out: Record<string, unknown> = {};
-  for (const key of keys) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = jsonbOrder(v);
-  }
-  return out as T;
-}
+export { jsonbOrder };
 
 // ---------------------------------------------------------------------------------------------
 // Constraints: the shared rules of src/features/constraints, plus the per-strategy limits.

@@ -412,8 +412,8 @@ export class FlagService {
   // -------------------------------------------------------------------------------------------
   // the flag's own fields
 
+  /** A missing flag gets the project-named 404 (measured; only PATCH answers "No feature flag found"). */
   async replaceMetadata(projectId: string, featureName: string, input: MetadataInput, audit: AuditUser) {
-    await this.requireExisting(featureName);
     return await this.mutate(projectId, featureName, audit, (flag) => applyReplaceMetadata(flag, input));
   }
 

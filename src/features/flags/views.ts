@@ -116,7 +116,7 @@ function tail(flag: FlagData, children: string[]): Tail {
     type: flag.type,
     archived: flag.archived,
     ...(flag.archived && flag.archivedAt ? { archivedAt: flag.archivedAt.toISOString() } : {}),
-    dependencies: flag.dependencies.map((d) => ({ ...d })),
+    dependencies: flag.dependencies.map((d) => ({ ...d, variants: d.variants ?? [] })),
     children,
     ...(flag.lifecycle ? { lifecycle: { stage: flag.lifecycle.stage, enteredStageAt: flag.lifecycle.enteredStageAt.toISOString() } } : {}),
     links: [],

@@ -7,7 +7,7 @@ export const TagListResponse = Type.Object({ version: Type.Number(), tags: Type.
 
 export const TagTypeSchema = Type.Object({
   name: Type.String(),
-  description: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
   icon: Type.Union([Type.String(), Type.Null()]),
   color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });

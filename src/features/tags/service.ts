@@ -29,7 +29,7 @@ export function tagView(tag: { type: string; value: string }): { type: string; v
   return { type: tag.type, value: tag.value };
 }
 
-export function tagTypeView(type: TagTypeDocument): { name: string; description: string; icon: string | null; color: string | null } {
+export function tagTypeView(type: TagTypeDocument): { name: string; description: string | null; icon: string | null; color: string | null } {
   return { name: type.name, description: type.description, icon: type.icon, color: colorOf(type) };
 }
 
@@ -109,7 +109,7 @@ export class TagService {
     checkLength('name', name);
     if (!isUrlFriendly(name)) joi('name', 'must be URL friendly', name);
     const doc: TagTypeDocument = {
-      _id: name, name, description: input.description ?? '', icon: input.icon ?? null, color: input.color ?? null, createdAt: new Date(),
+      _id: name, name, description: input.description ?? null, icon: input.icon ?? null, color: input.color ?? null, createdAt: new Date(),
     };
     // Unleash answers (and records) the body it was sent: only the keys given (measured on 8.2).
     const view = {

@@ -14,7 +14,8 @@ declare module '../../db/state.js' {
 export interface TagTypeDocument extends StoredDocument {
   _id: string;
   name: string;
-  description: string;
+  /** null when the type was created without one (Unleash 8.2 answers null, measured). */
+  description: string | null;
   icon: string | null;
   /** Absent on types written before colours were kept (read as `colorOf` does). */
   color?: string | null;

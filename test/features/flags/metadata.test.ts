@@ -55,6 +55,9 @@ t.test('PUT replaces, PATCH patches, bulk stale marks; each with its events', as
   const unknown = await send(app, 'PATCH', '/api/admin/projects/default/features/nope', []);
   t.equal(unknown.statusCode, 404);
   t.equal(unknown.json().message, 'No feature flag found');
+  const unknownPut = await send(app, 'PUT', '/api/admin/projects/default/features/nope', { description: 'x' });
+  t.equal(unknownPut.statusCode, 404);
+  t.equal(unknownPut.json().message, 'There\'s no feature named "nope" in project "default".', 'PUT names the project (measured)');
   t.same(await eventsAfter(app, after), [], 'nothing recorded for refused changes');
 });
 

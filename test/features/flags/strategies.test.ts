@@ -176,6 +176,8 @@ t.test('strategies on a flag environment (S4)', async (t) => {
     t.same(events.map((e) => e.type), ['feature-strategy-update']);
     t.equal(events[0]!.preData.title, null);
     t.equal(events[0]!.data.title, 'renamed');
+    t.same(Object.keys(events[0]!.data), ['id', 'name', 'title', 'disabled', 'constraints', 'parameters', 'variants', 'sortOrder', 'segments'], 'data as written');
+    t.same(Object.keys(events[0]!.preData), ['id', 'name', 'title', 'disabled', 'segments', 'variants', 'sortOrder', 'parameters', 'constraints'], 'preData in jsonb key order (measured)');
 
     const same = await lastEventId(app);
     t.equal((await send(app, 'PUT', `${PROD}/strategies/${prodId}`, { name: 'default', title: 'renamed' })).statusCode, 200);
