@@ -6,9 +6,10 @@
  * stopped afterwards. Every test file works in its own throwaway database on it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withLock } from '../src/cache.js';
 import { startEmbeddedDatabase, type EmbeddedServer } from '../src/db/embedded.js';
 
 const log = {
@@ -91,12 +92,16 @@ async function tap(files: string[], env: NodeJS.ProcessEnv): Promise<TapRun> {
  * runs. tap ships built with its default plugins, @tapjs/typescript among them; it rebuilds on its
  * own when the configured set differs, but the run that notices still starts every test process
  * with the old set's loaders (a clean clone's first `npm test` ran each file under
- * @tapjs/typescript's import hook, seen in a CI log on 28 Nov). Those hooks are where Node 20.20's
- * loader crash happens (main). About 6 s.
+ * @tapjs/typescript's import hook). Those hooks are where Node 20.20's loader crash happens (main).
+ * About 6 s. Under a lock: two runs building at once in one checkout left @tapjs/test without its
+ * ESM build, and every later `tap` failed to start.
  */
 async function buildTap(): Promise<void> {
-  const code = await exitCode(spawn(resolve('node_modules/.bin/tap'), ['build'], { stdio: ['ignore', 'ignore', 'inherit'] }));
-  if (code !== 0) throw new Error(`tap build exited with ${code}`);
+  mkdirSync(resolve('node_modules/.cache'), { recursive: true });
+  await withLock(resolve('node_modules/.cache/vane-tap-build.lock'), async () => {
+    const code = await exitCode(spawn(resolve('node_modules/.bin/tap'), ['build'], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    if (code !== 0) throw new Error(`tap build exited with ${code}`);
+  });
 }
 
 /** A child process's exit code once it exits; 1 when a signal ended it. */
