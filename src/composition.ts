@@ -155,7 +155,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
   const projectStatus = new ProjectStatusService(projectStatusSources(stores));
   return {
-    apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox),
+    apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox, stores.projects),
     segments,
     strategySegments: new StrategySegmentService(stores.segments, stores.flags, flags),
     featureTypes: new FeatureTypeService(stores.featureTypes, stores.outbox),

@@ -68,6 +68,8 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
   let fieldCounter = 0;
   let segmentCounter = 0;
   let strategyCounter = 0;
+  /** API tokens created in the sequence: name and capture ref. */
+  const tokens: Array<{ name: string; ref: string }> = [];
 
   const live = () => flags.filter((flag) => !flag.archived);
   const anyFlag = (): string => {
@@ -308,6 +310,30 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
     [2, () => calls.push({ op: 'flag.parent-variants', method: 'GET', path: `${FLAGS}/${anyFlag()}/parent-variants` })],
     [3, () => calls.push({ op: 'project.status', method: 'GET', path: `/api/admin/projects/${PROJECT}/status` })],
 
+    // API tokens.
+    [2, () => {
+      const name = `${tag}-token-${tokens.length}`;
+      const ref = `${name}-secret`;
+      const body: Record<string, unknown> = { tokenName: name, type: random.pick(['client', 'frontend', 'Backend']) };
+      if (random.chance(0.5)) body.environment = random.pick([...ENVIRONMENTS, ...(random.chance(0.2) ? ['*', 'nope'] : [])]);
+      if (random.chance(0.2)) body.expiresAt = random.pick(['2031-01-01T00:00:00.000Z', 'nope']);
+      if (random.chance(0.1)) body.type = random.pick(['admin', 'bogus']);
+      if (random.chance(0.1)) body.projects = ['ignored'];
+      const project = random.chance(0.9) ? PROJECT : 'no-such-project';
+      calls.push({ op: 'project.tokens.create', method: 'POST', path: `/api/admin/projects/${project}/api-tokens`, body, capture: ref });
+      tokens.push({ name, ref });
+    }],
+    [1, () => calls.push({ op: 'token.by-name', method: 'GET', path: `/api/admin/api-tokens/${tokens.length > 0 && random.chance(0.8) ? random.pick(tokens).name : `${tag}-no-token`}` })],
+    [2, () => {
+      if (tokens.length === 0) return;
+      const body = random.chance(0.85) ? { expiresAt: random.pick(['2031-01-01T00:00:00.000Z', '2032-06-01T12:00:00.000Z']) } : random.pick([{}, { expiresAt: 'nope' }, { expiresAt: '2031-01-01' }]);
+      calls.push({ op: 'token.update', method: 'PUT', path: `/api/admin/api-tokens/{ref:${random.pick(tokens).ref}}`, body });
+    }],
+    [1, () => {
+      const secret = tokens.length > 0 && random.chance(0.85) ? `{ref:${random.pick(tokens).ref}}` : 'unknown-secret';
+      calls.push({ op: 'project.tokens.delete', method: 'DELETE', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/api-tokens/${secret}` });
+    }],
+
     // Segments' strategies.
     [2, () => calls.push({ op: 'segment.strategies', method: 'GET', path: `/api/admin/segments/${segments.length > 0 && random.chance(0.85) ? `{ref:${random.pick(segments)}}` : '999999'}/strategies` })],
     [2, () => {
@@ -404,6 +430,14 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
   {
     why: 'D9: a PATCHed unknown flag type is refused (400), where Unleash stores it',
     op: /^flag\.patch$/, path: /./, when: (f) => JSON.stringify(f.call.body).includes('"value":"bogus"') && f.status.vane === 400,
+  },
+  {
+    why: 'API tokens: Vane keeps only a secret\'s hash, so it lists a masked secret (rules §1.4 S11)',
+    op: /^token\./, path: /^body\.tokens\[\d+\]\.secret$/,
+  },
+  {
+    why: 'API tokens: Vane does not record when a token was last used, so its `seenAt` is null (rules §1.4 S11)',
+    op: /^token\.|^project\.tokens\./, path: /(^body\.tokens\[\d+\]|^events\[\d+\]\.(data|preData))\.seenAt$/, when: (f) => f.difference.actual === null,
   },
   {
     why: 'D9, afterwards: the flag type "bogus" Unleash stored from a PATCH shows in its later answers and events',
@@ -507,8 +541,9 @@ export async function compareAdminSequence(options: AdminRunOptions): Promise<Ad
         if (made) actor[side] = made.createdBy as string;
       }
       const json = parse(answer.text);
-      if (call.capture !== undefined && answer.status < 300 && json !== null && typeof json === 'object' && 'id' in json) {
-        ids[side].set(call.capture, json.id);
+      if (call.capture !== undefined && answer.status < 300 && json !== null && typeof json === 'object' && ('id' in json || 'secret' in json)) {
+        // An API token has no id: its secret names it in later paths.
+        ids[side].set(call.capture, 'id' in json ? json.id : encodeURIComponent(String((json as { secret: unknown }).secret)));
       }
       return { ...answer, json, events };
     }));

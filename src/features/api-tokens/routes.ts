@@ -1,8 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../shared.js';
-import { ADMIN_ERRORS, EmptyResponse, errorResponses } from '../../schemas/common.js';
-import { ApiTokenListSchema, ApiTokenSchema, CreateApiTokenBody, TokenParams } from './schemas.js';
-import { ApiTokenService, publicToken } from './service.js';
+import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses } from '../../schemas/common.js';
+import {
+  ApiTokenListSchema, ApiTokenSchema, CreateApiTokenBody, CreateProjectApiTokenBody, ListedTokensSchema, ProjectParams, ProjectTokenParams,
+  TokenNameParams, TokenParams, UpdateApiTokenBody,
+} from './schemas.js';
+import { ApiTokenService, listedToken, publicToken } from './service.js';
+import type { ApiTokenDocument } from './store.js';
+
+const TAGS = ['API tokens'];
+
+/** The creation answer: the only one that shows the secret. */
+function createdView(token: ApiTokenDocument, secret: string) {
+  const { tokenName, environment, projects, type, alias, project, createdAt, secure, expiresAt } = publicToken(token);
+  return { tokenName, environment, projects, secret, type, alias, project, createdAt, secure, ...(expiresAt ? { expiresAt } : {}) };
+}
+
+/** Unleash shows admin tokens only to an admin token's caller (its "API admin"). */
+const byAdminToken = (request: { principal?: { kind: string } }) => request.principal?.kind === 'admin-token';
 
 const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = async (app, { service }) => {
   app.post('/api/admin/api-tokens', {
@@ -15,9 +30,8 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
     },
   }, async (request, reply) => {
     const { token, secret } = await service.create(request.body, auditOf(request));
-    const { tokenName, environment, projects, type, alias, project, createdAt, secure, expiresAt } = publicToken(token);
     reply.code(201).header('location', 'api-tokens');
-    return { tokenName, environment, projects, secret, type, alias, project, createdAt, secure, ...(expiresAt ? { expiresAt } : {}) };
+    return createdView(token, secret);
   });
 
   app.get('/api/admin/api-tokens', {
@@ -45,6 +59,68 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
   }, async (request, reply) => {
     await service.revoke(request.params.token, auditOf(request));
     return reply.code(200).send(null);
+  });
+
+  app.get('/api/admin/api-tokens/:name', {
+    config: { permission: 'READ_CLIENT_API_TOKEN' },
+    schema: {
+      tags: TAGS,
+      summary: 'Tokens with this name (admin tokens only for an admin token), secrets masked',
+      params: TokenNameParams,
+      response: { 200: ListedTokensSchema, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => ({ tokens: (await service.byName(request.params.name, byAdminToken(request))).map(listedToken) }));
+
+  app.put('/api/admin/api-tokens/:token', {
+    config: { permission: 'UPDATE_CLIENT_API_TOKEN' },
+    schema: {
+      tags: TAGS,
+      summary: 'Set a token\'s expiry (an unknown secret answers 200 too)',
+      params: TokenParams,
+      body: UpdateApiTokenBody,
+      response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS) },
+    },
+  }, async (request, reply) => {
+    await service.updateExpiry(request.params.token, new Date(request.body.expiresAt), auditOf(request));
+    return reply.code(200).send(undefined);
+  });
+
+  app.get('/api/admin/projects/:projectId/api-tokens', {
+    config: { permission: 'READ_PROJECT_API_TOKEN' },
+    schema: {
+      tags: TAGS,
+      summary: 'A project\'s tokens (every token for an admin token), secrets masked',
+      params: ProjectParams,
+      response: { 200: ListedTokensSchema, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => ({ tokens: (await service.projectTokens(request.params.projectId, byAdminToken(request))).map(listedToken) }));
+
+  app.post('/api/admin/projects/:projectId/api-tokens', {
+    config: { permission: 'CREATE_PROJECT_API_TOKEN' },
+    schema: {
+      tags: TAGS,
+      summary: 'Create a client, backend or frontend token scoped to this project',
+      params: ProjectParams,
+      body: CreateProjectApiTokenBody,
+      response: { 201: ApiTokenSchema, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request, reply) => {
+    const { token, secret } = await service.createForProject(request.params.projectId, request.body, auditOf(request));
+    reply.code(201).header('location', 'api-tokens');
+    return createdView(token, secret);
+  });
+
+  app.delete('/api/admin/projects/:projectId/api-tokens/:token', {
+    config: { permission: 'DELETE_PROJECT_API_TOKEN' },
+    schema: {
+      tags: TAGS,
+      summary: 'Revoke a token scoped to exactly this project: 404 (empty) when the caller sees no such token, 400 (empty) for another scope',
+      params: ProjectTokenParams,
+      response: { 200: NoBody, 400: NoBody, 404: NoBody, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    const outcome = await service.revokeInProject(request.params.projectId, request.params.token, byAdminToken(request), auditOf(request));
+    return reply.code(outcome === 'revoked' ? 200 : outcome === 'not-found' ? 404 : 400).send(undefined);
   });
 };
 

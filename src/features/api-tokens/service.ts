@@ -1,6 +1,6 @@
 import { buildEvents, ConcurrentModificationError, type AuditUser, type Outbox } from '../../db/outbox/index.js';
-import { badRequest, invalidOperation, validationError } from '../../errors.js';
-import type { EnvironmentLookup } from './sources.js';
+import { invalidOperation, notFound, schemaValidationError, validationError } from '../../errors.js';
+import type { EnvironmentLookup, ProjectLookup } from './sources.js';
 import { generateSecret, hashSecret, maskSecret, type ApiTokenDocument, type ApiTokenStore, type TokenType } from './store.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import type { Static } from 'typebox';
@@ -35,11 +35,39 @@ export function publicToken(token: ApiTokenDocument): PublicToken {
   };
 }
 
+/**
+ * A token as Unleash 8.2 lists it (`GET /api/admin/api-tokens/:name`, a project's tokens, the
+ * `api-token-updated` event), keys in its order. The secret is masked: Vane keeps only its hash.
+ * `seenAt` is null: Vane does not record when a token was last used.
+ */
+export function listedToken(token: ApiTokenDocument) {
+  return {
+    secret: token.displaySecret,
+    tokenName: token.tokenName,
+    type: token.type,
+    project: token.projects.join(','),
+    projects: token.projects,
+    environment: token.environment,
+    expiresAt: token.expiresAt ? token.expiresAt.toISOString() : null,
+    createdAt: token.createdAt.toISOString(),
+    alias: token.alias,
+    seenAt: null,
+    secure: false,
+  };
+}
+
+/** The listed token without its secret, as Unleash's `api-token-updated` records it. */
+function eventToken(token: ApiTokenDocument) {
+  const { secret: _secret, ...rest } = listedToken(token);
+  return rest;
+}
+
 export class ApiTokenService {
   constructor(
     private readonly store: ApiTokenStore,
     private readonly environments: EnvironmentLookup,
     private readonly outbox: Outbox,
+    private readonly projects: ProjectLookup,
   ) {}
 
   /**
@@ -91,10 +119,11 @@ export class ApiTokenService {
       throw validationError(`"type" must be one of client, backend, frontend. You provided "${input.type}".`);
     }
     const environment = input.environment ?? 'development';
+    // Both with Unleash's handler-level 400 form (measured on both create routes).
     if (environment === '*') {
-      throw badRequest(type === 'frontend' ? 'Frontend token cannot be scoped to all environments' : 'Client token cannot be scoped to all environments');
+      throw validationError(type === 'frontend' ? 'Frontend token cannot be scoped to all environments' : 'Client token cannot be scoped to all environments');
     }
-    if (!(await this.environments.get(environment))) throw badRequest(`Environment=${environment} does not exist`);
+    if (!(await this.environments.get(environment))) throw validationError(`Environment=${environment} does not exist`);
     const projects = input.projects ?? (input.project ? [input.project] : ['*']);
     if (projects.length === 0) throw validationError('"projects" must contain at least 1 items');
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
@@ -109,6 +138,72 @@ export class ApiTokenService {
     return { token, secret };
   }
 
+  /**
+   * Tokens named `name`; only an admin token's caller sees admin tokens (Unleash 8.2, measured: an
+   * Editor asking for `peer-admin` gets none).
+   */
+  async byName(name: string, callerIsAdminToken: boolean): Promise<ApiTokenDocument[]> {
+    return (await this.store.list()).filter((t) => t.tokenName === name && (callerIsAdminToken || t.type !== 'admin'));
+  }
+
+  /**
+   * Sets a token's expiry, with `api-token-updated` (none when it changes nothing). An unknown
+   * secret answers 200 without an event, as Unleash 8.2 does (measured). A past date is taken: the
+   * token stops authenticating.
+   */
+  async updateExpiry(secret: string, expiresAt: Date, audit: AuditUser): Promise<void> {
+    const hash = hashSecret(secret);
+    await this.outbox.exclusive(`api-token:${hash}`, async () => {
+      const token = await this.store.get(hash);
+      if (!token) return;
+      const next = { ...token, expiresAt };
+      const events = buildEvents(audit, [{
+        type: 'api-token-updated', data: eventToken(next), preData: eventToken(token), project: token.projects.join(','), environment: token.environment,
+      }]);
+      if (events.length > 0) await this.outbox.replace(this.store.collection, token, next, events);
+    });
+  }
+
+  /**
+   * The tokens `GET /api/admin/projects/:projectId/api-tokens` lists: an admin token's caller sees
+   * every token (Unleash's API admin), anyone else the client and frontend tokens scoped to the
+   * project by name (not `*`). 404 `No project found` for an unknown project.
+   */
+  async projectTokens(projectId: string, callerIsAdminToken: boolean): Promise<ApiTokenDocument[]> {
+    await this.requireProject(projectId);
+    return this.visibleIn(projectId, callerIsAdminToken);
+  }
+
+  /** A token of one project: the body's rules first, then the project (404), then create's. */
+  async createForProject(projectId: string, input: CreateTokenInput, audit: AuditUser): Promise<{ token: ApiTokenDocument; secret: string }> {
+    if (input.tokenName === '') throw schemaValidationError([{ message: '"tokenName" is not allowed to be empty.' }]);
+    await this.requireProject(projectId);
+    return await this.create({ tokenName: input.tokenName, type: input.type, environment: input.environment, expiresAt: input.expiresAt, projects: [projectId] }, audit);
+  }
+
+  /**
+   * Revokes a token through its project, as Unleash 8.2 answers (measured): among the tokens the
+   * caller sees, none with this secret → `not-found` (404), one not scoped to exactly this project
+   * (a `*` token, another project's) → `other-project` (400); the project itself is not looked up.
+   */
+  async revokeInProject(projectId: string, secret: string, callerIsAdminToken: boolean, audit: AuditUser): Promise<'revoked' | 'not-found' | 'other-project'> {
+    const hash = hashSecret(secret);
+    const token = (await this.visibleIn(projectId, callerIsAdminToken)).find((t) => t._id === hash);
+    if (!token) return 'not-found';
+    if (token.projects.length !== 1 || token.projects[0] !== projectId) return 'other-project';
+    await this.revoke(secret, audit);
+    return 'revoked';
+  }
+
+  private async visibleIn(projectId: string, callerIsAdminToken: boolean): Promise<ApiTokenDocument[]> {
+    const all = await this.store.list();
+    return callerIsAdminToken ? all : all.filter((t) => t.type !== 'admin' && t.projects.includes(projectId));
+  }
+
+  private async requireProject(projectId: string): Promise<void> {
+    if (!(await this.projects.get(projectId))) throw notFound('No project found');
+  }
+
   /** Revokes by secret; unknown secrets answer 200 too (docs/rules.md §1.4 S11). */
   async revoke(secret: string, audit: AuditUser): Promise<void> {
     const hash = hashSecret(secret);
@@ -118,8 +213,9 @@ export class ApiTokenService {
       if (token.type === 'admin' && (await this.store.list()).filter((t) => t.type === 'admin').length <= 1) {
         throw invalidOperation('The last admin token cannot be revoked: nobody could administer this instance without it.');
       }
+      // The stored row without its secret (measured: with `seenAt` and `expiresAt`, null included).
       await this.outbox.remove(this.store.collection, token, buildEvents(audit, [
-        { type: 'api-token-deleted', preData: publicToken(token), project: token.projects.join(','), environment: token.environment },
+        { type: 'api-token-deleted', preData: eventToken(token), project: token.projects.join(','), environment: token.environment },
       ]));
     });
   }

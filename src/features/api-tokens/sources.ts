@@ -8,3 +8,8 @@
 export interface EnvironmentLookup {
   get(name: string): Promise<object | null>;
 }
+
+/** Whether a project exists (a project's tokens need it); the projects store answers. */
+export interface ProjectLookup {
+  get(id: string): Promise<object | null>;
+}

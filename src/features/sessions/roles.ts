@@ -19,6 +19,9 @@ const EDITOR_PERMISSIONS: ReadonlySet<string> = new Set([
   'CREATE_SEGMENT', 'UPDATE_SEGMENT', 'DELETE_SEGMENT',
   'CREATE_PROJECT', 'UPDATE_TAG_TYPE',
   'APPROVE_CHANGE_REQUEST',
+  // A project's own tokens, and client and frontend tokens by name (Unleash 8.2, measured: an Editor
+  // reads, creates and deletes `default`'s tokens, reads `GET /api/admin/api-tokens/:name`, 403 on PUT).
+  'READ_PROJECT_API_TOKEN', 'CREATE_PROJECT_API_TOKEN', 'DELETE_PROJECT_API_TOKEN', 'READ_CLIENT_API_TOKEN',
 ]);
 
 /** Mutating routes that declare no permission are Admin-only, except these read-only evaluations. */
@@ -36,7 +39,7 @@ export function requiredPermission(method: string, routeUrl: string, declared: s
 
 /** Reads are for everyone signed in; API tokens are secrets, so reading them stays with Admins. */
 function isViewerRead(permission: string): boolean {
-  return permission.startsWith('READ_') && permission !== 'READ_API_TOKEN';
+  return permission.startsWith('READ_') && !permission.endsWith('API_TOKEN');
 }
 
 export function roleHolds(rootRole: number, permission: string): boolean {

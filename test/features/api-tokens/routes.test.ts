@@ -62,12 +62,12 @@ t.test('authentication and API tokens', async (t) => {
       method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { type: 'client', tokenName: 'x', environment: '*' },
     });
     t.equal(allEnvs.statusCode, 400);
-    t.equal(allEnvs.json().message, 'Client token cannot be scoped to all environments');
+    t.same(allEnvs.json().details, [{ message: 'Client token cannot be scoped to all environments' }]);
     const unknownEnv = await app.inject({
       method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { type: 'client', tokenName: 'x', environment: 'nope' },
     });
     t.equal(unknownEnv.statusCode, 400);
-    t.equal(unknownEnv.json().message, 'Environment=nope does not exist');
+    t.same(unknownEnv.json().details, [{ message: 'Environment=nope does not exist' }]);
     const admin = await app.inject({
       method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN, payload: { type: 'admin', tokenName: 'x' },
     });
