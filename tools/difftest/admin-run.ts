@@ -436,6 +436,11 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
     op: /^token\./, path: /^body\.tokens\[\d+\]\.secret$/,
   },
   {
+    why: 'API tokens: a new secret\'s random part differs on each server (its scope before the dot is compared)',
+    op: /^project\.tokens\.create$/, path: /^body\.secret$/,
+    when: (f) => String(f.difference.expected).split('.')[0] === String(f.difference.actual).split('.')[0],
+  },
+  {
     why: 'API tokens: Vane does not record when a token was last used, so its `seenAt` is null (rules §1.4 S11)',
     op: /^token\.|^project\.tokens\./, path: /(^body\.tokens\[\d+\]|^events\[\d+\]\.(data|preData))\.seenAt$/, when: (f) => f.difference.actual === null,
   },

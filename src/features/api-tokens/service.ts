@@ -157,8 +157,11 @@ export class ApiTokenService {
       const token = await this.store.get(hash);
       if (!token) return;
       const next = { ...token, expiresAt };
+      // Unleash 8.2 records the updated token as its store returns it, without its projects: `*`
+      // in data and in the event's project whatever the scope (measured on a `default` token; its
+      // same expiry set again is recorded again, since data then differs from preData).
       const events = buildEvents(audit, [{
-        type: 'api-token-updated', data: eventToken(next), preData: eventToken(token), project: token.projects.join(','), environment: token.environment,
+        type: 'api-token-updated', data: { ...eventToken(next), project: '*', projects: ['*'] }, preData: eventToken(token), project: '*', environment: token.environment,
       }]);
       if (events.length > 0) await this.outbox.replace(this.store.collection, token, next, events);
     });

@@ -142,4 +142,14 @@ t.test('API tokens by name, their expiry, a project\'s tokens', async (t) => {
     t.same([event!.project, event!.environment], [expected.project, expected.environment]);
     t.equal((await app.inject({ method: 'GET', url: '/api/frontend', headers: { authorization: projectSecret } })).statusCode, 401);
   });
+
+  await t.test('a project token\'s update is recorded with `*` as its project (as Unleash\'s store returns it)', async (t) => {
+    const { secret } = await createToken(app, { tokenName: 'C-p4', type: 'client' }, PROJECT);
+    const before = await lastEventId(app);
+    const url = `/api/admin/api-tokens/${encodeURIComponent(secret)}`;
+    for (let i = 0; i < 2; i++) t.equal((await send(app, 'PUT', url, { expiresAt: '2033-01-01T00:00:00.000Z' })).statusCode, 200);
+    const events = await eventsAfter(app, before);
+    t.equal(events.length, 2, 'the same expiry again is recorded again: data and preData differ');
+    t.same([events[0]!.project, events[0]!.data.project, events[0]!.data.projects, events[0]!.preData.projects], ['*', '*', ['*'], ['default']]);
+  });
 });
