@@ -8,6 +8,7 @@ import {
   LegalValueParams, ListQuery, NameBody, ProjectFieldParams, ProjectLegalValueParams, ProjectParams, UpdateContextFieldBody,
 } from './schemas.js';
 import { publicField, type ContextFieldService } from './service.js';
+import { ANY_ROLE } from '../sessions/roles.js';
 
 const TAGS = ['Context'];
 
@@ -24,6 +25,7 @@ const contextFieldRoutes: FastifyPluginAsyncTypebox<{ service: ContextFieldServi
   // Here because the legal values it checks are the context fields'; permission NONE on Unleash
   // (any signed-in caller or admin token), 204 when the constraint may be saved.
   app.post('/api/admin/constraints/validate', {
+    config: { permission: ANY_ROLE }, // Unleash's NONE: every signed-in role (measured: a Viewer gets 2xx)
     schema: {
       tags: TAGS,
       summary: 'Check one constraint as a strategy would take it, and its values against the field\'s legal values',

@@ -7,6 +7,7 @@ import {
 } from './schemas.js';
 import { publicSegment, SegmentService } from './service.js';
 import type { StrategySegmentService } from './strategies.js';
+import { ANY_ROLE } from '../sessions/roles.js';
 
 const TAGS = ['Segments'];
 
@@ -27,6 +28,7 @@ const segmentRoutes: FastifyPluginAsyncTypebox<{ service: SegmentService; strate
 
   // Permission NONE on Unleash: any signed-in caller may ask; 204 when the name is free.
   app.post('/api/admin/segments/validate', {
+    config: { permission: ANY_ROLE }, // Unleash's NONE: every signed-in role (measured: a Viewer gets 2xx)
     schema: {
       tags: TAGS,
       summary: 'Check a name for a new segment: 400 when empty, 409 when taken',

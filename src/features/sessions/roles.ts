@@ -4,25 +4,33 @@
  *
  * - Viewer (3): every read (routes without a permission, and READ_* ones except API tokens), and the playground endpoints (including the change-request preview),
  *   which are POSTs that change nothing.
- * - Editor (2): also flags, their strategies, variants, dependencies and tags, segments, projects
- *   and change requests.
+ * - Editor (2): also flags, their strategies, variants, dependencies and tags, segments, projects, applications,
+ *   context fields, strategy types, tag types, addons and change requests.
  * - Admin (1): everything, including API tokens, invite links, users, environments and strategy
  *   types. A permission this table does not know is Admin-only, so a new route is closed by default.
  */
 export const ADMIN_ROLE_ID = 1;
 export const EDITOR_ROLE_ID = 2;
 
+/**
+ * Unleash 8.2's Editor root role, as its database grants it (`role_permission` of role 2, read off
+ * the reference), and Vane's change-request approval.
+ */
 const EDITOR_PERMISSIONS: ReadonlySet<string> = new Set([
-  'CREATE_FEATURE', 'UPDATE_FEATURE', 'DELETE_FEATURE',
-  'CREATE_FEATURE_STRATEGY', 'UPDATE_FEATURE_STRATEGY', 'DELETE_FEATURE_STRATEGY',
-  'UPDATE_FEATURE_ENVIRONMENT', 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', 'UPDATE_FEATURE_DEPENDENCY',
-  'CREATE_SEGMENT', 'UPDATE_SEGMENT', 'DELETE_SEGMENT',
-  'CREATE_PROJECT', 'UPDATE_TAG_TYPE',
-  'APPROVE_CHANGE_REQUEST',
-  // A project's own tokens, and client and frontend tokens by name (Unleash 8.2, measured: an Editor
-  // reads, creates and deletes `default`'s tokens, reads `GET /api/admin/api-tokens/:name`, 403 on PUT).
-  'READ_PROJECT_API_TOKEN', 'CREATE_PROJECT_API_TOKEN', 'DELETE_PROJECT_API_TOKEN', 'READ_CLIENT_API_TOKEN',
+  'CREATE_ADDON', 'CREATE_CONTEXT_FIELD', 'CREATE_FEATURE', 'CREATE_FEATURE_STRATEGY', 'CREATE_PROJECT',
+  'CREATE_PROJECT_API_TOKEN', 'CREATE_SEGMENT', 'CREATE_STRATEGY', 'CREATE_TAG_TYPE',
+  'DELETE_ADDON', 'DELETE_CONTEXT_FIELD', 'DELETE_FEATURE', 'DELETE_FEATURE_STRATEGY', 'DELETE_PROJECT',
+  'DELETE_PROJECT_API_TOKEN', 'DELETE_SEGMENT', 'DELETE_STRATEGY', 'DELETE_TAG_TYPE', 'MOVE_FEATURE_TOGGLE',
+  'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN', 'READ_PROJECT_API_TOKEN',
+  'RELEASE_PLAN_TEMPLATE_CREATE', 'RELEASE_PLAN_TEMPLATE_UPDATE',
+  'UPDATE_ADDON', 'UPDATE_APPLICATION', 'UPDATE_CONTEXT_FIELD', 'UPDATE_FEATURE', 'UPDATE_FEATURE_DEPENDENCY',
+  'UPDATE_FEATURE_ENVIRONMENT', 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', 'UPDATE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_VARIANTS', 'UPDATE_PROJECT', 'UPDATE_SEGMENT', 'UPDATE_STRATEGY', 'UPDATE_TAG_TYPE',
+  'APPROVE_CHANGE_REQUEST', 'DELETE_APPLICATION',
 ]);
+
+/** Declared by a mutating route every signed-in role may call (Unleash's permission NONE: splash screens, UI errors). */
+export const ANY_ROLE = 'NONE';
 
 /** Mutating routes that declare no permission are Admin-only, except these read-only evaluations. */
 const VIEWER_POST_PREFIX = '/api/admin/playground';
@@ -32,6 +40,7 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The permission a route needs for a session user, or undefined when any signed-in user may call it. */
 export function requiredPermission(method: string, routeUrl: string, declared: string | undefined): string | undefined {
+  if (declared === ANY_ROLE) return undefined;
   if (declared) return declared;
   if (SAFE_METHODS.has(method) || routeUrl.startsWith(VIEWER_POST_PREFIX) || routeUrl.startsWith(SELF_PREFIX)) return undefined;
   return 'ADMIN';

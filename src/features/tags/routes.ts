@@ -6,12 +6,13 @@ import {
   CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagTypeCreatedSchema, TagListResponse, TagTypeColor, TagTypeListResponse, TagTypeSchema,
 } from './schemas.js';
 import type { TagService } from './service.js';
+import { ANY_ROLE } from '../sessions/roles.js';
 
 const TAGS = ['Tags'];
 
 const tagRoutes: FastifyPluginAsyncTypebox<{ service: TagService }> = async (app, { service }) => {
   app.post('/api/admin/tags', {
-    config: { permission: 'UPDATE_FEATURE' },
+    config: { permission: ANY_ROLE }, // Unleash's NONE: every signed-in role (measured: a Viewer gets 2xx)
     schema: {
       tags: TAGS, summary: 'Create a tag (type defaults to "simple")', body: CreateTagBody,
       response: { 201: TagCreatedResponse, ...errorResponses(...ADMIN_ERRORS, 409) },
@@ -41,7 +42,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: TagService }> = async (app
   }, async (request) => ({ version: 1, tag: await service.getTag(request.params.type, request.params.value) }));
 
   app.post('/api/admin/tag-types/validate', {
-    config: { permission: 'UPDATE_TAG_TYPE' },
+    config: { permission: ANY_ROLE }, // Unleash's NONE: every signed-in role (measured: a Viewer gets 2xx)
     schema: {
       tags: TAGS, summary: 'Whether a new tag type may take this name', body: Type.Object({ name: Type.String() }),
       response: { 200: Type.Object({ valid: Type.Boolean(), tagType: Type.Object({ name: Type.String() }) }), ...errorResponses(...ADMIN_ERRORS, 409) },

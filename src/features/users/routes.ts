@@ -10,6 +10,7 @@ import {
   UserRolesSchema,
 } from './schemas.js';
 import { describedRole, ROOT_ROLES, UserService } from './service.js';
+import { ANY_ROLE } from '../sessions/roles.js';
 
 /** The signed-in person (by session or personal access token); an API token has no user, as Unleash answers (measured). */
 function personOf(request: FastifyRequest): SessionPrincipal {
@@ -32,6 +33,7 @@ const userRoutes: FastifyPluginAsyncTypebox<{ service: UserService; sessions: Se
   // The UI's feedback prompts (permission NONE). An API token has no user: Unleash fails its insert
   // with a 500 (user_id null, measured); Vane answers the 400 it gives the other person-only routes.
   app.post('/api/admin/feedback', {
+    config: { permission: ANY_ROLE }, // Unleash's NONE: every signed-in role (measured: a Viewer gets 2xx)
     schema: {
       tags: ['Users'],
       summary: 'Record the signed-in person\'s answer to a UI feedback prompt',
@@ -41,6 +43,7 @@ const userRoutes: FastifyPluginAsyncTypebox<{ service: UserService; sessions: Se
   }, async (request) => await service.giveFeedback(personOf(request).user._id, request.body.feedbackId, request.body.neverShow));
 
   app.put('/api/admin/feedback/:id', {
+    config: { permission: ANY_ROLE }, // Unleash's NONE: every signed-in role (measured: a Viewer gets 2xx)
     schema: {
       tags: ['Users'],
       summary: 'Record an answer to a UI feedback prompt by its id (the path\'s id wins over the body\'s)',

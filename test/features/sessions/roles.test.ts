@@ -15,7 +15,7 @@ t.test('what each root role holds', async (t) => {
     t.ok(roleHolds(2, permission), `Editor: ${permission}`);
     t.notOk(roleHolds(3, permission), `Viewer: not ${permission}`);
   }
-  for (const permission of ['ADMIN', 'CREATE_API_TOKEN', 'READ_API_TOKEN', 'CREATE_STRATEGY', 'UNKNOWN_NEW_PERMISSION']) {
+  for (const permission of ['ADMIN', 'CREATE_API_TOKEN', 'READ_API_TOKEN', 'UPDATE_CORS', 'UNKNOWN_NEW_PERMISSION']) {
     t.notOk(roleHolds(2, permission), `Editor: not ${permission}`);
   }
   for (const permission of ['READ_FEATURE', 'READ_APPLICATION']) t.ok(roleHolds(3, permission), `Viewer: ${permission}`);

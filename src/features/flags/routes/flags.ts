@@ -7,6 +7,7 @@ import {
 } from '../schemas.js';
 import type { FlagService } from '../service.js';
 import { BASE } from './paths.js';
+import { ANY_ROLE } from '../../sessions/roles.js';
 
 const TAGS = ['Feature flags'];
 
@@ -76,6 +77,7 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
   });
 
   app.post('/api/admin/features/validate', {
+    config: { permission: ANY_ROLE }, // Unleash's NONE: every signed-in role (measured: a Viewer gets 2xx)
     schema: {
       tags: TAGS, summary: 'Whether a name can be given to a new flag (200), or why not (400, or 409 when a flag has it, archived ones too)',
       body: ValidateNameBody,
