@@ -16,7 +16,7 @@ import { StrategySegmentService } from './features/segments/strategies.js';
 import { SegmentStore } from './features/segments/store.js';
 import { ContextFieldService } from './features/context-fields/service.js';
 import { ContextFieldStore } from './features/context-fields/store.js';
-import { EventSearchService } from './features/events/service.js';
+import { EventSearchService, MAX_LIMIT } from './features/events/service.js';
 import type { EventCreatorNames } from './features/events/legacy.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
@@ -153,7 +153,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox, legalValues);
   const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
-  const projectStatus = new ProjectStatusService(projectStatusSources(stores));
+  const projectStatus = new ProjectStatusService(projectStatusSources(stores, events));
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox, stores.projects),
     segments,
@@ -209,8 +209,20 @@ export function eventCreatorNames(stores: Stores): EventCreatorNames {
 }
 
 /** What a project's overview and status pages read (project-status/sources.ts). */
-function projectStatusSources(stores: Stores): ProjectStatusSources {
+function projectStatusSources(stores: Stores, events: EventSearchService): ProjectStatusSources {
   return {
+    enabledEvents: async (projectId) => {
+      const found: Array<{ featureName: string; environment: string; createdAt: Date }> = [];
+      const query = { type: 'IS:feature-environment-enabled', project: `IS:${projectId}`, limit: String(MAX_LIMIT) };
+      for (let offset = 0; ; offset += MAX_LIMIT) {
+        const page = await events.search({ ...query, offset: String(offset) });
+        for (const e of page.events) {
+          if (e.featureName && e.environment) found.push({ featureName: e.featureName, environment: e.environment, createdAt: new Date(e.createdAt) });
+        }
+        if (page.events.length < MAX_LIMIT) return found;
+      }
+    },
+    environmentTypes: async () => new Map((await stores.environments.list()).map((e) => [e.name, e.type])),
     project: (id) => stores.projects.get(id),
     flags: async (projectId) => [
       ...await stores.flags.listByProject(projectId), ...await stores.flags.listByProject(projectId, { archived: true }),

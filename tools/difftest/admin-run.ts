@@ -334,6 +334,8 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       calls.push({ op: 'project.tokens.delete', method: 'DELETE', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/api-tokens/${secret}` });
     }],
 
+    [2, () => calls.push({ op: 'project.dora', method: 'GET', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/dora` })],
+
     // Segments' strategies.
     [2, () => calls.push({ op: 'segment.strategies', method: 'GET', path: `/api/admin/segments/${segments.length > 0 && random.chance(0.85) ? `{ref:${random.pick(segments)}}` : '999999'}/strategies` })],
     [2, () => {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../schemas/common.js';
-import { ProjectOverviewSchema, ProjectParams, ProjectStatusSchema } from './schemas.js';
+import { ProjectDoraSchema, ProjectOverviewSchema, ProjectParams, ProjectStatusSchema } from './schemas.js';
 import type { ProjectStatusService } from './service.js';
 
 const TAGS = ['Projects'];
@@ -21,6 +21,14 @@ const projectStatusRoutes: FastifyPluginAsyncTypebox<{ service: ProjectStatusSer
       response: { 200: ProjectStatusSchema, ...errorResponses(401, 403, 503) },
     },
   }, async (request) => await service.status(request.params.projectId));
+
+  app.get('/api/admin/projects/:projectId/dora', {
+    schema: {
+      tags: TAGS, summary: 'Lead time to production of a project\'s release flags (DORA), and its average',
+      params: ProjectParams,
+      response: { 200: ProjectDoraSchema, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => await service.dora(request.params.projectId));
 };
 
 export default projectStatusRoutes;

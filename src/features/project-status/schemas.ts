@@ -49,3 +49,12 @@ export const ProjectStatusSchema = Type.Object({
   }),
   staleFlags: Type.Object({ total: Type.Integer({ description: 'Live flags stale or past their type\'s lifetime' }) }),
 });
+
+/** Unleash's projectDoraMetricsSchema. */
+export const ProjectDoraSchema = Type.Object({
+  features: Type.Array(Type.Object({
+    name: Type.String(),
+    timeToProduction: Type.Integer({ description: 'Whole days from creation to first turned on in a production environment' }),
+  })),
+  projectAverage: Type.Number({ description: 'To one decimal; 0.1 when that rounds to 0; 0 without any flag in production' }),
+});

@@ -1,5 +1,6 @@
 import { notFound } from '../../errors.js';
 import type { FlagData } from '../flags/read-model.js';
+import { doraMetrics } from './dora.js';
 import { healthRating, potentiallyStale } from './health.js';
 import type { ProjectStatusSources } from './sources.js';
 
@@ -57,6 +58,14 @@ export class ProjectStatusService {
       members: 0,
       version: 1,
     };
+  }
+
+  /** Lead time to production; any project id answers, as Unleash does (an unknown one has nothing). */
+  async dora(projectId: string) {
+    const [flags, enabled, types] = await Promise.all([
+      this.sources.flags(projectId), this.sources.enabledEvents(projectId), this.sources.environmentTypes(),
+    ]);
+    return doraMetrics(flags, enabled, types);
   }
 
   /** Answers for any project id, as Unleash does (an unknown one has nothing). */

@@ -3,6 +3,7 @@
  * answers each (stores' read sides and the event log), so nothing here reaches into their folders.
  */
 import type { FlagData } from '../flags/read-model.js';
+import type { EnabledEvent } from './dora.js';
 
 export interface StatusProject {
   id: string;
@@ -24,6 +25,10 @@ export interface ProjectStatusSources {
   activityByDay(projectId: string, since: Date): Array<{ date: string; count: number }>;
   /** Events of the project between two times. */
   activityBetween(projectId: string, from: Date, to: Date): number;
+  /** The project's `feature-environment-enabled` events, in any order. */
+  enabledEvents(projectId: string): Promise<EnabledEvent[]>;
+  /** Each environment's type, by name. */
+  environmentTypes(): Promise<ReadonlyMap<string, string>>;
   /** Days a flag of each type lives before it is potentially stale (null: never). */
   lifetimes(): ReadonlyMap<string, number | null>;
 }
