@@ -24,6 +24,7 @@ import { UserService } from './features/users/service.js';
 import { UserStore } from './features/users/store.js';
 import { FlagStore } from './features/flags/store.js';
 import { FlagService } from './features/flags/service.js';
+import { FlagBulkService } from './features/flags/bulk.js';
 import { TagService } from './features/tags/service.js';
 import { EnvironmentService } from './features/environments/service.js';
 import { ProjectService } from './features/projects/service.js';
@@ -92,6 +93,8 @@ export interface Services {
   users: UserService;
   inviteLinks: InviteLinkService;
   flags: FlagService;
+  /** Operations on several of a project's flags at once, through the same rules as `flags`. */
+  flagBulk: FlagBulkService;
   tags: TagService;
   environments: EnvironmentService;
   projects: ProjectService;
@@ -164,6 +167,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     users,
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
+    flagBulk: new FlagBulkService(flags, stores.flags, stores.projects, tags, stores.outbox),
     tags,
     environments: new EnvironmentService(
       stores.environments, stores.projects, stores.flags, stores.apiTokens, [projects, flags], stores.outbox,

@@ -80,6 +80,13 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
     if (random.chance(0.15)) return random.pick(['userId', 'appName', 'environment', `${tag}-nofield`]);
     return fields.length === 0 ? `${tag}-nofield` : random.pick(fields);
   };
+  /** One to three flag names (archived ones only, when `archived`), now and then one of no flag. */
+  const someFlags = (archived = false): string[] => {
+    const pool = archived && flags.some((flag) => flag.archived) && random.chance(0.8) ? flags.filter((flag) => flag.archived) : flags;
+    const names = random.some(pool.map((flag) => flag.name), random.int(1, 3));
+    if (random.chance(0.15)) names.push(`${tag}-missing-flag`);
+    return names;
+  };
   const tagValue = () => random.pick(['beta', 'team-a', 'team-b', 'q3', 'ü-tag', 'x'.repeat(random.int(2, 6))]);
 
   const createFlag = () => {
@@ -183,6 +190,50 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       const flag = archived.length > 0 && random.chance(0.85) ? random.pick(archived) : random.pick(flags);
       calls.push({ op: 'flag.revive', method: 'POST', path: `/api/admin/archive/revive/${flag.name}` });
       flag.archived = false;
+    }],
+
+    // Several flags at once (routes/bulk.ts).
+    [2, () => calls.push({ op: 'flags.archive-validate', method: 'POST', path: `/api/admin/projects/${PROJECT}/archive/validate`, body: { features: someFlags() } })],
+    [2, () => {
+      const names = someFlags();
+      calls.push({ op: 'flags.bulk-archive', method: 'POST', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/archive`, body: { features: names } });
+      const listed = flags.filter((flag) => names.includes(flag.name));
+      if (listed.some((parent) => flags.some((child) => child.parent === parent.name && !child.archived && !listed.includes(child)))) return;
+      for (const flag of listed) {
+        flag.archived = true;
+        const parent = flags.find((other) => other.name === flag.parent);
+        if (parent) parent.children--;
+        flag.parent = null;
+      }
+    }],
+    [2, () => {
+      const names = someFlags(true);
+      calls.push({ op: 'flags.bulk-revive', method: 'POST', path: `/api/admin/projects/${PROJECT}/revive`, body: { features: names } });
+      for (const flag of flags) if (names.includes(flag.name)) flag.archived = false;
+    }],
+    [1, () => {
+      const names = someFlags(true);
+      calls.push({ op: 'flags.bulk-delete', method: 'POST', path: `/api/admin/projects/${PROJECT}/delete`, body: { features: names } });
+      if (flags.some((parent) => names.includes(parent.name) && parent.children > 0)) return;
+      for (const flag of flags.filter((f) => f.archived && names.includes(f.name))) flags.splice(flags.indexOf(flag), 1);
+    }],
+    [1, () => {
+      const name = someFlags(true)[0] ?? anyFlag();
+      calls.push({ op: 'flags.archive-delete', method: 'DELETE', path: `/api/admin/archive/${name}` });
+      const flag = flags.find((f) => f.name === name);
+      if (flag?.archived) flags.splice(flags.indexOf(flag), 1);
+    }],
+    [3, () => {
+      const activate = random.chance(0.2) ? '?shouldActivateDisabledStrategies=true' : '';
+      const path = `/api/admin/projects/${PROJECT}/bulk_features/environments/${random.chance(0.95) ? random.pick(ENVIRONMENTS) : 'no-such-env'}/${random.chance(0.7) ? 'on' : 'off'}${activate}`;
+      calls.push({ op: 'flags.bulk-toggle', method: 'POST', path, body: { features: someFlags().filter((name, i, all) => all.indexOf(name) === i) } });
+    }],
+    [2, () => {
+      const names = someFlags();
+      const added = Array.from({ length: random.int(0, 2) }, () => ({ type: random.chance(0.9) ? random.pick(tagTypes) : `${tag}-no-type`, value: tagValue() }));
+      const removed = Array.from({ length: random.int(0, 1) }, () => ({ type: 'simple', value: tagValue() }));
+      calls.push({ op: 'flags.bulk-tags', method: 'PUT', path: `/api/admin/projects/${PROJECT}/tags`, body: { features: names.filter((name) => !name.endsWith('-missing-flag')), tags: { addedTags: added, removedTags: removed } } });
+      for (const flag of flags) if (names.includes(flag.name)) for (const t of added) flag.tags.add(`${t.type}:${t.value}`);
     }],
 
     // Context fields.
@@ -453,11 +504,23 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
 ];
 
 /**
+ * Ops whose events are compared flag by flag (docs/rules.md D12): Unleash records a bulk's flags in
+ * its table's row order (the order of the rows' last writes) or as its concurrent per-flag writes
+ * finish (on/off, tag creation); Vane in creation or name order. One flag's own events keep theirs.
+ */
+const UNORDERED_EVENTS = new Set(['flags.bulk-archive', 'flags.bulk-delete', 'flags.bulk-toggle', 'flags.bulk-tags']);
+
+function byFlag(events: EventView[]): EventView[] {
+  const key = (event: EventView) => `${String(event.featureName ?? '')}\u0000${event.featureName ? '' : JSON.stringify(event.data)}`;
+  return events.map((event, i) => ({ event, i })).sort((a, b) => (key(a.event) < key(b.event) ? -1 : key(a.event) > key(b.event) ? 1 : a.i - b.i)).map(({ event }) => event);
+}
+
+/**
  * Ops after which the reference updates a flag's lifecycle stage asynchronously (an event handler):
  * the tester waits this long before the next call, so that its reads do not race the update.
  */
 const LIFECYCLE_SETTLE_MS = 1500;
-const SETTLING_OPS = new Set(['flag.create', 'flag.archive', 'flag.revive']);
+const SETTLING_OPS = new Set(['flag.create', 'flag.archive', 'flag.revive', 'flags.bulk-archive', 'flags.bulk-revive']);
 
 /** A call answered 429 (the reference rate-limits the feature search: 15 a minute) is sent again. */
 async function sendPatiently(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
@@ -560,7 +623,8 @@ export async function compareAdminSequence(options: AdminRunOptions): Promise<Ad
     const found: Difference[] = [];
     if (vane.status !== peer.status) found.push({ path: '<status>', what: 'value', expected: peer.status, actual: vane.status });
     found.push(...differences(normaliseAdmin(peer.json, actor.peer), normaliseAdmin(vane.json, actor.vane), 12, 'body'));
-    found.push(...differences(peer.events.map((e) => eventView(e, actor.peer)), vane.events.map((e) => eventView(e, actor.vane)), 12, 'events'));
+    const inOrder = UNORDERED_EVENTS.has(call.op) ? byFlag : (events: EventView[]) => events;
+    found.push(...differences(inOrder(peer.events).map((e) => eventView(e, actor.peer)), inOrder(vane.events).map((e) => eventView(e, actor.vane)), 12, 'events'));
     for (const difference of found) {
       const finding: AdminFinding = {
         index, call, difference, status: { vane: vane.status, peer: peer.status }, body: { vane: vane.text.slice(0, 600), peer: peer.text.slice(0, 600) },

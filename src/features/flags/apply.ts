@@ -16,6 +16,7 @@ import {
 } from './rules.js';
 import type { FlagData, FlagEnvironment, FlagTag } from './read-model.js';
 import { finalise } from './store.js';
+import { sortedTags } from './tags.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
 
 export interface SegmentInfo {
@@ -71,10 +72,15 @@ function clone(flag: FlagData): FlagData {
   return structuredClone(flag);
 }
 
+/**
+ * A flag's event, with its tags by type then value: Unleash reads them back by flag name only
+ * (`getAllByFeatures`), in its primary key's order on the reference (measured, seed 8232: a
+ * bulk archive recorded [a8232-tt0:ü-tag, simple:beta] where beta was tagged first).
+ */
 export function flagEvent(flag: FlagData, type: string, environment: string | null, data: unknown = null, preData: unknown = null): EventInput {
   return {
     type, featureName: flag.name, project: flag.project, environment, data, preData,
-    tags: flag.tags.map((t) => ({ value: t.value, type: t.type })),
+    tags: sortedTags(flag.tags).map((t) => ({ value: t.value, type: t.type })),
   };
 }
 
@@ -261,13 +267,23 @@ export function lifecycleAfterMetrics(flag: FlagData, environment: string, produ
 /**
  * Turning on an environment without an active strategy first adds the default flexibleRollout
  * (event `feature-strategy-add`); the on/off event is emitted only when the state changes.
+ * `activateDisabled` (Unleash's `shouldActivateDisabledStrategies`): when some strategy is disabled,
+ * every strategy is enabled instead (`feature-strategy-update` each that changes, before the on event).
  */
-export function applySetEnabled(flag: FlagData, environment: string, enabled: boolean, ctx: ApplyContext): Applied<boolean> {
-  assertNotArchived(flag);
+export function applySetEnabled(flag: FlagData, environment: string, enabled: boolean, ctx: ApplyContext, activateDisabled = false): Applied<boolean> {
+  // The environment first (measured: an archived flag in an unknown environment answers 404, not 400).
   const state = environmentOf(flag, environment, ctx);
+  assertNotArchived(flag);
   const events: EventInput[] = [];
   let strategies = state.strategies;
-  if (enabled && onlyDisabled(strategies)) {
+  if (enabled && activateDisabled && strategies.some((s) => s.disabled === true)) {
+    strategies = strategies.map((s) => {
+      if (s.disabled !== true) return s;
+      const activated = { ...s, disabled: false };
+      events.push(flagEvent(flag, 'feature-strategy-update', environment, strategyEventView(activated), strategyEventView(s)));
+      return activated;
+    });
+  } else if (enabled && onlyDisabled(strategies)) {
     const max = maxSortOrder(strategies);
     const strategy: StrategyConfig = {
       id: (ctx.newStrategyId ?? (() => ulid(ctx.now.getTime())))(),

@@ -343,6 +343,18 @@ export class FlagStore {
     await this.outbox.replace<StoredFlag>(this.collection, current, packFlag(next), events);
   }
 
+  /**
+   * Several flags in one commit, all or nothing (a bulk operation): each `current` (as read) is
+   * replaced by its `next`, or removed when `next` is null; ConcurrentModificationError when another
+   * write came first to any of them.
+   */
+  async writeMany(writes: ReadonlyArray<{ current: FlagDocument; next: FlagData | null }>, events: PendingEvent[]): Promise<void> {
+    await this.outbox.write(writes.map(({ current, next }) => {
+      const base = current._rev ?? 0;
+      return { coll: this.collection.collectionName, id: current._id, base, doc: next && { ...packFlag(next), _id: current._id, _rev: base + 1 } };
+    }), events);
+  }
+
   async countActive(): Promise<number> {
     return this.index.get().active;
   }
