@@ -156,7 +156,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox, legalValues);
   const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
-  const projectStatus = new ProjectStatusService(projectStatusSources(stores, events));
+  const projectStatus = new ProjectStatusService(projectStatusSources(stores, events, flags));
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox, stores.projects),
     segments,
@@ -213,8 +213,9 @@ export function eventCreatorNames(stores: Stores): EventCreatorNames {
 }
 
 /** What a project's overview and status pages read (project-status/sources.ts). */
-function projectStatusSources(stores: Stores, events: EventSearchService): ProjectStatusSources {
+function projectStatusSources(stores: Stores, events: EventSearchService, flags: FlagService): ProjectStatusSources {
   return {
+    flagViews: (projectId) => flags.list(projectId),
     enabledEvents: async (projectId) => {
       const found: Array<{ featureName: string; environment: string; createdAt: Date }> = [];
       const query = { type: 'IS:feature-environment-enabled', project: `IS:${projectId}`, limit: String(MAX_LIMIT) };

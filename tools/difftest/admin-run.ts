@@ -385,6 +385,7 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       calls.push({ op: 'project.tokens.delete', method: 'DELETE', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/api-tokens/${secret}` });
     }],
 
+    [1, () => calls.push({ op: 'project.health-report', method: 'GET', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/health-report` })],
     [2, () => calls.push({ op: 'project.dora', method: 'GET', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/dora` })],
 
     // Segments' strategies.
@@ -487,6 +488,14 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
   {
     why: 'API tokens: Vane keeps only a secret\'s hash, so it lists a masked secret (rules §1.4 S11)',
     op: /^token\./, path: /^body\.tokens\[\d+\]\.secret$/,
+  },
+  {
+    why: 'A health report lists the flags in Unleash\'s database row order (no ORDER BY; a row moves when it is updated); Vane lists them by creation',
+    op: /^project\.health-report$/, path: /^body\.features\[\d+\]/,
+  },
+  {
+    why: 'D8: a health report\'s health and window counts are current (Unleash stores them from a scheduled job)',
+    op: /^project\.health-report$/, path: /^body\.(health|technicalDebt|updatedAt|stats\.\w+)$/,
   },
   {
     why: 'API tokens: a new secret\'s random part differs on each server (its scope before the dot is compared)',

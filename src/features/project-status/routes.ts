@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../schemas/common.js';
-import { ProjectDoraSchema, ProjectOverviewSchema, ProjectParams, ProjectStatusSchema } from './schemas.js';
+import { ProjectDoraSchema, ProjectHealthReportSchema, ProjectOverviewSchema, ProjectParams, ProjectStatusSchema } from './schemas.js';
 import type { ProjectStatusService } from './service.js';
 
 const TAGS = ['Projects'];
@@ -21,6 +21,14 @@ const projectStatusRoutes: FastifyPluginAsyncTypebox<{ service: ProjectStatusSer
       response: { 200: ProjectStatusSchema, ...errorResponses(401, 403, 503) },
     },
   }, async (request) => await service.status(request.params.projectId));
+
+  app.get('/api/admin/projects/:projectId/health-report', {
+    schema: {
+      tags: TAGS, summary: 'A project\'s health report: its overview, its live flags and the counts its health comes from',
+      params: ProjectParams,
+      response: { 200: ProjectHealthReportSchema, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => await service.healthReport(request.params.projectId));
 
   app.get('/api/admin/projects/:projectId/dora', {
     schema: {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { inOrder, NullableString } from '../../schemas/common.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Stage = Type.Object({ averageDays: Type.Union([Type.Number(), Type.Null()]), currentFlags: Type.Integer() });
@@ -58,3 +59,37 @@ export const ProjectDoraSchema = Type.Object({
   })),
   projectAverage: Type.Number({ description: 'To one decimal; 0.1 when that rounds to 0; 0 without any flag in production' }),
 });
+
+/** One environment of a flag, as the project's flag list shows it. */
+const FlagEnvironmentSummary = inOrder(Type.Object({
+  name: Type.String(), enabled: Type.Boolean(), type: Type.String(), sortOrder: Type.Number(),
+  variantCount: Type.Integer(), lastSeenAt: NullableString(), hasStrategies: Type.Boolean(), hasEnabledStrategies: Type.Boolean(),
+}));
+
+/** Unleash's healthReportSchema: the project's overview fields, its live flags, and the counts its health comes from. */
+export const ProjectHealthReportSchema = inOrder(Type.Object({
+  stats: ProjectOverviewSchema.properties.stats,
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  mode: Type.String(),
+  featureLimit: Type.Null(),
+  featureNaming: ProjectOverviewSchema.properties.featureNaming,
+  defaultStickiness: Type.String(),
+  health: Type.Integer(),
+  technicalDebt: Type.Integer(),
+  favorite: Type.Boolean(),
+  updatedAt: Type.String({ format: 'date-time' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  environments: ProjectOverviewSchema.properties.environments,
+  features: Type.Array(inOrder(Type.Object({
+    type: Type.String(), description: Nullable(Type.String()), favorite: Type.Boolean(), name: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }), stale: Type.Boolean(), impressionData: Type.Boolean(),
+    environments: Type.Array(FlagEnvironmentSummary),
+    tags: Type.Optional(Type.Array(inOrder(Type.Object({ value: Type.String(), type: Type.String() })), { description: 'Only when the flag has tags' })),
+  }))),
+  members: Type.Integer(),
+  version: Type.Integer(),
+  potentiallyStaleCount: Type.Integer({ description: 'Live flags past their type\'s lifetime, not marked stale' }),
+  activeCount: Type.Integer({ description: 'Live flags not marked stale' }),
+  staleCount: Type.Integer(),
+}));

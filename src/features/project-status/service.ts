@@ -60,6 +60,33 @@ export class ProjectStatusService {
     };
   }
 
+  /**
+   * `GET /api/admin/projects/:projectId/health-report`: the overview's fields (D8: current), the live
+   * flags as the project's flag list shows them with their tags, and the counts the health is
+   * computed from (Unleash's calculateProjectHealth).
+   */
+  async healthReport(projectId: string, now = new Date()) {
+    const overview = await this.overview(projectId, now);
+    const live = (await this.sources.flags(projectId)).filter((f) => !f.archived);
+    const tags = new Map(live.map((f) => [f.name, f.tags.map((t) => ({ value: t.value, type: t.type }))]));
+    const lifetimes = this.sources.lifetimes();
+    const features = (await this.sources.flagViews(projectId)).map((v) => ({
+      type: v.type, description: v.description, favorite: false, name: v.name, createdAt: v.createdAt, stale: v.stale,
+      // `tags` only when the flag has some (measured: an untagged flag's entry has no key).
+      impressionData: v.impressionData, environments: v.environments, ...(tags.get(v.name)?.length ? { tags: tags.get(v.name)! } : {}),
+    }));
+    const { stats, name, description, mode, featureLimit, featureNaming, defaultStickiness, health, technicalDebt, favorite, updatedAt, createdAt, environments } = overview;
+    return {
+      stats, name, description, mode, featureLimit, featureNaming, defaultStickiness, health, technicalDebt, favorite, updatedAt, createdAt, environments,
+      features,
+      members: 0,
+      version: 1,
+      potentiallyStaleCount: live.filter((f) => potentiallyStale(f, lifetimes, now.getTime())).length,
+      activeCount: live.filter((f) => !f.stale).length,
+      staleCount: live.filter((f) => f.stale).length,
+    };
+  }
+
   /** Lead time to production; any project id answers, as Unleash does (an unknown one has nothing). */
   async dora(projectId: string) {
     const [flags, enabled, types] = await Promise.all([

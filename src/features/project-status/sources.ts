@@ -14,6 +14,20 @@ export interface StatusProject {
   createdAt: Date;
 }
 
+/** A flag of the project's flag list (`GET /api/admin/projects/:projectId/features`). */
+export interface StatusFlagView {
+  name: string;
+  description: string | null;
+  type: string;
+  stale: boolean;
+  createdAt: string;
+  impressionData: boolean;
+  environments: Array<{
+    name: string; enabled: boolean; type: string; sortOrder: number; variantCount: number; lastSeenAt: string | null;
+    hasStrategies: boolean; hasEnabledStrategies: boolean;
+  }>;
+}
+
 export interface ProjectStatusSources {
   project(id: string): Promise<StatusProject | null>;
   /** The project's flags, archived ones included. */
@@ -25,6 +39,8 @@ export interface ProjectStatusSources {
   activityByDay(projectId: string, since: Date): Array<{ date: string; count: number }>;
   /** Events of the project between two times. */
   activityBetween(projectId: string, from: Date, to: Date): number;
+  /** The project's live flags as its flag list shows them (environments with their summaries), in its order. */
+  flagViews(projectId: string): Promise<StatusFlagView[]>;
   /** The project's `feature-environment-enabled` events, in any order. */
   enabledEvents(projectId: string): Promise<EnabledEvent[]>;
   /** Each environment's type, by name. */
