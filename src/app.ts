@@ -34,6 +34,7 @@ import webRoutes from './features/web/routes.js';
 import { registerAdminUi } from './features/admin-ui/index.js';
 import uiConfigRoutes from './features/ui-config/routes.js';
 import featureTypeRoutes from './features/feature-types/routes.js';
+import maintenanceRoutes from './features/maintenance/routes.js';
 import projectStatusRoutes from './features/project-status/routes.js';
 import personalDashboardRoutes from './features/personal-dashboard/routes.js';
 import featureSearchRoutes from './features/feature-search/routes.js';
@@ -145,8 +146,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(patRoutes, { service: services.personalAccessTokens });
-  await app.register(uiConfigRoutes);
+  await app.register(uiConfigRoutes, { settings: services.frontendSettings, users: services.users });
   await app.register(featureTypeRoutes, { service: services.featureTypes });
+  await app.register(maintenanceRoutes);
   await app.register(projectStatusRoutes, { service: services.projectStatus });
   await app.register(personalDashboardRoutes, { service: services.personalDashboard });
   const officialUi = await registerAdminUi(app, config.UNLEASH_UI);

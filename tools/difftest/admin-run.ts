@@ -287,6 +287,7 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       if (!tagTypes.includes(name)) tagTypes.push(name);
     }],
     [1, () => calls.push({ op: 'tagtype.list', method: 'GET', path: '/api/admin/tag-types' })],
+    [1, () => calls.push({ op: 'maintenance.get', method: 'GET', path: '/api/admin/maintenance' })],
     [4, () => calls.push({ op: 'flag.tags.get', method: 'GET', path: `/api/admin/features/${anyFlag()}/tags` })],
     [5, () => {
       const flag = anyFlag();
@@ -513,15 +514,18 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
 ];
 
 /**
- * Ops whose events are compared flag by flag (docs/rules.md D12): Unleash records a bulk's flags in
- * its table's row order (the order of the rows' last writes) or as its concurrent per-flag writes
- * finish (on/off, tag creation); Vane in creation or name order. One flag's own events keep theirs.
+ * Ops whose events are compared flag by flag, each event's tags as a set (docs/rules.md D13):
+ * Unleash records a bulk's flags in its table's row order (the order of the rows' last writes) or
+ * as its concurrent per-flag writes finish (on/off, tag creation), and a flag's tags in their rows'
+ * order (seed 8232: [tt0:ü-tag, simple:beta] where beta came first; seed 8233 the order added); Vane
+ * in creation or name order, tags in the order added. One flag's own events keep their order.
  */
 const UNORDERED_EVENTS = new Set(['flags.bulk-archive', 'flags.bulk-delete', 'flags.bulk-toggle', 'flags.bulk-tags']);
 
 function byFlag(events: EventView[]): EventView[] {
   const key = (event: EventView) => `${String(event.featureName ?? '')}\u0000${event.featureName ? '' : JSON.stringify(event.data)}`;
-  return events.map((event, i) => ({ event, i })).sort((a, b) => (key(a.event) < key(b.event) ? -1 : key(a.event) > key(b.event) ? 1 : a.i - b.i)).map(({ event }) => event);
+  const tagSet = (event: EventView) => (Array.isArray(event.tags) ? { ...event, tags: event.tags.map((t) => JSON.stringify(t)).sort().map((t) => JSON.parse(t) as unknown) } : event);
+  return events.map((event, i) => ({ event, i })).sort((a, b) => (key(a.event) < key(b.event) ? -1 : key(a.event) > key(b.event) ? 1 : a.i - b.i)).map(({ event }) => tagSet(event));
 }
 
 /**
@@ -559,10 +563,10 @@ export function normaliseAdmin(value: unknown, actor: string | undefined): unkno
   return walk(normaliseIds(value), '');
 }
 
-interface EventView { id: number; createdBy?: unknown; [key: string]: unknown }
+export interface EventView { id: number; createdBy?: unknown; [key: string]: unknown }
 
 /** The compared part of an event. */
-function eventView(event: EventView, actor: string | undefined): unknown {
+export function eventView(event: EventView, actor: string | undefined): unknown {
   const { type, featureName, project, environment, data, preData, tags } = event;
   return normaliseAdmin({ type, featureName, project, environment, data, preData, tags }, actor);
 }
