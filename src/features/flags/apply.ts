@@ -16,7 +16,6 @@ import {
 } from './rules.js';
 import type { FlagData, FlagEnvironment, FlagTag } from './read-model.js';
 import { finalise } from './store.js';
-import { sortedTags } from './tags.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
 
 export interface SegmentInfo {
@@ -72,15 +71,10 @@ function clone(flag: FlagData): FlagData {
   return structuredClone(flag);
 }
 
-/**
- * A flag's event, with its tags by type then value: Unleash reads them back by flag name only
- * (`getAllByFeatures`), in its primary key's order on the reference (measured, seed 8232: a
- * bulk archive recorded [a8232-tt0:ü-tag, simple:beta] where beta was tagged first).
- */
 export function flagEvent(flag: FlagData, type: string, environment: string | null, data: unknown = null, preData: unknown = null): EventInput {
   return {
     type, featureName: flag.name, project: flag.project, environment, data, preData,
-    tags: sortedTags(flag.tags).map((t) => ({ value: t.value, type: t.type })),
+    tags: flag.tags.map((t) => ({ value: t.value, type: t.type })),
   };
 }
 

@@ -13,7 +13,7 @@ import type { FlagData, FlagDocument } from './read-model.js';
 import type { FlagService } from './service.js';
 import type { ProjectSource } from './sources.js';
 import type { FlagStore } from './store.js';
-import { applyTag, applyUntag, sortedTags, type TagRef } from './tags.js';
+import { applyTag, applyUntag, type TagRef } from './tags.js';
 
 /** What one flag of a bulk operation becomes: `next` (null: deleted) with its events; null: left as it is. */
 type Step = (flag: FlagData, ctx: ApplyContext) => { next: FlagData | null; events: EventInput[] } | null;
@@ -149,8 +149,10 @@ export class FlagBulkService {
     await this.mutateMany(flags.sort(byName), audit, (flag) => {
       const tagged = applyTag(flag, added);
       const untagged = applyUntag(tagged.next, removed, colors);
-      // A bulk's events carry the flag's tags after the whole change, without colours (measured).
-      const after = sortedTags(untagged.next.tags).map((t) => ({ value: t.value, type: t.type }));
+      // A bulk's events carry the flag's tags after the whole change, without colours, in Unleash's
+      // row order, mostly the order they were added (measured: [gx, b…new] with gx added first; seed
+      // 8233: [simple:q3, a8233-tt1:ü-tag]; seed 8232 once the reverse): D13.
+      const after = untagged.next.tags.map((t) => ({ value: t.value, type: t.type }));
       return { next: untagged.next, events: [...tagged.events, ...untagged.events].map((event) => ({ ...event, tags: after })) };
     }, grouped(['feature-tagged', 'feature-untagged']), false);
   }
