@@ -386,6 +386,7 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       calls.push({ op: 'project.tokens.delete', method: 'DELETE', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/api-tokens/${secret}` });
     }],
 
+    [1, () => calls.push({ op: 'project.insights', method: 'GET', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/insights` })],
     [1, () => calls.push({ op: 'project.health-report', method: 'GET', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/health-report` })],
     [2, () => calls.push({ op: 'project.dora', method: 'GET', path: `/api/admin/projects/${random.chance(0.9) ? PROJECT : 'no-such-project'}/dora` })],
 
@@ -496,7 +497,7 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
   },
   {
     why: 'D8: a health report\'s health and window counts are current (Unleash stores them from a scheduled job)',
-    op: /^project\.health-report$/, path: /^body\.(health|technicalDebt|updatedAt|stats\.\w+)$/,
+    op: /^project\.(health-report|insights)$/, path: /^body\.(health|technicalDebt|updatedAt|stats\.\w+|(health|technicalDebt)\.rating)$/,
   },
   {
     why: 'API tokens: a new secret\'s random part differs on each server (its scope before the dot is compared)',

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../schemas/common.js';
-import { ProjectDoraSchema, ProjectHealthReportSchema, ProjectOverviewSchema, ProjectParams, ProjectStatusSchema } from './schemas.js';
+import {
+  ProjectDoraSchema, ProjectHealthReportSchema, ProjectInsightsSchema, ProjectOverviewSchema, ProjectParams, ProjectStatusSchema,
+} from './schemas.js';
 import type { ProjectStatusService } from './service.js';
 
 const TAGS = ['Projects'];
@@ -29,6 +31,14 @@ const projectStatusRoutes: FastifyPluginAsyncTypebox<{ service: ProjectStatusSer
       response: { 200: ProjectHealthReportSchema, ...errorResponses(401, 403, 404, 503) },
     },
   }, async (request) => await service.healthReport(request.params.projectId));
+
+  app.get('/api/admin/projects/:projectId/insights', {
+    schema: {
+      tags: TAGS, summary: 'A project\'s insights: window stats, flag types, technical debt and health with their counts, lead time',
+      params: ProjectParams,
+      response: { 200: ProjectInsightsSchema, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => await service.insights(request.params.projectId));
 
   app.get('/api/admin/projects/:projectId/dora', {
     schema: {

@@ -93,3 +93,19 @@ export const ProjectHealthReportSchema = inOrder(Type.Object({
   activeCount: Type.Integer({ description: 'Live flags not marked stale' }),
   staleCount: Type.Integer(),
 }));
+
+const StaleCounts = {
+  activeCount: Type.Integer({ description: 'Live flags not marked stale' }),
+  potentiallyStaleCount: Type.Integer({ description: 'Live flags past their type\'s lifetime, not marked stale' }),
+  staleCount: Type.Integer(),
+};
+
+/** Unleash's projectInsightsSchema. */
+export const ProjectInsightsSchema = Type.Object({
+  stats: ProjectOverviewSchema.properties.stats,
+  featureTypeCounts: ProjectOverviewSchema.properties.featureTypeCounts,
+  technicalDebt: Type.Object({ rating: Type.Integer({ description: '100 minus the health' }), ...StaleCounts }),
+  leadTime: ProjectDoraSchema,
+  members: Type.Object({ currentMembers: Type.Integer(), change: Type.Integer() }, { description: 'Always 0: Vane has no project members (D11)' }),
+  health: Type.Object({ rating: Type.Integer(), ...StaleCounts }),
+});

@@ -81,9 +81,25 @@ export class ProjectStatusService {
       features,
       members: 0,
       version: 1,
-      potentiallyStaleCount: live.filter((f) => potentiallyStale(f, lifetimes, now.getTime())).length,
-      activeCount: live.filter((f) => !f.stale).length,
-      staleCount: live.filter((f) => f.stale).length,
+      ...staleCounts(live, lifetimes, now.getTime()),
+    };
+  }
+
+  /**
+   * `GET /api/admin/projects/:projectId/insights`: the overview's window stats and flag types, the
+   * health (D8: current) with the counts it comes from, twice as Unleash repeats them, the lead time.
+   */
+  async insights(projectId: string, now = new Date()) {
+    const overview = await this.overview(projectId, now);
+    const live = (await this.sources.flags(projectId)).filter((f) => !f.archived);
+    const counts = staleCounts(live, this.sources.lifetimes(), now.getTime());
+    return {
+      stats: overview.stats,
+      featureTypeCounts: overview.featureTypeCounts,
+      technicalDebt: { rating: overview.technicalDebt, ...counts },
+      leadTime: await this.dora(projectId),
+      members: { currentMembers: 0, change: 0 },
+      health: { rating: overview.health, ...counts },
     };
   }
 
@@ -126,6 +142,15 @@ export class ProjectStatusService {
       staleFlags: { total: live.filter((f) => f.stale || potentiallyStale(f, lifetimes, at)).length },
     };
   }
+}
+
+/** Unleash's calculateProjectHealth: live flags past their type's lifetime and not stale, not stale, stale. */
+function staleCounts(live: readonly FlagData[], lifetimes: ReadonlyMap<string, number | null>, now: number) {
+  return {
+    potentiallyStaleCount: live.filter((f) => potentiallyStale(f, lifetimes, now)).length,
+    activeCount: live.filter((f) => !f.stale).length,
+    staleCount: live.filter((f) => f.stale).length,
+  };
 }
 
 /**

@@ -44,3 +44,30 @@ t.test('GET /api/admin/projects/:projectId/health-report', async (t) => {
   const client = (await send(app, 'POST', '/api/admin/api-tokens', { tokenName: 'c', type: 'client', environment: 'development' })).json().secret;
   t.equal((await app.inject({ method: 'GET', url: '/api/admin/projects/default/health-report', headers: { authorization: client } })).statusCode, recorded.client);
 });
+
+/** Unleash 8.2's insights on its (shared) project `default`: keys, members, the 404. */
+const insights = fixture('project-status/insights.json');
+
+t.test('GET /api/admin/projects/:projectId/insights', async (t) => {
+  const app = await buildTestApp(t);
+  t.equal((await send(app, 'POST', F, { name: 'live' })).statusCode, 201);
+  t.equal((await send(app, 'POST', F, { name: 'old', type: 'experiment' })).statusCode, 201);
+  t.equal((await send(app, 'POST', '/api/admin/projects/default/stale', { features: ['old'], stale: true })).statusCode, 202);
+  t.equal((await send(app, 'POST', `${F}/live/environments/production/on`)).statusCode, 200);
+
+  const res = await send(app, 'GET', '/api/admin/projects/default/insights');
+  t.equal(res.statusCode, 200);
+  const body = res.json();
+  t.same(Object.keys(body), insights.keys);
+  for (const [key, keys] of Object.entries(insights.nestedKeys)) t.same(Object.keys(body[key]), keys, key);
+  t.same(body.featureTypeCounts, [{ type: 'experiment', count: 1 }, { type: 'release', count: 1 }]);
+  t.same(body.technicalDebt, { rating: 50, activeCount: 1, potentiallyStaleCount: 0, staleCount: 1 });
+  t.same(body.health, { ...body.technicalDebt, rating: 50 });
+  t.same(body.leadTime, { features: [{ name: 'live', timeToProduction: 0 }], projectAverage: 0.1 });
+  t.same(body.members, insights.members);
+  const unknown = await send(app, 'GET', '/api/admin/projects/nope/insights');
+  t.equal(unknown.statusCode, insights.unknownProject.status);
+  t.same({ ...unknown.json(), id: undefined }, { ...vaneError(insights.unknownProject.body), id: undefined });
+  const { viewer } = await roleCookies(app);
+  t.equal((await app.inject({ method: 'GET', url: '/api/admin/projects/default/insights', headers: { cookie: viewer } })).statusCode, insights.viewer);
+});
