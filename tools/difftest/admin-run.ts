@@ -500,6 +500,10 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
     op: /^project\.(health-report|insights)$/, path: /^body\.(health|technicalDebt|updatedAt|stats\.\w+|(health|technicalDebt)\.rating)$/,
   },
   {
+    why: 'The strategy id echoed by POST /api/admin/segments/strategies is each server\'s own (ids are compared nowhere else either)',
+    op: /^strategy\.segments\.set$/, path: /^body\.strategyId$/,
+  },
+  {
     why: 'API tokens: a new secret\'s random part differs on each server (its scope before the dot is compared)',
     op: /^project\.tokens\.create$/, path: /^body\.secret$/,
     when: (f) => String(f.difference.expected).split('.')[0] === String(f.difference.actual).split('.')[0],
