@@ -40,8 +40,11 @@ import { ChangeRequestPreview } from './features/change-requests/preview.js';
 import { SnapshotCache } from './features/playground/snapshot.js';
 import { storeSnapshotSource } from './features/playground/source.js';
 import { PlaygroundBatchService } from './features/playground-batch/service.js';
+import { ApplicationService } from './features/metrics/applications.js';
 import { MetricsService } from './features/metrics/service.js';
 import { MetricsStore } from './features/metrics/store.js';
+import { FrontendSettingsService } from './features/ui-config/service.js';
+import { SettingStore } from './features/ui-config/store.js';
 import { FeatureSearchService } from './features/feature-search/service.js';
 import { ProjectStatusService } from './features/project-status/service.js';
 import { PersonalDashboardService } from './features/personal-dashboard/service.js';
@@ -80,6 +83,7 @@ export interface Stores {
   changeRequests: ChangeRequestStore;
   sessions: SessionStore;
   metrics: MetricsStore;
+  settings: SettingStore;
   personalAccessTokens: PatStore;
 }
 
@@ -104,6 +108,10 @@ export interface Services {
   personalAccessTokens: PatService;
   /** SDK usage counts; started and stopped with the SDK API (registerSdkApi). */
   metrics: MetricsService;
+  /** Applications and SDK instances, shown with the client metrics. */
+  applications: ApplicationService;
+  /** The frontend API's CORS origins (ui-config). */
+  frontendSettings: FrontendSettingsService;
   featureSearch: FeatureSearchService;
   projectStatus: ProjectStatusService;
   personalDashboard: PersonalDashboardService;
@@ -131,6 +139,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     changeRequests: new ChangeRequestStore(outbox),
     sessions: new SessionStore(db),
     metrics: new MetricsStore(outbox, maxStatements),
+    settings: new SettingStore(outbox),
     personalAccessTokens: new PatStore(outbox),
   };
 }
@@ -157,6 +166,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
   const projectStatus = new ProjectStatusService(projectStatusSources(stores, events, flags));
+  const strategyTypes = new StrategyTypeService(stores.strategyTypes, stores.outbox);
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox, stores.projects),
     segments,
@@ -173,7 +183,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
       stores.environments, stores.projects, stores.flags, stores.apiTokens, [projects, flags], stores.outbox,
     ),
     projects,
-    strategyTypes: new StrategyTypeService(stores.strategyTypes, stores.outbox),
+    strategyTypes,
     changeRequests: new ChangeRequestService(
       stores.changeRequests, flags, stores.flags, stores.segments, segments, stores.projects, stores.environments, stores.eventLog,
       stores.outbox, log,
@@ -181,6 +191,13 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
     personalAccessTokens: new PatService(stores.personalAccessTokens, stores.users, log),
     metrics,
+    applications: new ApplicationService(stores.metrics, metrics, {
+      flags: () => stores.flags.all(),
+      strategies: async () => await strategyTypes.list(),
+    }),
+    frontendSettings: new FrontendSettingsService(
+      stores.settings, stores.outbox, config.FRONTEND_API_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    ),
     featureSearch: new FeatureSearchService(featureSearchSources(stores, metrics)),
     projectStatus,
     personalDashboard: new PersonalDashboardService(dashboardSources(stores, projectStatus, events)),

@@ -8,6 +8,7 @@ import { SdkStateCache } from './client-api/state.js';
 import { DeltaService } from './client-api/streaming.js';
 import { EvaluationDispatcher, FrontendDispatcher } from './frontend-api/dispatch.js';
 import frontendApiRoutes from './frontend-api/routes.js';
+import applicationRoutes from './metrics/admin-routes.js';
 import clientMetricsRoutes from './metrics/routes.js';
 import type { MetricsService } from './metrics/service.js';
 import { answerOfrep, type OfrepQuestion } from './ofrep/evaluate.js';
@@ -37,7 +38,8 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   metrics.start();
   app.addHook('onClose', async () => await metrics.stop());
   app.decorate('clientMetrics', metrics);
-  await app.register(clientMetricsRoutes, { service: metrics });
+  await app.register(clientMetricsRoutes, { service: metrics, applications: app.services.applications });
+  await app.register(applicationRoutes, { metrics, applications: app.services.applications });
   const pool = app.workerPool;
   const onPool = config.FRONTEND_EVALUATION !== 'main';
   const dispatcher = new FrontendDispatcher(
@@ -46,7 +48,8 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   );
   dispatcher.registerMetrics(app.metrics);
   app.decorate('frontendDispatcher', dispatcher);
-  await app.register(frontendApiRoutes, { states, dispatcher, metrics, origins: config.FRONTEND_API_ORIGINS });
+  const origins = () => app.services.frontendSettings.origins();
+  await app.register(frontendApiRoutes, { states, dispatcher, metrics, origins });
 
   // OFREP: the frontend API's evaluation in OpenFeature's protocol, dispatched the same way (its
   // bulk answers share the pool, in their own entry point, workers/ofrep.ts).
@@ -60,7 +63,7 @@ export async function registerSdkApi(app: FastifyInstance, stores: Stores, confi
   app.addHook('preClose', async () => ofrepStreams.close());
   const ofrep = new OfrepService(states, ofrepDispatcher, stores.apiTokens, ofrepStreams, new URL(config.baseUrl).pathname.replace(/\/+$/, ''));
   app.decorate('ofrep', ofrep);
-  await app.register(ofrepRoutes, { service: ofrep, origins: config.FRONTEND_API_ORIGINS, rateLimit: config.OFREP_RATE_LIMIT });
+  await app.register(ofrepRoutes, { service: ofrep, origins, rateLimit: config.OFREP_RATE_LIMIT });
 }
 
 declare module 'fastify' {

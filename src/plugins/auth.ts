@@ -5,7 +5,7 @@ import type { AuditUser } from '../db/outbox/index.js';
 import { apiTokenRequired, asError, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
 import type { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
-import { ADMIN_ROLE_ID, requiredPermission, roleHolds } from '../features/sessions/roles.js';
+import { ADMIN_ROLE_ID, ANY_ROLE, requiredPermission, roleHolds } from '../features/sessions/roles.js';
 import type { SessionService } from '../features/sessions/service.js';
 import { isPatSecret, type PatService } from '../features/personal-access-tokens/service.js';
 import type { UserDocument } from '../features/users/read-model.js';
@@ -186,7 +186,7 @@ async function authPlugin(app: FastifyInstance, { tokens, sessions, pats }: Auth
     } else {
       const permission = request.routeOptions.config.permission;
       // Admin tokens hold every permission; the check stays here for personal access tokens.
-      if (permission && principal.kind !== 'admin-token') throw noAccess([permission]);
+      if (permission && permission !== ANY_ROLE && principal.kind !== 'admin-token') throw noAccess([permission]);
     }
     app.checkContentType(request);
   };

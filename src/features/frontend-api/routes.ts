@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { sdkCors } from '../../plugins/sdk-cors.js';
+import { sdkCors, type Origins } from '../../plugins/sdk-cors.js';
 import { errorResponses, preSerialized } from '../../schemas/common.js';
 import { SDK_CONTEXT_FIELDS } from '../../schemas/sdk-context.js';
 import { notModified, sdkScope, sendNotModified } from '../client-api/routes.js';
@@ -39,7 +39,7 @@ export interface FrontendOptions {
   dispatcher: FrontendDispatcher;
   metrics: MetricsService;
   /** `*` or a comma-separated list of allowed origins. */
-  origins: string;
+  origins: Origins;
 }
 
 const frontendApiRoutes: FastifyPluginAsyncTypebox<FrontendOptions> = async (app, { states, dispatcher, metrics, origins }) => {

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses } from '../../schemas/common.js';
 import { sdkScope } from '../client-api/routes.js';
-import { Accepted, ApplicationsSchema, BulkMetricsBody, FeatureNameParams, FeatureUsageSchema, MetricsBody, RegisterBody } from './schemas.js';
+import type { ApplicationService } from './applications.js';
+import { Accepted, BulkMetricsBody, FeatureNameParams, FeatureUsageSchema, MetricsBody, RegisterBody } from './schemas.js';
 import type { MetricsService } from './service.js';
 
 function instant(value: string | number | undefined, fallback: Date): Date {
@@ -16,7 +17,7 @@ export function accepted(reply: FastifyReply): FastifyReply {
   return reply.code(202).send();
 }
 
-const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService }> = async (app, { service }) => {
+const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService; applications: ApplicationService }> = async (app, { service, applications }) => {
   const SDK = { tokenFamily: 'client' } as const;
   const ERRORS = errorResponses(400, 401, 403, 415, 503);
 
@@ -24,7 +25,7 @@ const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService }
     config: SDK,
     schema: { tags: ['Client API'], summary: 'An SDK instance announces itself', body: RegisterBody, response: { 202: Accepted, ...ERRORS } },
   }, async (request, reply) => {
-    await service.register(request.body, sdkScope(request));
+    await applications.register(request.body, sdkScope(request), request.ip);
     return accepted(reply);
   });
 
@@ -32,9 +33,11 @@ const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService }
     config: SDK,
     schema: { tags: ['Client API'], summary: 'Flag usage counted by an SDK', body: MetricsBody, response: { 202: Accepted, ...ERRORS } },
   }, async (request, reply) => {
-    const { appName, bucket } = request.body;
+    const { appName, bucket, instanceId } = request.body;
+    const scope = sdkScope(request);
     // The token's environment, not the body's: a token only reports for where it reads.
-    if (bucket) service.record(sdkScope(request).environment, appName, instant(bucket.start, new Date()), bucket.toggles);
+    if (bucket) service.record(scope.environment, appName, instant(bucket.start, new Date()), bucket.toggles);
+    void applications.reported(appName, instanceId, scope, request.ip);
     return accepted(reply);
   });
 
@@ -50,7 +53,7 @@ const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService }
       service.record(m.environment, m.appName, instant(m.timestamp, now), { [m.featureName]: m }, now);
     }
     for (const application of request.body.applications) {
-      await service.register({ appName: application.appName, strategies: application.strategies }, scope, now);
+      await applications.register({ appName: application.appName, instanceId: application.instanceId, sdkVersion: application.sdkVersion, strategies: application.strategies }, scope, request.ip, now);
     }
     return accepted(reply);
   });
@@ -62,14 +65,6 @@ const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService }
       response: { 200: FeatureUsageSchema, ...errorResponses(401, 403, 503) },
     },
   }, async (request) => await service.featureUsage(request.params.featureName));
-
-  app.get('/api/admin/metrics/applications', {
-    config: { permission: 'READ_APPLICATION' },
-    schema: {
-      tags: ['Metrics'], summary: 'Applications that registered with a client token',
-      response: { 200: ApplicationsSchema, ...errorResponses(401, 403, 503) },
-    },
-  }, async () => await service.applications());
 };
 
 export default clientMetricsRoutes;

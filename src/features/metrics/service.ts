@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { inBackground } from '../../db/guard.js';
-import type { ApplicationDocument, LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
-import type { Applications, FeatureUsage } from './schemas.js';
+import type { LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
+import type { FeatureUsage } from './schemas.js';
 
 const HOUR_MS = 3_600_000;
-/** Hours of this instance's totals kept in memory (an SDK may report a bucket that started last hour). */
+/** Hours of this instance's totals kept for writing (an SDK may report a bucket that started last hour). */
 const KEEP_HOURS = 2;
+/**
+ * Hours of every instance's buckets kept in memory: the flag's metrics page asks for up to 48
+ * (Unleash 8.2's hoursBack maximum, measured: 49 is answered as the default 24), plus the current one.
+ */
+export const HISTORY_HOURS = 49;
 
 export interface ToggleCounts {
   yes?: number;
   no?: number;
   variants?: Record<string, number>;
-}
-
-export interface RegisteredApplication {
-  appName: string;
-  strategies?: string[];
-  description?: string;
-  url?: string;
-  color?: string;
-  icon?: string;
 }
 
 /** What the admin flag view shows per environment (Unleash's feature environment lastSeenAt, yes, no). */
@@ -53,11 +49,6 @@ export interface MetricsFailureReporter {
 
 export interface MetricsListener {
   used(environment: string, flags: readonly string[]): void;
-}
-
-export interface AppScope {
-  projects: readonly string[];
-  environment: string;
 }
 
 interface Totals {
@@ -176,8 +167,12 @@ export class MetricsService {
     const startedAt = Date.now();
     const whole = full || startedAt - this.fullAt >= FULL_REFRESH_MS;
     const changedSince = whole ? undefined : new Date(this.polledAt - REFRESH_SLACK_MS);
-    const oldest = new Date(Math.floor((startedAt - KEEP_HOURS * HOUR_MS) / HOUR_MS) * HOUR_MS);
-    const [buckets, seen] = await Promise.all([this.store.bucketsSince(oldest, changedSince), this.store.lastSeenSince(changedSince)]);
+    const hourOf = (hours: number) => new Date(Math.floor((startedAt - hours * HOUR_MS) / HOUR_MS) * HOUR_MS);
+    const oldest = hourOf(HISTORY_HOURS);
+    // The periodic whole read looks at the hours SDKs still report into; the older history was read at start.
+    const [buckets, seen] = await Promise.all([
+      this.store.bucketsSince(full ? oldest : hourOf(KEEP_HOURS), changedSince), this.store.lastSeenSince(changedSince),
+    ]);
     const own = `${this.instance}\0`;
     for (const doc of buckets) if (doc.instance !== this.instance) this.usageOf(doc.flag).buckets.set(doc._id, doc);
     for (const doc of seen) {
@@ -186,7 +181,7 @@ export class MetricsService {
       this.lastSeenMemo = undefined;
     }
     for (const usage of this.byFlag.values()) {
-      for (const [id, doc] of usage.buckets) if (doc.hour < oldest && doc.instance !== this.instance) usage.buckets.delete(id);
+      for (const [id, doc] of usage.buckets) if (doc.hour < oldest && !this.totals.has(id)) usage.buckets.delete(id);
     }
     this.polledAt = startedAt;
     if (whole) this.fullAt = startedAt;
@@ -205,13 +200,14 @@ export class MetricsService {
     for (const [flag, counts] of Object.entries(toggles)) {
       if (count(counts.yes) + count(counts.no) > 0) used.push(flag);
       const usage = this.usageOf(flag);
-      const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}`;
+      const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}\0${appName}`;
       let entry = this.totals.get(key);
       if (!entry) {
+        // A late report for an hour no longer being written adds to the totals kept in memory.
         entry = {
-          doc: {
+          doc: usage.buckets.get(key) ?? {
             _id: key, instance: this.instance, flag, environment, hour: new Date(hourMs),
-            yes: 0, no: 0, variants: {}, appNames: [], lastSeenAt: now,
+            yes: 0, no: 0, variants: {}, appNames: [appName], lastSeenAt: now,
           },
           dirty: true,
         };
@@ -226,6 +222,7 @@ export class MetricsService {
       }
       if (!doc.appNames.includes(appName)) doc.appNames.push(appName);
       doc.lastSeenAt = now;
+      doc.lastStart = new Date(startMs);
       entry.dirty = true;
       const seenKey = `${this.instance}\0${flag}\0${environment}`;
       const seen = { _id: seenKey, flag, environment, lastSeenAt: now, dirty: true };
@@ -253,8 +250,8 @@ export class MetricsService {
         buckets.push({ ...entry.doc, variants: { ...entry.doc.variants }, appNames: [...entry.doc.appNames], flushedAt });
         entry.dirty = false;
       } else if (entry.doc.hour.getTime() < oldest) {
+        // Written and no longer reported into: kept for the history (refresh drops it after HISTORY_HOURS).
         this.totals.delete(key);
-        this.byFlag.get(entry.doc.flag)?.buckets.delete(key);
       }
     }
     const seen: LastSeenDocument[] = [];
@@ -299,6 +296,13 @@ export class MetricsService {
       .sort((a, b) => (a.environment < b.environment ? -1 : a.environment > b.environment ? 1 : a.hour - b.hour))
       .map((s) => ({ environment: s.environment, timestamp: new Date(s.hour).toISOString(), yes: s.yes, no: s.no }));
     return { version: 1, maturity: 'stable', featureName: flag, lastHourUsage, seenApplications: [...apps].sort() };
+  }
+
+  /** Every instance's buckets of the last HISTORY_HOURS, of one flag or of all (the applications' views). */
+  async history(flag?: string): Promise<MetricsBucketDocument[]> {
+    await this.ensureLoaded();
+    if (flag !== undefined) return [...(this.byFlag.get(flag)?.buckets.values() ?? [])];
+    return [...this.byFlag.values()].flatMap((usage) => [...usage.buckets.values()]);
   }
 
   /** Per environment: when the flag was last evaluated there (max over instances). */
@@ -357,35 +361,5 @@ export class MetricsService {
     }
     this.lastSeenMemo = result;
     return result;
-  }
-
-  async register(app: RegisteredApplication, scope: AppScope, now = new Date()): Promise<void> {
-    const projects = scope.projects.length === 0 ? ['*'] : [...scope.projects];
-    const doc: ApplicationDocument = {
-      _id: app.appName,
-      appName: app.appName,
-      createdAt: now,
-      updatedAt: now,
-      description: app.description ?? null,
-      strategies: app.strategies ?? [],
-      createdBy: 'unleash_system_user',
-      url: app.url ?? null,
-      color: app.color ?? null,
-      icon: app.icon ?? null,
-      project: projects.join(','),
-      environment: scope.environment,
-      usage: projects.map((project) => ({ project, environments: [scope.environment] })),
-    };
-    await this.store.upsertApplication(doc);
-  }
-
-  async applications(): Promise<Applications> {
-    const docs = await this.store.listApplications();
-    const applications = docs.map((d) => ({
-      appName: d.appName, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
-      description: d.description, strategies: d.strategies, createdBy: d.createdBy, url: d.url, color: d.color,
-      icon: d.icon, project: d.project, environment: d.environment, usage: d.usage,
-    }));
-    return { applications, total: applications.length };
   }
 }

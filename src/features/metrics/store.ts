@@ -3,12 +3,13 @@ import { DEFAULT_MAX_STATEMENTS, inBatches } from '../../db/guard.js';
 import type { Outbox } from '../../db/outbox/index.js';
 
 /**
- * One instance's counts for one flag in one environment in one hour. Each instance writes only its
- * own documents (the instance id is in `_id`), always with absolute totals, so two instances never
+ * One instance's counts for one flag reported by one application in one environment in one hour
+ * (the flag's metrics page shows them per application). Each instance writes only its own
+ * documents (the instance id is in `_id`), always with absolute totals, so two instances never
  * race on a document and no update is lost; readers sum over instances.
  */
 export interface MetricsBucketDocument {
-  /** `instance \0 flag \0 environment \0 hour-ms` */
+  /** `instance \0 flag \0 environment \0 hour-ms \0 appName` (without `\0 appName` before the page counted per application). */
   _id: string;
   instance: string;
   flag: string;
@@ -19,6 +20,8 @@ export interface MetricsBucketDocument {
   variants: Record<string, number>;
   appNames: string[];
   lastSeenAt: Date;
+  /** The start of the latest SDK bucket counted here (an unknown flag's report time, as Unleash 8.2 shows it). */
+  lastStart?: Date;
   /** When the writing instance flushed it (its clock): other instances poll by it. Absent on documents from before it was written. */
   flushedAt?: Date;
 }
@@ -34,6 +37,20 @@ export interface LastSeenDocument {
   flushedAt?: Date;
 }
 
+/** One SDK instance of an application in an environment, as its registrations and reports announce it. */
+export interface InstanceDocument {
+  /** `appName \0 environment \0 instanceId` */
+  _id: string;
+  appName: string;
+  instanceId: string;
+  environment: string;
+  sdkVersion: string | null;
+  sdkType: 'backend' | 'frontend' | null;
+  clientIp: string | null;
+  lastSeen: Date;
+  createdAt: Date;
+}
+
 export interface ApplicationDocument {
   _id: string;
   appName: string;
@@ -41,7 +58,7 @@ export interface ApplicationDocument {
   updatedAt: Date;
   description: string | null;
   strategies: string[];
-  createdBy: string;
+  createdBy: string | null;
   url: string | null;
   color: string | null;
   icon: string | null;
@@ -63,10 +80,17 @@ async function upsertAll<T extends { _id: string }>(collection: Collection<T>, d
     ));
 }
 
+/** A null set on insert comes back absent (FerretDB 1.24, measured): the fields an application may lack read as null. */
+function withNulls(doc: ApplicationDocument): ApplicationDocument {
+  return { ...doc, description: doc.description ?? null, url: doc.url ?? null, color: doc.color ?? null, icon: doc.icon ?? null, createdBy: doc.createdBy ?? null,
+    strategies: doc.strategies ?? [], usage: doc.usage ?? [] };
+}
+
 export class MetricsStore {
   readonly buckets: Collection<MetricsBucketDocument>;
   readonly lastSeen: Collection<LastSeenDocument>;
   readonly applications: Collection<ApplicationDocument>;
+  readonly instances: Collection<InstanceDocument>;
 
   constructor(outbox: Outbox, private readonly statementsPerCommand = DEFAULT_MAX_STATEMENTS) {
     // Metrics are not configuration: written without events and without a revision, so SDK
@@ -74,6 +98,7 @@ export class MetricsStore {
     this.buckets = outbox.collection<MetricsBucketDocument & { _rev?: number }>('client_metrics');
     this.lastSeen = outbox.collection<LastSeenDocument & { _rev?: number }>('client_metrics_last_seen');
     this.applications = outbox.collection<ApplicationDocument & { _rev?: number }>('client_applications');
+    this.instances = outbox.collection<InstanceDocument & { _rev?: number }>('client_instances');
   }
 
   /**
@@ -118,7 +143,38 @@ export class MetricsStore {
     await this.applications.updateOne({ _id: app._id }, { $set: rest, $setOnInsert: { createdAt } }, { upsert: true });
   }
 
+  /** The fields set, the others kept (an admin's edit of description, url, color, icon). */
+  async updateApplication(appName: string, fields: Partial<ApplicationDocument>, created: ApplicationDocument): Promise<void> {
+    const onInsert = Object.fromEntries(Object.entries(created).filter(([key]) => key !== '_id' && !(key in fields)));
+    await this.applications.updateOne({ _id: appName }, { $set: fields, $setOnInsert: onInsert }, { upsert: true });
+  }
+
+  async getApplication(appName: string): Promise<ApplicationDocument | null> {
+    const doc = await this.applications.findOne({ _id: appName });
+    return doc && withNulls(doc);
+  }
+
+  /** The application and its instances. */
+  async deleteApplication(appName: string): Promise<void> {
+    await this.instances.deleteMany({ appName });
+    await this.applications.deleteOne({ _id: appName });
+  }
+
+  /** `insertOnly`: fields written only when the instance is new (a metrics report keeps the SDK its registration named). */
+  async upsertInstance(instance: InstanceDocument, insertOnly: ReadonlyArray<keyof InstanceDocument> = []): Promise<void> {
+    const { _id, ...fields } = instance;
+    const onInsert = new Set<string>(['createdAt', ...insertOnly]);
+    const set = Object.fromEntries(Object.entries(fields).filter(([key]) => !onInsert.has(key)));
+    const setOnInsert = Object.fromEntries(Object.entries(fields).filter(([key]) => onInsert.has(key)));
+    await this.instances.updateOne({ _id }, { $set: set, $setOnInsert: setOnInsert }, { upsert: true });
+  }
+
+  async listInstances(appName?: string): Promise<InstanceDocument[]> {
+    const docs = await this.instances.find(appName === undefined ? {} : { appName }).toArray();
+    return docs.map((doc) => ({ ...doc, sdkVersion: doc.sdkVersion ?? null, sdkType: doc.sdkType ?? null, clientIp: doc.clientIp ?? null }));
+  }
+
   async listApplications(): Promise<ApplicationDocument[]> {
-    return await this.applications.find({}).sort({ _id: 1 }).toArray();
+    return (await this.applications.find({}).sort({ _id: 1 }).toArray()).map(withNulls);
   }
 }

@@ -14,7 +14,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyContextConfig, FastifyError, FastifyReply, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, asError, OfrepError, ofrepRateLimited, ofrepUnauthorized, type OfrepErrorCode } from '../../errors.js';
-import { sdkCors } from '../../plugins/sdk-cors.js';
+import { sdkCors, type Origins } from '../../plugins/sdk-cors.js';
 import { preSerialized } from '../../schemas/common.js';
 import { notModified, sendNotModified } from '../client-api/routes.js';
 import type { FrontendAnswer } from '../frontend-api/evaluate.js';
@@ -28,7 +28,7 @@ import { authenticate, credential, type OfrepToken } from './tokens.js';
 export interface OfrepOptions {
   service: OfrepService;
   /** FRONTEND_API_ORIGINS: browsers call OFREP as they call the frontend API. */
-  origins: string;
+  origins: Origins;
   /** OFREP_RATE_LIMIT: evaluations per minute per client address and token; 0: no limit. */
   rateLimit: number;
 }

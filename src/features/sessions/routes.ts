@@ -97,7 +97,7 @@ const sessionRoutes: FastifyPluginAsyncTypebox<{ service: SessionService; ttlHou
       },
       permissions: permissionsOf(user.rootRole).map((permission) => ({ permission })),
       feedback: (user.feedback ?? []).map((entry) => feedbackView(user._id, entry)),
-      splash: {},
+      splash: Object.fromEntries((user.splash ?? []).map((id) => [id, true])),
       sessionExpiresAt: principal.pat === undefined ? principal.expiresAt.toISOString() : null,
     };
   });

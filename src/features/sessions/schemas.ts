@@ -26,6 +26,6 @@ export const CurrentUserSchema = Type.Object({
     description: 'Root permissions held (["ADMIN"] for admins), so pages can show or hide actions',
   }),
   feedback: Type.Array(FeedbackSchema, { description: "The UI's feedback prompts the person answered (POST /api/admin/feedback); empty for an API token" }),
-  splash: Type.Object({}, { additionalProperties: true, description: "Splash screens seen (read by Unleash's UI); always empty" }),
+  splash: Type.Object({}, { additionalProperties: true, description: "Splash screens seen, each `true` (read by Unleash's UI; the admin token's is empty)" }),
   sessionExpiresAt: Nullable(Type.String({ format: 'date-time', description: 'null for the admin token and a personal access token' })),
 });

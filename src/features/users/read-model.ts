@@ -28,6 +28,8 @@ export interface UserDocument extends StoredDocument {
   signupToken?: string;
   /** The UI's feedback prompts the user answered or dismissed, in the order first given. */
   feedback?: FeedbackEntry[];
+  /** The UI's splash screens the user has seen (Unleash's `user_splash` rows), in the order first seen. */
+  splash?: string[];
 }
 
 /** One answer to a UI feedback prompt (Unleash's `user_feedback` row, keyed by user and id). */

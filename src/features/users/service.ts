@@ -161,6 +161,16 @@ export class UserService {
     return feedbackView(userId, entry);
   }
 
+  /** Marks a splash screen seen by the user; seeing it again changes nothing. */
+  async seeSplash(userId: number, splashId: string): Promise<void> {
+    await retrying(async () => {
+      const current = await this.store.get(userId);
+      if (!current) throw notFound('User not found');
+      if (current.splash?.includes(splashId)) return;
+      await this.store.replace(current, { ...current, splash: [...(current.splash ?? []), splashId] }, []);
+    });
+  }
+
   async list(): Promise<PublicUser[]> {
     return (await this.store.list()).map(publicUser);
   }
