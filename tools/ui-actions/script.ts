@@ -79,7 +79,20 @@ export const UI_STEPS: UiStep[] = [
     },
   },
   {
-    name: 'add a gradual rollout with a constraint and the segment in development', run: async (page, base, names) => {
+    name: 'create a context field with legal values', run: async (page, base, names) => {
+      await page.goto(`${base}/context/create`);
+      await page.getByRole('textbox', { name: 'Context name' }).fill(names.context);
+      await page.getByRole('textbox', { name: 'Context description (optional)' }).fill('Where the user is');
+      for (const [value, description] of [['eu', 'Europe'], ['us', '']] as const) {
+        await page.getByRole('textbox', { name: 'Legal value' }).fill(value);
+        if (description) await page.getByRole('textbox', { name: 'Value description' }).fill(description);
+        await page.getByRole('button', { name: 'Add', exact: true }).click();
+      }
+      await clickForWrite(page, page.getByRole('button', { name: 'Create context' }), 'POST', /\/api\/admin\/context$/);
+    },
+  },
+  {
+    name: 'add a gradual rollout with a constraint on that field and the segment in development', run: async (page, base, names) => {
       await openFlag(page, base, names.flag);
       await environmentCard(page, 'development').getByRole('button', { name: 'Add strategy' }).click();
       // Each card of the dialog shows its Configure button on hover; the card is named by its title.
@@ -88,14 +101,11 @@ export const UI_STEPS: UiStep[] = [
       await page.getByRole('combobox', { name: 'Select segments' }).click();
       await page.getByRole('option', { name: names.segment }).click();
       await page.getByRole('button', { name: 'Add constraint' }).click();
+      // The script's own field: a built-in one (userId) may have been given legal values on a shared reference.
       await page.getByRole('combobox', { name: 'Context Field' }).click();
-      await page.getByRole('option', { name: 'userId' }).click();
-      await page.getByRole('button', { name: 'Add values' }).click();
-      await page.getByPlaceholder('Enter value').fill('1, 2');
-      // The UI asks the server about the constraint before it enables Save; the values popover stays open.
-      await clickForWrite(page, page.getByRole('button', { name: 'Add', exact: true }), 'POST', /\/constraints\/validate$/);
-      await page.getByPlaceholder('Enter value').press('Escape');
-      await page.getByPlaceholder('Enter value').waitFor({ state: 'hidden' });
+      await page.getByRole('option', { name: names.context }).click();
+      // The UI asks the server about the constraint before it enables Save.
+      await clickForWrite(page, page.getByRole('checkbox', { name: /^eu/ }), 'POST', /\/constraints\/validate$/);
       await page.getByRole('button', { name: 'Save strategy' }).click();
       await page.waitForURL((url) => !url.pathname.includes('/strategies/create'));
     },
@@ -146,19 +156,6 @@ export const UI_STEPS: UiStep[] = [
     },
   },
   {
-    name: 'create a context field with legal values', run: async (page, base, names) => {
-      await page.goto(`${base}/context/create`);
-      await page.getByRole('textbox', { name: 'Context name' }).fill(names.context);
-      await page.getByRole('textbox', { name: 'Context description (optional)' }).fill('Where the user is');
-      for (const [value, description] of [['eu', 'Europe'], ['us', '']] as const) {
-        await page.getByRole('textbox', { name: 'Legal value' }).fill(value);
-        if (description) await page.getByRole('textbox', { name: 'Value description' }).fill(description);
-        await page.getByRole('button', { name: 'Add', exact: true }).click();
-      }
-      await clickForWrite(page, page.getByRole('button', { name: 'Create context' }), 'POST', /\/api\/admin\/context$/);
-    },
-  },
-  {
     name: 'create a frontend API token', run: async (page, base, names) => {
       await page.goto(`${base}/admin/api`);
       await page.getByRole('button', { name: 'New API token' }).first().click();
@@ -189,11 +186,14 @@ export const UI_STEPS: UiStep[] = [
     },
   },
   {
-    name: 'run the playground for a user', run: async (page, base) => {
+    name: 'run the playground for a region', run: async (page, base, names) => {
       await page.goto(`${base}/playground`);
       await page.getByRole('combobox', { name: 'Context field' }).click();
-      await page.getByRole('option', { name: 'userId', exact: true }).click();
-      await page.getByRole('textbox', { name: 'Value' }).fill('1');
+      await page.getByRole('option', { name: names.context, exact: true }).click();
+      // A field with legal values offers them to pick.
+      await page.getByRole('combobox', { name: 'Value' }).click();
+      await page.getByRole('option', { name: /^eu/ }).click();
+      await page.getByRole('combobox', { name: 'Value' }).press('Escape');
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await clickForWrite(page, page.getByRole('button', { name: 'Try configuration' }), 'POST', /\/playground\/advanced$/);
       await page.getByRole('heading', { name: /^Results \(\d+\)$/ }).waitFor();
