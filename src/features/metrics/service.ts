@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inBackground } from '../../db/guard.js';
 import type { LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
+import { HistoryCompactor, reopened } from './history.js';
 import type { FeatureUsage } from './schemas.js';
 
 const HOUR_MS = 3_600_000;
@@ -82,6 +83,8 @@ export class MetricsService {
   private flushing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private readonly byFlag = new Map<string, FlagUsage>();
+  /** Shares what the history's buckets repeat (history.ts). */
+  private readonly compactor = new HistoryCompactor();
   /** The first full read of every instance's documents; reads wait for it once. */
   private loaded: Promise<void> | undefined;
   /** When the last poll began and the last full read began (this instance's clock, ms). */
@@ -174,7 +177,10 @@ export class MetricsService {
       this.store.bucketsSince(full ? oldest : hourOf(KEEP_HOURS), changedSince), this.store.lastSeenSince(changedSince),
     ]);
     const own = `${this.instance}\0`;
-    for (const doc of buckets) if (doc.instance !== this.instance) this.usageOf(doc.flag).buckets.set(doc._id, doc);
+    const recent = hourOf(KEEP_HOURS);
+    for (const doc of buckets) {
+      if (doc.instance !== this.instance) this.usageOf(doc.flag).buckets.set(doc._id, doc.hour < recent ? this.compactor.compact(doc) : doc);
+    }
     for (const doc of seen) {
       if (doc._id.startsWith(own)) continue;
       this.usageOf(doc.flag).seen.set(doc._id, doc);
@@ -205,7 +211,7 @@ export class MetricsService {
       if (!entry) {
         // A late report for an hour no longer being written adds to the totals kept in memory.
         entry = {
-          doc: usage.buckets.get(key) ?? {
+          doc: reopened(usage.buckets.get(key)) ?? {
             _id: key, instance: this.instance, flag, environment, hour: new Date(hourMs),
             yes: 0, no: 0, variants: {}, appNames: [appName], lastSeenAt: now,
           },
@@ -252,6 +258,7 @@ export class MetricsService {
       } else if (entry.doc.hour.getTime() < oldest) {
         // Written and no longer reported into: kept for the history (refresh drops it after HISTORY_HOURS).
         this.totals.delete(key);
+        this.byFlag.get(entry.doc.flag)?.buckets.set(key, this.compactor.compact(entry.doc));
       }
     }
     const seen: LastSeenDocument[] = [];
