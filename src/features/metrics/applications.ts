@@ -9,6 +9,8 @@ import type { ApplicationDocument, InstanceDocument, MetricsBucketDocument, Metr
 
 const DAY_MS = 86_400_000;
 const REPORT_EVERY_MS = 60_000;
+/** Instances whose last report time is remembered before the stale ones are forgotten. */
+const MAX_REPORTED = 10_000;
 /** The strategies Unleash never reports as missing from a server (its DEPRECATED_STRATEGIES). */
 const DEPRECATED_STRATEGIES: ReadonlySet<string> = new Set(['gradualRolloutRandom', 'gradualRolloutSessionId', 'gradualRolloutUserId']);
 
@@ -97,6 +99,10 @@ export class ApplicationService {
     const key = `${appName}\0${scope.environment}\0${instanceId ?? 'default'}`;
     const last = this.reportedAt.get(key);
     if (last !== undefined && now.getTime() - last < REPORT_EVERY_MS) return;
+    // Instances come and go (a pod's id is new on each start): the times past the minute are forgotten.
+    if (this.reportedAt.size >= MAX_REPORTED) {
+      for (const [known, at] of this.reportedAt) if (now.getTime() - at >= REPORT_EVERY_MS) this.reportedAt.delete(known);
+    }
     this.reportedAt.set(key, now.getTime());
     try {
       await inBackground(async () => {
