@@ -14,6 +14,9 @@ export function isUrlFriendly(name: string): boolean {
   return encodeURIComponent(name) === name && name !== '.' && name !== '..';
 }
 
+/** Declared by a mutating route every signed-in role may call (Unleash's permission NONE: validations, feedback, splash screens, UI errors). */
+export const ANY_ROLE = 'NONE';
+
 /** The user id Unleash records for changes made with an admin token. */
 export const ADMIN_TOKEN_USER_ID = -42;
 

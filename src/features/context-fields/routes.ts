@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TObject, type TOptional, type TString } from 'typebox';
-import { auditOf } from '../shared.js';
+import { ANY_ROLE, auditOf } from '../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
 import { ConstraintInput } from '../constraints/index.js';
 import {
@@ -8,7 +8,6 @@ import {
   LegalValueParams, ListQuery, NameBody, ProjectFieldParams, ProjectLegalValueParams, ProjectParams, UpdateContextFieldBody,
 } from './schemas.js';
 import { publicField, type ContextFieldService } from './service.js';
-import { ANY_ROLE } from '../sessions/roles.js';
 
 const TAGS = ['Context'];
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { auditOf } from '../shared.js';
+import { ANY_ROLE, auditOf } from '../shared.js';
 import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses, preSerialized } from '../../schemas/common.js';
 import {
   SegmentListSchema, SegmentNameBody, SegmentParams, SegmentSchema, SegmentStrategiesSchema, StrategyIdParams, StrategySegmentsSchema,
@@ -7,7 +7,6 @@ import {
 } from './schemas.js';
 import { publicSegment, SegmentService } from './service.js';
 import type { StrategySegmentService } from './strategies.js';
-import { ANY_ROLE } from '../sessions/roles.js';
 
 const TAGS = ['Segments'];
 

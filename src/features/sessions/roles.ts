@@ -9,6 +9,9 @@
  * - Admin (1): everything, including API tokens, invite links, users, environments and strategy
  *   types. A permission this table does not know is Admin-only, so a new route is closed by default.
  */
+import { ANY_ROLE } from '../shared.js';
+
+export { ANY_ROLE };
 export const ADMIN_ROLE_ID = 1;
 export const EDITOR_ROLE_ID = 2;
 
@@ -29,8 +32,6 @@ const EDITOR_PERMISSIONS: ReadonlySet<string> = new Set([
   'APPROVE_CHANGE_REQUEST', 'DELETE_APPLICATION',
 ]);
 
-/** Declared by a mutating route every signed-in role may call (Unleash's permission NONE: splash screens, UI errors). */
-export const ANY_ROLE = 'NONE';
 
 /** Mutating routes that declare no permission are Admin-only, except these read-only evaluations. */
 const VIEWER_POST_PREFIX = '/api/admin/playground';

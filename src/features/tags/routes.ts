@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditOf } from '../shared.js';
+import { ANY_ROLE, auditOf } from '../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
 import {
   CreateTagBody, CreateTagTypeBody, TagCreatedResponse, TagTypeCreatedSchema, TagListResponse, TagTypeColor, TagTypeListResponse, TagTypeSchema,
 } from './schemas.js';
 import type { TagService } from './service.js';
-import { ANY_ROLE } from '../sessions/roles.js';
 
 const TAGS = ['Tags'];
 

@@ -10,7 +10,7 @@ import {
   UserRolesSchema,
 } from './schemas.js';
 import { describedRole, ROOT_ROLES, UserService } from './service.js';
-import { ANY_ROLE } from '../sessions/roles.js';
+import { ANY_ROLE } from '../shared.js';
 
 /** The signed-in person (by session or personal access token); an API token has no user, as Unleash answers (measured). */
 function personOf(request: FastifyRequest): SessionPrincipal {

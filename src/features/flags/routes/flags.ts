@@ -1,13 +1,12 @@
 /** Flags (E4, S3, S8): create, list and read. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { auditOf } from '../../shared.js';
+import { ANY_ROLE, auditOf } from '../../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses, preSerialized } from '../../../schemas/common.js';
 import {
   CreateFeatureBody, FeatureCreatedResponse, FeatureUpdatedResponse, PatchBody, StaleBody, UpdateFeatureBody, ValidateNameBody, FeatureListResponse, FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
 } from '../schemas.js';
 import type { FlagService } from '../service.js';
 import { BASE } from './paths.js';
-import { ANY_ROLE } from '../../sessions/roles.js';
 
 const TAGS = ['Feature flags'];
 
