@@ -66,3 +66,17 @@ export function vaneError(recorded: Record<string, unknown>): Record<string, unk
   const { id: _id, ...rest } = recorded;
   return { ...rest, name: rest.name === 'BadDataError' ? 'ValidationError' : rest.name };
 }
+
+/** A Vane body without its `id`, as Unleash would name it: D1 names ValidationError BadDataError. */
+export function asUnleash(body: Record<string, unknown> | null): unknown {
+  if (!body) return body;
+  const { id: _id, ...rest } = body;
+  return rest.name === 'ValidationError' ? { ...rest, name: 'BadDataError' } : rest;
+}
+
+/** A body without its `id` (Unleash omits it in many errors; D1). */
+export function withoutId(body: Record<string, unknown> | null): unknown {
+  if (!body) return body;
+  const { id: _id, ...rest } = body;
+  return rest;
+}

@@ -3,6 +3,7 @@ import t from 'tap';
 import { ADMIN, buildTestApp, JSON_ADMIN, send } from '../../helpers/app.js';
 import { asPerson, roleCookies } from '../../helpers/sessions.js';
 import { createToken } from '../client-api/helpers.js';
+import { asUnleash, withoutId } from '../../helpers/samples.js';
 
 /** Recorded on Unleash 8.2 (the reference server) with the same calls; names without the run's prefix. */
 const REFERENCE = JSON.parse(readFileSync(new URL('../../../../test/fixtures/metrics/reference.json', import.meta.url), 'utf8'));
@@ -28,18 +29,6 @@ function referenceTimeless(value: unknown, recordedHour: number): unknown {
 }
 
 /** Vane names a 400 for invalid data ValidationError where Unleash says BadDataError (docs/rules.md D1). */
-function asUnleash(body: Record<string, unknown> | null): unknown {
-  if (!body) return body;
-  const { id: _id, ...rest } = body;
-  return rest.name === 'ValidationError' ? { ...rest, name: 'BadDataError' } : rest;
-}
-
-function withoutId(body: Record<string, unknown> | null): unknown {
-  if (!body) return body;
-  const { id: _id, ...rest } = body;
-  return rest;
-}
-
 t.test('applications, their instances and a flag\'s hourly metrics, as Unleash 8.2 answers them', async (t) => {
   const app = await buildTestApp(t);
   for (const name of ['flag', 'quiet']) t.equal((await send(app, 'POST', '/api/admin/projects/default/features', { name })).statusCode, 201);

@@ -3,6 +3,7 @@ import t from 'tap';
 import { ADMIN, buildTestApp, eventsAfter, JSON_ADMIN, lastEventId, send } from '../../helpers/app.js';
 import { asPerson, roleCookies } from '../../helpers/sessions.js';
 import { createToken } from '../client-api/helpers.js';
+import { asUnleash, withoutId } from '../../helpers/samples.js';
 
 /** Recorded on Unleash 8.2 (the reference server) with the same calls. */
 const REFERENCE = JSON.parse(readFileSync(new URL('../../../../test/fixtures/ui-config/reference.json', import.meta.url), 'utf8'));
@@ -10,18 +11,6 @@ const REFERENCE = JSON.parse(readFileSync(new URL('../../../../test/fixtures/ui-
 interface Case { body: string | null; status: number; answer: Record<string, unknown> | null }
 
 /** Without the fresh `id` (Vane always sends one, D1) and with Unleash's BadDataError name for Vane's ValidationError. */
-function asUnleash(body: Record<string, unknown> | null): unknown {
-  if (!body) return body;
-  const { id: _id, ...rest } = body;
-  return rest.name === 'ValidationError' ? { ...rest, name: 'BadDataError' } : rest;
-}
-
-function withoutId(body: Record<string, unknown> | null): unknown {
-  if (!body) return body;
-  const { id: _id, ...rest } = body;
-  return rest;
-}
-
 t.test('the admin UI\'s housekeeping calls, as Unleash 8.2 answers them', async (t) => {
   const app = await buildTestApp(t);
   const cookies = await roleCookies(app);
