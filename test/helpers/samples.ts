@@ -3,6 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import { JSON_ADMIN } from './app.js';
+import { eventView, normaliseAdmin, type EventView } from '../../tools/difftest/admin-run.js';
+import { resolveRefs } from '../../tools/difftest/config.js';
+import { recordedBody, withRefs, type RecordedStep } from '../../tools/difftest/recorded-steps.js';
 
 /** Recorded request/response pairs of a real Unleash 8.2 (copied from the reference kit). */
 export interface Sample {
@@ -79,4 +82,48 @@ export function withoutId(body: Record<string, unknown> | null): unknown {
   if (!body) return body;
   const { id: _id, ...rest } = body;
   return rest;
+}
+
+/**
+ * Sends each recorded step (tools/difftest/record-admin.ts) to Vane in order, with the admin token
+ * the app was built with, and expects the reference's status, body and events, made comparable as
+ * they were recorded. Error bodies are compared in Vane's form (`vaneError`); where the reference
+ * answered an error with no body (a 403), Vane's names `emptyErrorAs`.
+ */
+export async function expectRecordedSteps(
+  t: Test, app: FastifyInstance, steps: readonly RecordedStep[], options: { token?: string; emptyErrorAs?: string } = {},
+): Promise<void> {
+  const token = options.token ?? PEER_ENV.INIT_ADMIN_API_TOKENS;
+  const ids = new Map<string, unknown>();
+  const latest = async () => (await app.inject({ method: 'GET', url: '/api/admin/search/events?limit=50', headers: { authorization: token } })).json().events as EventView[];
+  let last = Math.max(0, ...(await latest()).map((event) => event.id));
+  for (const [index, step] of steps.entries()) {
+    const url = step.path.replace(/\{ref:([^}]+)\}/g, (_m, name: string) => String(ids.get(name) ?? name));
+    const res = await app.inject({
+      method: step.method as never, url, headers: { authorization: token, ...(step.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(step.body === undefined ? {} : { payload: JSON.stringify(resolveRefs(step.body, ids)) }),
+    });
+    const events = (await latest()).filter((event) => event.id > last).reverse();
+    last = Math.max(last, ...events.map((event) => event.id));
+    const body = recordedBody(res.body, step.only);
+    if (step.capture !== undefined && body !== null && typeof body === 'object' && 'id' in body) ids.set(step.capture, body.id);
+    const label = `#${index} ${step.method} ${step.path} ${JSON.stringify(step.body ?? null).slice(0, 120)}`;
+    t.equal(res.statusCode, step.status, label);
+    const answer = normaliseAdmin(withRefs(body, ids), 'peer-admin');
+    if (step.status === 201 && isObject(answer) && isObject(step.response)) {
+      // D6: a created flag answers with the whole flag, whose first keys are the reference's.
+      t.same(Object.fromEntries(Object.keys(answer).slice(0, Object.keys(step.response).length).map((k) => [k, answer[k]])), step.response, label);
+    } else if (step.status! >= 400 && step.response === '') {
+      t.equal((answer as { name?: string }).name, options.emptyErrorAs, `${label}: the error Vane names where the reference sends no body`);
+    } else if (step.status! >= 400) {
+      t.same(vaneError(answer as Record<string, unknown>), vaneError(step.response as Record<string, unknown>), label);
+    } else {
+      t.same(answer, step.response, label);
+    }
+    t.same(events.map((event) => eventView(withRefs(event, ids) as EventView, 'peer-admin')), step.events, `${label}: events`);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

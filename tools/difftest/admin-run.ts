@@ -380,6 +380,34 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
     [1, () => calls.push({ op: 'feature-types', method: 'GET', path: '/api/admin/feature-types' })],
     [1, () => calls.push({ op: 'environments.project', method: 'GET', path: `/api/admin/environments/project/${random.chance(0.85) ? PROJECT : 'no-such-project'}` })],
     [2, () => calls.push({ op: 'flag.parent-variants', method: 'GET', path: `${FLAGS}/${anyFlag()}/parent-variants` })],
+    [2, () => calls.push({ op: 'flag.parents', method: 'GET', path: `${FLAGS}/${anyFlag()}/parents` })],
+    [2, () => calls.push({ op: 'flag.environment', method: 'GET', path: `${FLAGS}/${anyFlag()}/environments/${random.chance(0.9) ? random.pick(ENVIRONMENTS) : 'nope'}` })],
+    [3, () => {
+      const flag = random.pick(flags);
+      const environment = random.pick(ENVIRONMENTS);
+      const list = flag.strategies[environment]!;
+      const ids = random.some(list, random.int(0, list.length));
+      const body: unknown[] = ids.map((ref) => ({ id: `$ref:${ref}`, sortOrder: random.int(0, 9) }));
+      if (random.chance(0.1)) body.push(random.pick([{ id: 'no-such-strategy', sortOrder: 1 }, { id: 'x' }, { id: 'x', sortOrder: 'first' }]));
+      calls.push({ op: 'strategy.sort-order', method: 'POST', path: `${FLAGS}/${flag.name}/environments/${environment}/strategies/set-sort-order`, body });
+    }],
+    [3, () => {
+      const flag = random.pick(flags);
+      const environment = random.pick(ENVIRONMENTS);
+      const list = flag.strategies[environment]!;
+      if (list.length === 0) return;
+      const operations = Array.from({ length: random.int(1, 2) }, () => random.pick<Record<string, unknown>>([
+        { op: 'replace', path: '/title', value: random.pick(['patched', 'Rollout']) },
+        { op: 'add', path: '/parameters/rollout', value: String(random.pick([0, 50, 100])) },
+        { op: 'replace', path: '/disabled', value: random.chance(0.5) },
+        { op: 'add', path: '/constraints/-', value: constraintOn(anyField()) },
+        { op: 'remove', path: '/title' },
+        { op: 'replace', path: '/sortOrder', value: 9 },
+        { op: 'replace', path: '/name', value: random.pick(['default', 'no-such-type']) },
+        { op: 'replace', path: '/disabled', value: 'yes' },
+      ]));
+      calls.push({ op: 'strategy.patch', method: 'PATCH', path: `${FLAGS}/${flag.name}/environments/${random.pick(ENVIRONMENTS)}/strategies/{ref:${random.pick(list)}}`, body: operations });
+    }],
     [3, () => calls.push({ op: 'project.status', method: 'GET', path: `/api/admin/projects/${PROJECT}/status` })],
 
     // API tokens.
@@ -539,6 +567,10 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
   {
     why: 'API tokens: Vane does not record when a token was last used, so its `seenAt` is null (rules §1.4 S11)',
     op: /^token\.|^project\.tokens\./, path: /(^body\.tokens\[\d+\]|^events\[\d+\]\.(data|preData))\.seenAt$/, when: (f) => f.difference.actual === null,
+  },
+  {
+    why: 'A flag\'s possible parents are every flag of its project: on the shared reference, project default holds other runs\' flags too (test/fixtures/flag-environments compares the list of one run\'s names)',
+    op: /^flag\.parents$/, path: /^body/, when: (f) => f.status.peer === 200 && f.status.vane === 200,
   },
   {
     why: 'D9, afterwards: the flag type "bogus" Unleash stored from a PATCH shows in its later answers and events',

@@ -133,23 +133,28 @@ function checkSegments(flag: FlagData, ids: number[], ctx: ApplyContext): number
   return unique;
 }
 
-/** Validates and normalises a strategy body; `previous` supplies what PUT keeps (id, sortOrder, segments). */
+/**
+ * Validates and normalises a strategy body; `defaults` supplies what PUT keeps (id, sortOrder,
+ * segments), and on an update `previous` the title and disabled flag an absent or null one keeps
+ * (Unleash 8.2 measured: `PUT {name}` and `PATCH` removing `/title` leave the title as it was).
+ */
 export function buildStrategy(
   flag: FlagData,
   input: StrategyInput,
   ctx: ApplyContext,
-  defaults: { id: string; sortOrder: number; segments: number[] },
+  defaults: { id: string; sortOrder: number; segments: number[]; previous?: StrategyConfig },
 ): StrategyConfig {
   if (!ctx.strategyTypes.has(input.name)) throw validationError(`Could not find strategy type with name ${input.name}`);
   const segments = input.segments !== undefined ? checkSegments(flag, input.segments, ctx) : defaults.segments;
   const constraints = normaliseStrategyConstraints(input.constraints);
   const parameters = normaliseParameters(flag, input.name, input.parameters, ctx);
   const variants = normaliseStrategyVariants(input.variants);
+  const { previous } = defaults;
   return {
     id: defaults.id,
     name: input.name,
-    title: input.title === undefined || input.title === '' ? null : input.title,
-    disabled: input.disabled ?? false,
+    title: previous ? input.title ?? previous.title ?? null : input.title === undefined || input.title === '' ? null : input.title,
+    disabled: input.disabled ?? previous?.disabled ?? false,
     sortOrder: input.sortOrder ?? defaults.sortOrder,
     parameters,
     constraints,
@@ -183,24 +188,28 @@ function findStrategy(flag: FlagData, environment: string, strategyId: string, c
   return { state, index };
 }
 
-/** PUT semantics: the body replaces the strategy; absent `segments`/`sortOrder` keep theirs. */
+/**
+ * PUT semantics: the body replaces the strategy; absent `segments`/`sortOrder` keep theirs. The
+ * strategy is looked up in `home` (PATCH finds it by id in any environment); the event names
+ * `environment`, which then goes off if no active strategy is left there (Unleash 8.2 measured: a
+ * development strategy patched through the production path records `environment: "production"`).
+ */
 export function applyUpdateStrategy(
-  flag: FlagData, environment: string, strategyId: string, input: StrategyInput, ctx: ApplyContext,
+  flag: FlagData, environment: string, strategyId: string, input: StrategyInput, ctx: ApplyContext, home = environment,
 ): Applied<StrategyConfig> {
-  const { state, index } = findStrategy(flag, environment, strategyId, ctx);
+  const { state, index } = findStrategy(flag, home, strategyId, ctx);
   if (index < 0) throw notFound(`Could not find strategy with id ${strategyId}`);
   const previous = state.strategies[index]!;
   const strategy = buildStrategy(flag, input, ctx, {
-    id: previous.id, sortOrder: previous.sortOrder ?? 0, segments: previous.segments ?? [],
+    id: previous.id, sortOrder: previous.sortOrder ?? 0, segments: previous.segments ?? [], previous,
   });
-  const strategies = state.strategies.map((s, i) => (i === index ? strategy : s));
+  let next = withEnvironment(clone(flag), home, { ...state, strategies: state.strategies.map((s, i) => (i === index ? strategy : s)) });
   const events = [flagEvent(flag, 'feature-strategy-update', environment, strategyEventView(strategy), strategyEventView(previous))];
-  let enabled = state.enabled;
-  if (onlyDisabled(strategies) && state.enabled) {
-    enabled = false;
+  const checked = environmentOf(next, environment, ctx);
+  if (onlyDisabled(checked.strategies) && checked.enabled) {
+    next = withEnvironment(next, environment, { ...checked, enabled: false });
     events.push(flagEvent(flag, 'feature-environment-disabled', environment));
   }
-  const next = withEnvironment(clone(flag), environment, { ...state, enabled, strategies });
   return { next, events, transactional: true, result: strategy };
 }
 

@@ -90,8 +90,9 @@ export const StaleBody = Type.Object({
   stale: Type.Boolean(),
 });
 
+/** Unleash's `patchSchema`, its operations in its order (the 400 lists them: measured). */
 export const PatchBody = Type.Array(Type.Object({
-  op: Type.String({ enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] }),
+  op: Type.String({ enum: ['add', 'remove', 'replace', 'copy', 'move', 'test'] }),
   path: Type.String(),
   from: Type.Optional(Type.String()),
   value: Type.Optional(Type.Unknown()),
@@ -173,6 +174,27 @@ const FeatureEnvironment = inOrder(Type.Object({
   strategies: Type.Array(FeatureStrategy),
 }));
 export type FeatureEnvironmentView = Static<typeof FeatureEnvironment>;
+
+/** A strategy in the one-environment view (`GET …/environments/:environment`): no segments, the flag named. */
+const EnvironmentStrategy = inOrder(Type.Object({
+  id: f.id, featureName: Type.String(), title: f.title, parameters: f.parameters, constraints: f.constraints,
+  variants: f.variants, sortOrder: f.sortOrder, disabled: f.disabled, name: f.name,
+}));
+
+/** `GET …/features/:featureName/environments/:environment`: one environment of a flag, without its variants. */
+export const EnvironmentViewResponse = inOrder(Type.Object({
+  name: Type.String({ description: 'The flag' }),
+  environment: Type.String(),
+  enabled: Type.Boolean(),
+  strategies: Type.Array(EnvironmentStrategy),
+}));
+export type EnvironmentView = Static<typeof EnvironmentViewResponse>;
+
+/** `POST …/strategies/set-sort-order`: new sortOrders by strategy id (numbers; an integer column in Unleash: applyStrategyOrder). */
+export const StrategyOrderBody = Type.Array(Type.Object({
+  id: Type.String(),
+  sortOrder: Type.Number(),
+}));
 
 const UserRef = inOrder(Type.Object({ id: Type.Union([Type.Integer(), Type.Null()]), name: Type.String(), imageUrl: Type.String() }));
 

@@ -280,7 +280,7 @@ export class FlagService {
   }
 
   /** Each constraint uses only its field's legal values, when it has some (Unleash 8.2, measured). */
-  private async assertLegalConstraints(input: StrategyInput): Promise<void> {
+  async assertLegalConstraints(input: StrategyInput): Promise<void> {
     for (const constraint of input.constraints ?? []) {
       if (typeof constraint?.contextName !== 'string') continue; // the shape's own checks answer
       assertLegalValues(constraint as { operator: string; value?: string; values?: string[] }, await this.contextFields.legalValues(constraint.contextName));
@@ -313,9 +313,9 @@ export class FlagService {
   }
 
   /** A strategy id of another flag or project is refused with 403 (docs/rules.md §1.4 S4). */
-  private async assertStrategyNotElsewhere(flag: FlagData, strategyId: string): Promise<void> {
+  async assertStrategyNotElsewhere(flag: Pick<FlagData, 'name' | 'project'>, strategyId: string): Promise<void> {
     const owner = await this.store.findByStrategyId(strategyId);
-    if (!owner || owner.name === flag.name) return;
+    if (!owner || (owner.name === flag.name && owner.project === flag.project)) return;
     if (owner.project !== flag.project) throw invalidOperation('You can not change the projectId for an activation strategy.');
     throw invalidOperation('You can not change the featureName for an activation strategy.');
   }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { auditOf } from '../../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../../schemas/common.js';
 import { DependencyBody, DependencyParams, FeatureParams, ProjectParams } from '../schemas.js';
+import { FlagEnvironmentService } from '../environment-service.js';
 import type { FlagService } from '../service.js';
 import { BASE } from './paths.js';
 
@@ -45,6 +46,16 @@ const dependencyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = as
     await service.removeDependencies(projectId, featureName, auditOf(request));
     return reply.code(200).send(undefined);
   });
+
+  const edits = new FlagEnvironmentService(service);
+  app.get(`${BASE}/:featureName/parents`, {
+    schema: {
+      tags: TAGS, summary: 'The flags this flag may depend on: the others of its project that are neither archived nor children, by name',
+      description: 'The project is not checked and an unknown flag has none (as Unleash answers).',
+      params: FeatureParams,
+      response: { 200: Type.Array(Type.String()), ...errorResponses(401, 403, 503) },
+    },
+  }, async (request) => await edits.possibleParents(request.params.featureName));
 
   app.get(`${BASE}/:featureName/parent-variants`, {
     schema: {

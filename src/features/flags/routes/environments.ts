@@ -1,14 +1,27 @@
-/** Turning a flag on or off in an environment (S5). */
+/** One environment of a flag; turning a flag on or off in an environment (S5). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../../schemas/common.js';
-import { EnvironmentParams } from '../schemas.js';
+import { FlagEnvironmentService } from '../environment-service.js';
+import { EnvironmentParams, EnvironmentViewResponse } from '../schemas.js';
 import type { FlagService } from '../service.js';
 import { ENV } from './paths.js';
 
 const TAGS = ['Feature flags'];
 
 const environmentRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (app, { service }) => {
+  const edits = new FlagEnvironmentService(service);
+
+  app.get(ENV, {
+    schema: {
+      tags: TAGS, summary: 'One environment of a flag: whether it is on, and its strategies', params: EnvironmentParams,
+      response: { 200: EnvironmentViewResponse, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => {
+    const { projectId, featureName, environment } = request.params;
+    return await edits.view(projectId, featureName, environment);
+  });
+
   for (const [suffix, enabled] of [['on', true], ['off', false]] as const) {
     app.post(`${ENV}/${suffix}`, {
       config: { permission: 'UPDATE_FEATURE_ENVIRONMENT' },

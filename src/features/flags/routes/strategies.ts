@@ -2,7 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../../schemas/common.js';
-import { EnvironmentParams, StrategyBody, StrategyEventResponse, StrategyListResponse, StrategyParams, StrategyResponse } from '../schemas.js';
+import { FlagEnvironmentService } from '../environment-service.js';
+import {
+  EnvironmentParams, PatchBody, StrategyBody, StrategyEventResponse, StrategyListResponse, StrategyOrderBody, StrategyParams, StrategyResponse,
+} from '../schemas.js';
 import type { FlagService } from '../service.js';
 import { strategyCreatedView, strategyEventView, strategyListView } from '../views.js';
 import { ENV } from './paths.js';
@@ -10,6 +13,8 @@ import { ENV } from './paths.js';
 const TAGS = ['Strategies'];
 
 const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (app, { service }) => {
+  const edits = new FlagEnvironmentService(service);
+
   app.post(`${ENV}/strategies`, {
     config: { permission: 'CREATE_FEATURE_STRATEGY' },
     schema: {
@@ -52,6 +57,34 @@ const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = asyn
     const { projectId, featureName, environment, strategyId } = request.params;
     const strategy = await service.updateStrategy(projectId, featureName, environment, strategyId, request.body, auditOf(request));
     return strategyEventView(strategy);
+  });
+
+  app.patch(`${ENV}/strategies/:strategyId`, {
+    config: { permission: 'UPDATE_FEATURE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Change a strategy with a JSON Patch (RFC 6902)',
+      description: 'Applied to the strategy as `GET …/strategies/:strategyId` shows it; its sortOrder is kept (set-sort-order changes it). '
+        + 'The strategy is found by id in any environment of the flag; the event names the path\'s environment.',
+      params: StrategyParams, body: PatchBody,
+      response: { 200: StrategyEventResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request) => {
+    const { projectId, featureName, environment, strategyId } = request.params;
+    return strategyEventView(await edits.patchStrategy(projectId, featureName, environment, strategyId, request.body, auditOf(request)));
+  });
+
+  app.post(`${ENV}/strategies/set-sort-order`, {
+    config: { permission: 'UPDATE_FEATURE_STRATEGY' },
+    schema: {
+      tags: TAGS, summary: 'Set the sortOrder of strategies of a flag environment',
+      description: 'Records `strategy-order-changed` (the ids in order before and after) when the order changes.',
+      params: EnvironmentParams, body: StrategyOrderBody,
+      response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request, reply) => {
+    const { projectId, featureName, environment } = request.params;
+    await edits.setStrategyOrder(projectId, featureName, environment, request.body, auditOf(request));
+    return reply.code(200).send(undefined);
   });
 
   app.delete(`${ENV}/strategies/:strategyId`, {
