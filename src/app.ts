@@ -37,6 +37,7 @@ import featureTypeRoutes from './features/feature-types/routes.js';
 import maintenanceRoutes from './features/maintenance/routes.js';
 import projectStatusRoutes from './features/project-status/routes.js';
 import personalDashboardRoutes from './features/personal-dashboard/routes.js';
+import instanceStatsRoutes from './features/instance-stats/routes.js';
 import featureSearchRoutes from './features/feature-search/routes.js';
 import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
@@ -151,6 +152,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(maintenanceRoutes);
   await app.register(projectStatusRoutes, { service: services.projectStatus });
   await app.register(personalDashboardRoutes, { service: services.personalDashboard });
+  await app.register(instanceStatsRoutes, { service: services.instanceStats });
   const officialUi = await registerAdminUi(app, config.UNLEASH_UI);
   await app.register(webRoutes, { inviteLinks: services.inviteLinks, officialUi });
 

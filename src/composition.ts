@@ -50,6 +50,10 @@ import { ProjectStatusService } from './features/project-status/service.js';
 import { PersonalDashboardService } from './features/personal-dashboard/service.js';
 import type { DashboardSources } from './features/personal-dashboard/sources.js';
 import type { ProjectStatusSources } from './features/project-status/sources.js';
+import { InstanceStatsService } from './features/instance-stats/service.js';
+import type { InstanceStatsSources } from './features/instance-stats/sources.js';
+import { UNLEASH_VERSION } from './features/ui-config/routes.js';
+import { instanceIdOf } from './features/shared.js';
 import { FeatureTypeStore } from './features/feature-types/store.js';
 import { FeatureTypeService } from './features/feature-types/service.js';
 import type { FeatureSearchSources } from './features/feature-search/sources.js';
@@ -115,6 +119,7 @@ export interface Services {
   featureSearch: FeatureSearchService;
   projectStatus: ProjectStatusService;
   personalDashboard: PersonalDashboardService;
+  instanceStats: InstanceStatsService;
 }
 
 /**
@@ -201,6 +206,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     featureSearch: new FeatureSearchService(featureSearchSources(stores, metrics)),
     projectStatus,
     personalDashboard: new PersonalDashboardService(dashboardSources(stores, projectStatus, events)),
+    instanceStats: new InstanceStatsService(instanceStatsSources(stores, metrics, events, config)),
   };
 }
 
@@ -215,6 +221,31 @@ function dashboardSources(stores: Stores, projectStatus: ProjectStatusService, e
     overview: (projectId) => projectStatus.overview(projectId),
     staleCount: async (projectId) => (await projectStatus.status(projectId)).staleFlags.total,
     latestEvents: async (projectId, limit) => (await events.search({ project: `IS:${projectId}`, limit: String(limit) })).events,
+  };
+}
+
+/** What the instance statistics count (instance-stats/sources.ts): the held state, the SDK instances and metrics, the event search. */
+function instanceStatsSources(stores: Stores, metrics: MetricsService, events: EventSearchService, config: Config): InstanceStatsSources {
+  return {
+    instanceId: instanceIdOf(config.MONGODB_DB),
+    version: UNLEASH_VERSION,
+    users: async () => (await stores.users.list()).map((u) => ({ id: u._id, email: u.email, seenAt: u.seenAt })),
+    tokensSeenAt: (userId) => stores.personalAccessTokens.ofUser(userId).map((p) => p.seenAt),
+    apiTokenTypes: async () => (await stores.apiTokens.list()).map((t) => t.type),
+    flags: () => stores.flags.all(),
+    projects: () => stores.projects.list(),
+    contextFieldCount: async () => (await stores.contextFields.list()).length,
+    environments: () => stores.environments.list(),
+    segmentCount: async () => (await stores.segments.list()).length,
+    strategyTypeCount: async () => (await stores.strategyTypes.list()).length,
+    sdkInstances: () => stores.metrics.listInstances(),
+    metricsBuckets: () => metrics.history(),
+    eventCount: async ({ type, environments, from }) => (await events.search({
+      ...(type === undefined ? {} : { type: `IS:${type}` }),
+      ...(environments === undefined ? {} : { environment: `IS_ANY_OF:${environments.join(',')}` }),
+      ...(from === undefined ? {} : { from: `IS:${from.toISOString().slice(0, 10)}` }),
+      limit: '1',
+    }, { allProjects: true })).total,
   };
 }
 

@@ -39,3 +39,9 @@ export function gravatarUrl(seed: string): string {
   const hash = createHash('sha256').update(seed.trim().toLowerCase()).digest('hex');
   return `https://gravatar.com/avatar/${hash}?s=42&d=retro&r=g`;
 }
+
+/** A stable id for this installation (one database): the UI's version check and the instance statistics carry it. */
+export function instanceIdOf(database: string): string {
+  const hex = createHash('sha256').update(`vane:${database}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

@@ -409,6 +409,8 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       calls.push({ op: 'strategy.patch', method: 'PATCH', path: `${FLAGS}/${flag.name}/environments/${random.pick(ENVIRONMENTS)}/strategies/{ref:${random.pick(list)}}`, body: operations });
     }],
     [3, () => calls.push({ op: 'project.status', method: 'GET', path: `/api/admin/projects/${PROJECT}/status` })],
+    [1, () => calls.push({ op: 'instance.stats', method: 'GET', path: '/api/admin/instance-admin/statistics' })],
+    [1, () => calls.push({ op: 'instance.stats.csv', method: 'GET', path: '/api/admin/instance-admin/statistics/csv' })],
 
     // API tokens.
     [2, () => {
@@ -571,6 +573,17 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
   {
     why: 'A flag\'s possible parents are every flag of its project: on the shared reference, project default holds other runs\' flags too (test/fixtures/flag-environments compares the list of one run\'s names)',
     op: /^flag\.parents$/, path: /^body/, when: (f) => f.status.peer === 200 && f.status.vane === 200,
+  },
+  {
+    why: 'Instance statistics count the whole installation, and the shared reference holds every other run\'s users, flags, tokens, applications and events: their values are compared by type only (keys, their order and types still are; test/features/instance-stats checks the counts)',
+    op: /^instance\.stats$/, path: /^body\./,
+    when: (f) => (f.difference.what === 'value' && typeof f.difference.expected === typeof f.difference.actual)
+      || (/^body\.apiTokens\.\w+$/.test(f.difference.path) && (f.difference.what === 'missing' || f.difference.what === 'extra')),
+  },
+  {
+    why: 'The instance statistics\' CSV: the same header row; its values row counts the whole installation, as the JSON does',
+    op: /^instance\.stats\.csv$/, path: /^body$/,
+    when: (f) => String(f.difference.expected).split('\n')[0] === String(f.difference.actual).split('\n')[0],
   },
   {
     why: 'D9, afterwards: the flag type "bogus" Unleash stored from a PATCH shows in its later answers and events',

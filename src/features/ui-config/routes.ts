@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { notFound } from '../../errors.js';
 import { bodyNeedsContentType } from '../../plugins/errors.js';
 import { errorResponses, NoBody } from '../../schemas/common.js';
-import { ANY_ROLE, auditOf } from '../shared.js';
+import { ANY_ROLE, auditOf, instanceIdOf } from '../shared.js';
 import type { UserService } from '../users/service.js';
 import { UI_FLAGS } from './flags.js';
 import type { FrontendSettingsService } from './service.js';
@@ -50,12 +50,6 @@ const UiConfigSchema = Type.Object({
   }),
   storiesPageEnabled: Type.Boolean(),
 });
-
-/** A stable id for this installation (one database): the UI sends it with its version check. */
-function instanceIdOf(database: string): string {
-  const hex = createHash('sha256').update(`vane:${database}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
 
 const SetCorsBody = Type.Object({
   frontendApiOrigins: Type.Optional(Type.Array(Type.Unknown(), { description: '`*` or origins (scheme://host[:port], nothing after); a non-string is refused naming it' })),
