@@ -330,8 +330,8 @@ export class FlagService {
     await this.mutate(projectId, featureName, audit, (flag, ctx) => applyReorderStrategies(flag, environment, order, ctx));
   }
 
-  async setEnabled(projectId: string, featureName: string, environment: string, enabled: boolean, audit: AuditUser): Promise<void> {
-    await this.mutate(projectId, featureName, audit, (flag, ctx) => applySetEnabled(flag, environment, enabled, ctx));
+  async setEnabled(projectId: string, featureName: string, environment: string, enabled: boolean, audit: AuditUser, activateDisabled = false): Promise<void> {
+    await this.mutate(projectId, featureName, audit, (flag, ctx) => applySetEnabled(flag, environment, enabled, ctx, activateDisabled));
   }
 
   async setVariants(projectId: string, featureName: string, environment: string, variants: VariantInput[], audit: AuditUser): Promise<VariantConfig[]> {

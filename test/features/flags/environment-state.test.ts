@@ -62,6 +62,17 @@ t.test('enable / disable (S5)', async (t) => {
   });
 });
 
+t.test('on with shouldActivateDisabledStrategies enables the disabled strategies instead of adding one (measured)', async (t) => {
+  const app = await buildTestApp(t);
+  await createFlag(app, { name: 'peer.demo' });
+  t.equal((await send(app, 'POST', `${DEV}/strategies`, { name: 'default', parameters: {}, disabled: true })).statusCode, 200);
+  const before = await lastEventId(app);
+  t.equal((await send(app, 'POST', `${DEV}/on?shouldActivateDisabledStrategies=true`)).statusCode, 200);
+  const strategies = (await send(app, 'GET', `${DEV}/strategies`)).json<Array<{ name: string; disabled: boolean }>>();
+  t.same(strategies.map((s) => [s.name, s.disabled]), [['default', false]], 'the one strategy, enabled; none added');
+  t.same((await eventsSince(app, before)).map((e) => e.type), ['feature-strategy-update', 'feature-environment-enabled']);
+});
+
 t.test('environment variants (S6)', async (t) => {
   const app = await buildTestApp(t);
   await createFlag(app, { name: 'peer.demo' });

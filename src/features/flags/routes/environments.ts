@@ -1,4 +1,5 @@
 /** One environment of a flag; turning a flag on or off in an environment (S5). */
+import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../../shared.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../../schemas/common.js';
@@ -27,11 +28,14 @@ const environmentRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = a
       config: { permission: 'UPDATE_FEATURE_ENVIRONMENT' },
       schema: {
         tags: TAGS, summary: enabled ? 'Turn a flag on in an environment' : 'Turn a flag off in an environment', params: EnvironmentParams,
+        querystring: Type.Object({
+          shouldActivateDisabledStrategies: Type.Optional(Type.String({ description: '"true": turning on enables the disabled strategies rather than adding a default one' })),
+        }),
         response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS, 404) },
       },
     }, async (request, reply) => {
       const { projectId, featureName, environment } = request.params;
-      await service.setEnabled(projectId, featureName, environment, enabled, auditOf(request));
+      await service.setEnabled(projectId, featureName, environment, enabled, auditOf(request), request.query.shouldActivateDisabledStrategies === 'true');
       return reply.code(200).send(undefined);
     });
   }
