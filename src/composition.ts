@@ -193,7 +193,9 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
       stores.changeRequests, flags, stores.flags, stores.segments, segments, stores.projects, stores.environments, stores.eventLog,
       stores.outbox, log,
     ),
-    sessions: new SessionService(stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS),
+    sessions: new SessionService(
+      stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS, (id, at) => users.markSeen(id, at),
+    ),
     personalAccessTokens: new PatService(stores.personalAccessTokens, stores.users, log),
     metrics,
     applications: new ApplicationService(stores.metrics, metrics, {

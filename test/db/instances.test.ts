@@ -285,6 +285,8 @@ t.test('users: ids stay unique when two instances create users, e-mails too; a u
   const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
   t.equal((await b.inject({ url: '/api/admin/user', headers: { cookie } })).statusCode, 200);
 
+  // The sign-in wrote the user's seenAt on B: A hears of it before writing the user.
+  await propagate(b, a);
   // Deleted on A (there is no API for it: through A's outbox, as a write of A would be).
   const outbox = a.database.outbox;
   const users = outbox.collection<StoredDocument>('users');

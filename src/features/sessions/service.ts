@@ -45,6 +45,8 @@ export class SessionService {
     private readonly users: UserReadModel,
     private readonly ttlMs: number,
     private readonly cacheMs = 0,
+    /** Records a sign-in as the user's last seen time. */
+    private readonly markSeen: (userId: number, at: Date) => Promise<void> = async () => {},
   ) {}
 
   private async findSession(secret: string): Promise<SessionDocument | null> {
@@ -75,6 +77,8 @@ export class SessionService {
     if (!user || !user.passwordHash || !matches) throw passwordMismatch();
     await this.sessions.removeExpired();
     const { secret, expiresAt } = await this.sessions.create(user._id, this.ttlMs);
+    await this.markSeen(user._id, new Date());
+    // The user as read before this sign-in: Unleash's answer carries the previous seenAt (null the first time, measured).
     return { user: publicUser(user), secret, expiresAt };
   }
 

@@ -161,6 +161,15 @@ export class UserService {
     return feedbackView(userId, entry);
   }
 
+  /** Records a sign-in time as the user's `seenAt` (Unleash 8.2 sets it on each password sign-in, measured; no event). A user gone meanwhile is left gone. */
+  async markSeen(userId: number, at: Date): Promise<void> {
+    await retrying(async () => {
+      const current = await this.store.get(userId);
+      if (!current) return;
+      await this.store.replace(current, { ...current, seenAt: at }, []);
+    });
+  }
+
   /** Marks a splash screen seen by the user; seeing it again changes nothing. */
   async seeSplash(userId: number, splashId: string): Promise<void> {
     await retrying(async () => {

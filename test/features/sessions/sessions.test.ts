@@ -15,6 +15,20 @@ const FLAGS = '/api/admin/projects/default/features';
 const as = (cookie: string, extra: Record<string, string> = {}) => ({ cookie, ...extra });
 const mutating = (cookie: string) => ({ cookie, origin: ORIGIN, 'content-type': 'application/json' });
 
+t.test('a sign-in is the user\'s seenAt; the answer carries the one before it (Unleash 8.2, measured: null, then the first sign-in)', async (t) => {
+  const app = await buildTestApp(t);
+  await userWithRole(app, 'seen', 3);
+  const first = await app.inject({ method: 'POST', url: '/auth/simple/login', headers: JSON_ONLY, payload: { username: 'seen', password: STRONG } });
+  t.equal(first.json().seenAt, null);
+  const listed = async () => ((await app.inject({ method: 'GET', url: '/api/admin/user-admin', headers: ADMIN })).json().users as Array<{ username: string; seenAt: string | null }>)
+    .find((u) => u.username === 'seen')!.seenAt;
+  const afterFirst = await listed();
+  t.ok(afterFirst !== null && Math.abs(Date.parse(afterFirst) - Date.now()) < 10_000, 'the user list shows the sign-in');
+  const second = await app.inject({ method: 'POST', url: '/auth/simple/login', headers: JSON_ONLY, payload: { username: 'seen', password: STRONG } });
+  t.equal(second.json().seenAt, afterFirst);
+  t.ok(Date.parse((await listed())!) >= Date.parse(afterFirst!));
+});
+
 t.test('sign-in, session cookie and the current user', async (t) => {
   const app = await buildTestApp(t, { INIT_ADMIN_USER: 'admin', INIT_ADMIN_PASSWORD: ADMIN_PASSWORD });
 
