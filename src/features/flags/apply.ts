@@ -402,13 +402,16 @@ export function applyArchive(flag: FlagData, children: string[], ctx: ApplyConte
   return { next, events, transactional: true, result: undefined };
 }
 
+/**
+ * Revives a flag: every environment off, `feature-revived`. A live flag too (measured on Unleash
+ * 8.2: reviving a flag that is on turns it off and records the event); its lifecycle stays.
+ */
 export function applyRevive(flag: FlagData, ctx: ApplyContext): Applied {
-  if (!flag.archived) return { next: flag, events: [], transactional: true, result: undefined };
   const environments: FlagData['environments'] = {};
   for (const [name, env] of Object.entries(flag.environments)) environments[name] = { ...env, enabled: false };
   const next = finalise({
     ...clone(flag), archived: false, archivedAt: null, environments,
-    lifecycle: { stage: 'initial' as const, enteredStageAt: ctx.now },
+    lifecycle: flag.archived ? { stage: 'initial' as const, enteredStageAt: ctx.now } : flag.lifecycle,
   });
   return { next, transactional: true, result: undefined, events: [flagEvent(next, 'feature-revived', null)] };
 }

@@ -12,6 +12,8 @@ import { FLAG_TYPES } from './rules.js';
 import { flagCreatedView } from './views.js';
 
 export interface MetadataInput {
+  /** Only the flag's own name is taken (measured: another answers 400). */
+  name?: string;
   description?: string | null;
   type?: string;
   impressionData?: boolean;
@@ -31,12 +33,15 @@ const unchanged = (a: FlagData, b: FlagData) =>
 function rowView(flag: FlagData) {
   return {
     name: flag.name, type: flag.type, stale: flag.stale, project: flag.project, archived: flag.archived,
-    createdAt: flag.createdAt.toISOString(), description: flag.description, impressionData: flag.impressionData,
+    createdAt: flag.createdAt.toISOString(),
+    ...(flag.archived && flag.archivedAt ? { archivedAt: flag.archivedAt.toISOString() } : {}),
+    description: flag.description, impressionData: flag.impressionData,
   };
 }
 
 /** `PUT`: the fields replaced as a whole; one absent takes its default (measured: `{}` clears the description). */
 export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Applied<ReturnType<typeof flagCreatedView>> {
+  if (input.name !== undefined && input.name !== flag.name) throw validationError('Cannot change name of feature flag');
   const next: FlagData = {
     ...flag,
     description: descriptionOf(input.description),

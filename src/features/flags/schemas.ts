@@ -242,7 +242,12 @@ export const FeatureCreatedResponse = inOrder(Type.Object({
 export type FeatureCreatedView = Static<typeof FeatureCreatedResponse>;
 
 /** A flag's update (`PUT`, `PATCH`): Unleash's eight keys only (measured). */
-export const FeatureUpdatedResponse = inOrder(Type.Object({ ...createdFields }, { description: 'The flag\'s own fields' }));
+export const FeatureUpdatedResponse = inOrder(Type.Object({
+  name: c.name, description: c.description, type: c.type, project: c.project, stale: c.stale, createdAt: c.createdAt,
+  impressionData: c.impressionData,
+  archivedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the flag is archived' })),
+  archived: c.archived,
+}, { description: 'The flag\'s own fields' }));
 
 const FeatureListItem = inOrder(Type.Object({
   ...createdFields,

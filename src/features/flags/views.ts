@@ -57,10 +57,13 @@ function userView(user: { id: number | null; name: string }): { id: number | nul
 type FlagCreatedKeys = Pick<FeatureCreatedView, 'name' | 'description' | 'type' | 'project' | 'stale' | 'createdAt' | 'impressionData' | 'archived'>;
 
 /** The eight keys Unleash returns from flag creation, in its order (docs/rules.md §6). */
-export function flagCreatedView(flag: FlagData): FlagCreatedKeys {
+export function flagCreatedView(flag: FlagData): FlagCreatedKeys & { archivedAt?: string } {
   return {
     name: flag.name, description: flag.description, type: flag.type, project: flag.project, stale: flag.stale,
-    createdAt: flag.createdAt.toISOString(), impressionData: flag.impressionData, archived: flag.archived,
+    createdAt: flag.createdAt.toISOString(), impressionData: flag.impressionData,
+    // An archived flag's row carries its time (measured: a PATCH of an archived flag answers it).
+    ...(flag.archived && flag.archivedAt ? { archivedAt: flag.archivedAt.toISOString() } : {}),
+    archived: flag.archived,
   };
 }
 

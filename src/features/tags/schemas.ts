@@ -19,8 +19,11 @@ export const TagTypeCreatedSchema = Type.Object({
   color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export const TagTypeListResponse = Type.Object({ version: Type.Number(), tagTypes: Type.Array(TagTypeSchema) });
-/** A colour as Unleash 8.2 takes it: six hex digits ("red" and "#FFF" are refused with 400). */
-export const TagTypeColor = Type.Optional(Type.Union([Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' }), Type.Null()]));
+/**
+ * A colour as Unleash 8.2 takes it: six hex digits ("red" and "#FFF" are refused with 400). One type
+ * list rather than anyOf, so a refusal has Unleash's one detail, not one per branch.
+ */
+export const TagTypeColor = Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], pattern: '^#[0-9A-Fa-f]{6}$' }));
 export const CreateTagTypeBody = Type.Object({
   name: Type.String(),
   description: Type.Optional(Type.String()),

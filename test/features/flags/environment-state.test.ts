@@ -222,6 +222,18 @@ t.test('dependencies (S7)', async (t) => {
   });
 });
 
+t.test('reviving a live flag turns it off and records feature-revived (measured)', async (t) => {
+  const app = await buildTestApp(t);
+  await createFlag(app, { name: 'live' });
+  await send(app, 'POST', `${BASE}/live/environments/development/on`);
+  const before = await lastEventId(app);
+  t.equal((await send(app, 'POST', '/api/admin/archive/revive/live')).statusCode, 200);
+  t.same((await eventsSince(app, before)).map((e) => e.type), ['feature-revived']);
+  const flag = (await send(app, 'GET', `${BASE}/live`)).json();
+  t.same(flag.environments.map((e: { enabled: boolean }) => e.enabled), [false, false]);
+  t.equal(flag.archived, false);
+});
+
 t.test('archive and revive (S8)', async (t) => {
   const app = await buildTestApp(t);
   for (const name of ['parent', 'child']) await createFlag(app, { name });

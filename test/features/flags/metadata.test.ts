@@ -61,6 +61,27 @@ t.test('PUT replaces, PATCH patches, bulk stale marks; each with its events', as
   t.same(await eventsAfter(app, after), [], 'nothing recorded for refused changes');
 });
 
+t.test('PUT refuses another name; an archived flag\'s PATCH answers with its archivedAt (measured)', async (t) => {
+  const app = await buildTestApp(t);
+  await send(app, 'POST', '/api/admin/projects/default/features', { name: 'meta', type: 'permission' });
+  const after = await lastEventId(app);
+  const renamed = await send(app, 'PUT', FLAG, { name: 'other-name' });
+  t.equal(renamed.statusCode, 400);
+  t.equal(renamed.json().message, 'Request validation failed: your request body or params contain invalid data: Cannot change name of feature flag');
+  t.equal((await send(app, 'GET', FLAG)).json().type, 'permission', 'nothing replaced');
+  t.same(await eventsAfter(app, after), []);
+  t.equal((await send(app, 'PUT', FLAG, { name: 'meta', type: 'permission', description: 'same name' })).statusCode, 200, 'its own name is fine');
+
+  t.equal((await send(app, 'DELETE', FLAG)).statusCode, 202);
+  const before = await lastEventId(app);
+  const patched = await send(app, 'PATCH', FLAG, [{ op: 'replace', path: '/description', value: 'p' }]);
+  t.equal(patched.statusCode, 200);
+  t.same(Object.keys(patched.json()), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archivedAt', 'archived']);
+  const [event] = await eventsAfter(app, before);
+  t.same(Object.keys(event!.data as object), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archivedAt', 'archived']);
+  t.same(Object.keys(event!.preData as object), ['name', 'type', 'stale', 'project', 'archived', 'createdAt', 'archivedAt', 'description', 'impressionData']);
+});
+
 t.test('POST /api/admin/features/validate: a new flag\'s name', async (t) => {
   const app = await buildTestApp(t);
   await send(app, 'POST', '/api/admin/projects/default/features', { name: 'taken' });

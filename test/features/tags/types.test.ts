@@ -20,6 +20,7 @@ t.test('tag types: get, validate, update, delete with their tags, off every flag
     for (const [method, url] of [['POST', '/api/admin/tag-types'], ['PUT', '/api/admin/tag-types/team']] as const) {
       const refused = await send(app, method, url, { name: 'coloured', color });
       t.equal(refused.statusCode, 400, `${method} colour ${color}: six hex digits only (Unleash 8.2)`);
+      t.equal(refused.json().details.length, 1, 'one detail, as Unleash');
       t.match(JSON.stringify(refused.json().details), /\/body\/color/, 'the details name the field');
     }
   }
