@@ -5,7 +5,8 @@
  * Vane starts on a fresh embedded database and gets the bench configuration (bench/seed.ts) of
  * `--flags` flags through its API. The reference, when given, must already hold the same
  * configuration (bench:scale's `--with-reference` loads it; its admin token is
- * `*:*.peer-admin-token`). Each server then answers the flags overview's first page (the feature
+ * `*:*.peer-admin-token`), started with SEARCH_FEATURES_RATE_LIMIT_PER_MINUTE raised (Unleash's
+ * default, 15 a minute, answers nearly every request 429). Each server then answers the flags overview's first page (the feature
  * search as the UI asks for it, four filters in turn) and a project's overview, 8 connections for
  * BENCH_SECONDS (10), one server at a time.
  */
@@ -31,7 +32,7 @@ const { values: args } = commandLine(USAGE, {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
 /** The flags overview's first page as the UI asks for it, sorted by creation, favorites first. */
-const SEARCHES = ['', '&query=seed', '&type=IS%3Arelease', '&state=IS%3Aactive&sortBy=name&sortOrder=asc']
+const SEARCHES = ['', '&query=seed', '&type=IS%3Arelease', '&state=IS%3Aactive']
   .map((filter) => `/api/admin/search/features?offset=0&limit=25&favoritesFirst=true&sortBy=createdAt&sortOrder=desc${filter}`);
 
 async function measure(target: Target, pid?: number): Promise<Record<string, Figure>> {
