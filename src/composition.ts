@@ -287,6 +287,7 @@ function projectStatusSources(stores: Stores, events: EventSearchService, flags:
     activityByDay: (projectId, since) => stores.eventLog.projectDays(projectId, since),
     activityBetween: (projectId, from, to) => stores.eventLog.projectEventCount(projectId, from, to),
     lifetimes: () => stores.featureTypes.lifetimes(),
+    revision: () => stores.outbox.state.revision,
   };
 }
 

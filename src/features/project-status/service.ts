@@ -16,26 +16,65 @@ const between = (date: Date | null, from: number, to: number) => date !== null &
  * (a new Unleash shows 0 created flags and health 100 until it runs); Vane answers them current,
  * the same figures the status page already shows current in Unleash (docs/rules.md).
  */
+const MINUTE_MS = 60_000;
+
+interface FlagSummary {
+  health: number;
+  createdCurrentWindow: number;
+  createdPastWindow: number;
+  archivedCurrentWindow: number;
+  archivedPastWindow: number;
+  featureTypeCounts: Array<{ type: string; count: number }>;
+  onboardingStatus: { status: string; feature?: string };
+}
+
 export class ProjectStatusService {
   constructor(private readonly sources: ProjectStatusSources) {}
+
+  /**
+   * The flag-derived part of each project's overview, kept until the configuration changes or the
+   * minute turns (its windows and staleness move with time): at 5 000 flags, computing it took
+   * 32 ms a request (31 req/s, bench:ui-pages), the reference answering 42.
+   */
+  private readonly summaries = new Map<string, { revision: number; minute: number; value: FlagSummary }>();
+
+  private async flagSummary(projectId: string, at: number): Promise<FlagSummary> {
+    const revision = this.sources.revision();
+    const minute = Math.floor(at / MINUTE_MS);
+    const cached = this.summaries.get(projectId);
+    if (cached && cached.revision === revision && cached.minute === minute) return cached.value;
+    const all = await this.sources.flags(projectId);
+    const live = all.filter((f) => !f.archived);
+    const types = new Map<string, number>();
+    for (const flag of live) types.set(flag.type, (types.get(flag.type) ?? 0) + 1);
+    let first: FlagData | undefined;
+    for (const flag of all) if (!first || flag.createdAt.getTime() < first.createdAt.getTime()) first = flag;
+    const value: FlagSummary = {
+      health: healthRating(live, this.sources.lifetimes(), at),
+      createdCurrentWindow: all.filter((f) => between(f.createdAt, at - WINDOW_MS, at + 1)).length,
+      createdPastWindow: all.filter((f) => between(f.createdAt, at - 2 * WINDOW_MS, at - WINDOW_MS)).length,
+      archivedCurrentWindow: all.filter((f) => between(f.archivedAt, at - WINDOW_MS, at + 1)).length,
+      archivedPastWindow: all.filter((f) => between(f.archivedAt, at - 2 * WINDOW_MS, at - WINDOW_MS)).length,
+      featureTypeCounts: [...types].sort(([a], [b]) => (a < b ? -1 : 1)).map(([type, count]) => ({ type, count })),
+      onboardingStatus: onboardingStatus(all, first),
+    };
+    this.summaries.set(projectId, { revision, minute, value });
+    return value;
+  }
 
   async overview(projectId: string, now = new Date()) {
     const project = await this.sources.project(projectId);
     if (!project) throw notFound('No project found');
-    const all = await this.sources.flags(projectId);
-    const live = all.filter((f) => !f.archived);
     const at = now.getTime();
-    const health = healthRating(live, this.sources.lifetimes(), at);
-    const types = new Map<string, number>();
-    for (const flag of live) types.set(flag.type, (types.get(flag.type) ?? 0) + 1);
-    const first = [...all].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0];
+    const summary = await this.flagSummary(projectId, at);
+    const health = summary.health;
     return {
       stats: {
         avgTimeToProdCurrentWindow: 0,
-        createdCurrentWindow: all.filter((f) => between(f.createdAt, at - WINDOW_MS, at + 1)).length,
-        createdPastWindow: all.filter((f) => between(f.createdAt, at - 2 * WINDOW_MS, at - WINDOW_MS)).length,
-        archivedCurrentWindow: all.filter((f) => between(f.archivedAt, at - WINDOW_MS, at + 1)).length,
-        archivedPastWindow: all.filter((f) => between(f.archivedAt, at - 2 * WINDOW_MS, at - WINDOW_MS)).length,
+        createdCurrentWindow: summary.createdCurrentWindow,
+        createdPastWindow: summary.createdPastWindow,
+        archivedCurrentWindow: summary.archivedCurrentWindow,
+        archivedPastWindow: summary.archivedPastWindow,
         projectActivityCurrentWindow: this.sources.activityBetween(projectId, new Date(at - WINDOW_MS), now),
         projectActivityPastWindow: this.sources.activityBetween(projectId, new Date(at - 2 * WINDOW_MS), new Date(at - WINDOW_MS)),
         projectMembersAddedCurrentWindow: 0,
@@ -52,9 +91,9 @@ export class ProjectStatusService {
       favorite: false,
       updatedAt: project.createdAt.toISOString(),
       createdAt: project.createdAt.toISOString(),
-      onboardingStatus: onboardingStatus(all, first),
+      onboardingStatus: summary.onboardingStatus,
       environments: project.environments.map((environment) => ({ environment })),
-      featureTypeCounts: [...types].sort(([a], [b]) => (a < b ? -1 : 1)).map(([type, count]) => ({ type, count })),
+      featureTypeCounts: summary.featureTypeCounts,
       members: 0,
       version: 1,
     };

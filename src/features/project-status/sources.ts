@@ -45,6 +45,8 @@ export interface ProjectStatusSources {
   enabledEvents(projectId: string): Promise<EnabledEvent[]>;
   /** Each environment's type, by name. */
   environmentTypes(): Promise<ReadonlyMap<string, string>>;
+  /** The configuration state's revision: everything above but the event log changes only with it. */
+  revision(): number;
   /** Days a flag of each type lives before it is potentially stale (null: never). */
   lifetimes(): ReadonlyMap<string, number | null>;
 }
