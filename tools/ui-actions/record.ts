@@ -11,7 +11,7 @@ import { commandLine } from '../cli.js';
 import { type LoggedEvent, UI_STEPS, eventsAfter, scriptConfiguration, scriptEvents, sessionGet, signIn, uiNames } from './script.js';
 
 const USAGE = `
-node dist/tools/ui-actions/record.js [options]
+Usage: node dist/tools/ui-actions/record.js [options]
 
   --peer URL        the Unleash reference (default http://127.0.0.1:4242)
   --user NAME       its admin person (default admin)
