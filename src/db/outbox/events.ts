@@ -61,8 +61,11 @@ export function buildEvents(
   const events: PendingEvent[] = [];
   for (const input of inputs) {
     const data = input.data ?? null;
-    const preData = input.preData ?? null;
-    if (data !== null && preData !== null && jsonEqual(jsonbOrder(data), jsonbOrder(preData))) continue;
+    // Unleash's pre_data column is jsonb: its keys come back by length, then bytewise (measured on
+    // every event type; data is json and keeps the order it was written in). An update whose data
+    // equals it, key order aside, records nothing.
+    const preData = jsonbOrder(input.preData ?? null);
+    if (data !== null && preData !== null && jsonEqual(jsonbOrder(data), preData)) continue;
     events.push({
       key: randomUUID(),
       type: input.type,
@@ -70,9 +73,7 @@ export function buildEvents(
       createdByUserId: audit.id,
       createdAt,
       data,
-      // Unleash's pre_data column is jsonb: its keys come back by length, then bytewise (measured on
-      // every event type; data is json and keeps the order it was written in).
-      preData: jsonbOrder(preData),
+      preData,
       tags: input.tags ?? [],
       featureName: input.featureName ?? null,
       project: input.project ?? null,

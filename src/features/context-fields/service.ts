@@ -11,7 +11,6 @@ import type {
 } from './schemas.js';
 import type { FlagStrategies, ProjectLookup } from './sources.js';
 import type { ContextFieldDocument, ContextFieldStore } from './store.js';
-import { jsonbOrder } from '../../json.js';
 
 const NAME_EXISTS = 'A context field with that name already exist';
 /** Operators whose legal-value check reads `value`, not `values` (Unleash: date, semver, number; REGEX reads `values`). */
@@ -102,16 +101,12 @@ function validateField(input: FieldValue & Record<string, unknown>): Record<stri
 
 
 /**
- * Unleash stores no event whose data deep-equals its preData, key order aside (measured: re-adding
- * an unchanged legal value, deleting an absent one and a PUT of the stored values left no event).
+ * The event of an update. buildEvents drops it when nothing it shows changed, key order aside
+ * (measured: re-adding an unchanged legal value, deleting an absent one and a PUT of the stored
+ * values left no event), and stores its preData in jsonb key order.
  */
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(jsonbOrder(a)) === JSON.stringify(jsonbOrder(b));
-}
-
-/** The event list of an update: empty when nothing an event shows changed. */
 function updateEvent(data: unknown, preData: unknown): EventInput[] {
-  return sameJson(data, preData) ? [] : [{ type: 'context-field-updated', data, preData: jsonbOrder(preData) }];
+  return [{ type: 'context-field-updated', data, preData }];
 }
 
 /** Context-field events are transactional in Unleash (each carried groupType "transaction"). */
@@ -252,7 +247,7 @@ export class ContextFieldService {
       retrying(async () => {
         const current = await this.requireInScope(name, scope);
         if ((await this.strategies(name)).strategies.length > 0) throw conflict(IN_USE);
-        const preData = jsonbOrder(publicField(current));
+        const preData = publicField(current);
         await this.store.remove(current, buildEvents(audit, [{ type: 'context-field-deleted', preData }], TRANSACTIONAL));
       }),
     );
