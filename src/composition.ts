@@ -157,8 +157,8 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
       ? log.info({ job }, 'client metrics: the database work succeeds again')
       : log.error({ job, err }, 'client metrics: the database work failed; retried every second'),
   }, undefined, {
-    // A flag's lifecycle follows the SDKs' reports (FlagService.metricsSeen), off the SDK's path.
-    used: (environment, names) => void flags.metricsSeen(environment, names).catch((err: unknown) => {
+    // A flag's lifecycle follows the SDKs' reports (FlagRewrites.metricsSeen), off the SDK's path.
+    used: (environment, names) => void flags.rewrites.metricsSeen(environment, names).catch((err: unknown) => {
       log.warn({ err, environment }, 'client metrics: a flag\'s lifecycle stage was not written; the next report tries again');
     }),
   });
@@ -175,7 +175,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox, stores.projects),
     segments,
-    strategySegments: new StrategySegmentService(stores.segments, stores.flags, flags),
+    strategySegments: new StrategySegmentService(stores.segments, stores.flags, flags.rewrites),
     featureTypes: new FeatureTypeService(stores.featureTypes, stores.outbox),
     contextFields: new ContextFieldService(stores.contextFields, stores.flags, stores.projects, stores.outbox),
     events,
@@ -185,7 +185,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     flagBulk: new FlagBulkService(flags, stores.flags, stores.projects, tags, stores.outbox),
     tags,
     environments: new EnvironmentService(
-      stores.environments, stores.projects, stores.flags, stores.apiTokens, [projects, flags], stores.outbox,
+      stores.environments, stores.projects, stores.flags, stores.apiTokens, [projects, flags.rewrites], stores.outbox,
     ),
     projects,
     strategyTypes,

@@ -55,14 +55,14 @@ export class FlagEnvironmentService {
     const owner = await this.flags.store.findByStrategyId(strategyId);
     const found = owner && strategyHome(owner, strategyId);
     if (!found) throw notFound(`Could not find strategy with id: ${strategyId}`);
-    await this.flags.assertStrategyNotElsewhere({ name: featureName, project: projectId }, strategyId);
+    await this.flags.strategies.assertNotElsewhere({ name: featureName, project: projectId }, strategyId);
     // Checked once before the write for the segments the context needs, then again on the flag as read under its lock.
     const segments = patchedStrategyInput(found.strategy, patch).segments;
     return await this.flags.mutate(projectId, featureName, audit, async (flag, ctx) => {
       const home = strategyHome(flag, strategyId);
       if (!home) throw notFound(`Could not find strategy with id: ${strategyId}`);
       const input = patchedStrategyInput(home.strategy, patch);
-      await this.flags.assertLegalConstraints(input);
+      await this.flags.strategies.assertLegalConstraints(input);
       return applyUpdateStrategy(flag, environment, strategyId, input, ctx, home.environment);
     }, segments);
   }

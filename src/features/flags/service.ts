@@ -3,32 +3,29 @@ import {
 } from '../../db/outbox/index.js';
 import { isDuplicateKey } from '../../db/keys.js';
 import { ReadCache } from '../../db/read-cache.js';
-import { conflict, exceedsLimit, invalidOperation, nameExists, notFound, schemaValidationError, validationError } from '../../errors.js';
-import { isUrlFriendly } from '../shared.js';
-import { assertLegalValues } from '../constraints/index.js';
-import type { StrategyConfig, VariantConfig } from '../../evaluation/types.js';
+import { exceedsLimit, nameExists, notFound } from '../../errors.js';
+import type { VariantConfig } from '../../evaluation/types.js';
 import type { TagService } from '../tags/service.js';
 import {
-  applyAddDependency, applyAddStrategy, applyArchive, applyDeleteStrategy, applyPatchVariants, applyRemoveDependencies,
-  applyRemoveDependency, applyReorderStrategies, applyRevive, applySetEnabled, applySetVariants, applyUpdateStrategy, environmentOf, lifecycleAfterMetrics,
-  newFlag, type Applied, type ApplyContext, type CreateFlagInput, type DependencyInput, type SegmentInfo, type StrategyInput,
+  applyAddDependency, applyArchive, applyPatchVariants, applyRemoveDependencies, applyRemoveDependency, applyRevive,
+  applySetEnabled, applySetVariants, environmentOf, newFlag, type Applied, type ApplyContext, type CreateFlagInput,
+  type DependencyInput, type SegmentInfo,
 } from './apply.js';
 import type { PatchOperation } from './json-patch.js';
-import type { FeatureCreatedView, FeatureListItemView, FeatureView } from './schemas.js';
+import { applyPatchMetadata, applyReplaceMetadata, applyStale, type MetadataInput } from './metadata.js';
+import type { FlagData, FlagDocument } from './read-model.js';
+import { FlagRewrites } from './rewrites.js';
 import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
+import type { FeatureCreatedView, FeatureListItemView, FeatureView } from './schemas.js';
 import type {
   ContextFieldSource, EnvironmentSource, FlagProject, ProjectSource, SegmentSource, StrategyTypeSource, UsageSource,
 } from './sources.js';
-import type { FlagData, FlagDocument } from './read-model.js';
 import type { FlagStore } from './store.js';
-import { applyPatchMetadata, applyReplaceMetadata, applyStale, type MetadataInput } from './metadata.js';
-import { applyTag, applyUntag, sortedTags, tagsView, type TagRef, type TagView } from './tags.js';
+import { FlagStrategyService } from './strategy-service.js';
+import { FlagTagService } from './tag-service.js';
 import {
-  emptyEnvironment, flagCreatedFullView, flagCreatedView, flagView, listItemViews, sortStrategies, withLastSeen,
-  withUsage, type EnvironmentInfo,
+  flagCreatedFullView, flagCreatedView, flagView, listItemViews, withLastSeen, withUsage, type EnvironmentInfo,
 } from './views.js';
-
-
 
 function nameTaken(flag: FlagData): Error {
   return nameExists(flag.archived ? 'An archived flag with that name already exists' : 'A flag with that name already exists');
@@ -37,9 +34,14 @@ function nameTaken(flag: FlagData): Error {
 /**
  * Flag rules with plain inputs (projectId, featureName, environment, payload, audit). Every
  * mutation reads the flag, applies one of the pure functions of apply.ts and writes the result
- * with its events as one document replace, serialised per flag.
+ * with its events as one commit, serialised per flag (`mutate`). A flag's strategies, its tags and
+ * the rewrites that follow from other features' changes are the three services it holds.
  */
 export class FlagService {
+  readonly strategies: FlagStrategyService;
+  readonly tagging: FlagTagService;
+  readonly rewrites: FlagRewrites;
+
   constructor(
     readonly store: FlagStore,
     private readonly projects: ProjectSource,
@@ -49,9 +51,12 @@ export class FlagService {
     private readonly segments: SegmentSource,
     private readonly usage: UsageSource,
     private readonly outbox: Outbox,
-    private readonly contextFields: ContextFieldSource = { legalValues: async () => [] },
+    contextFields: ContextFieldSource = { legalValues: async () => [] },
   ) {
     this.views = new ReadCache(outbox);
+    this.rewrites = new FlagRewrites(store, environments, outbox);
+    this.strategies = new FlagStrategyService(this, segments, contextFields);
+    this.tagging = new FlagTagService(this, tags, this.rewrites);
   }
 
   private readonly views: ReadCache;
@@ -139,19 +144,6 @@ export class FlagService {
     return list;
   }
 
-  async listStrategies(projectId: string, featureName: string, environment: string): Promise<StrategyConfig[]> {
-    const flag = await this.requireFlag(projectId, featureName);
-    const state = environmentOf(flag, environment, await this.context(flag));
-    return sortStrategies(state.strategies);
-  }
-
-  async getStrategy(projectId: string, featureName: string, environment: string, strategyId: string): Promise<StrategyConfig> {
-    const strategies = await this.listStrategies(projectId, featureName, environment);
-    const strategy = strategies.find((s) => s.id === strategyId);
-    if (!strategy) throw notFound(`Could not find strategy with id ${strategyId}`);
-    return strategy;
-  }
-
   async getVariants(projectId: string, featureName: string, environment: string): Promise<VariantConfig[]> {
     const flag = await this.requireFlag(projectId, featureName);
     return environmentOf(flag, environment, await this.context(flag)).variants;
@@ -202,54 +194,6 @@ export class FlagService {
     return flagCreatedFullView(flag, ...await this.viewParts(flag));
   }
 
-  /**
-   * A new environment reaches every flag (archived ones too) as a disabled feature-environment
-   * without strategies, without events (the `environment-created` event says it).
-   */
-  async addEnvironment(environment: string): Promise<void> {
-    await this.rewriteEach(await this.store.all(), (flag) => (flag.environments[environment]
-      ? null
-      : { ...flag, environments: { ...flag.environments, [environment]: emptyEnvironment() } }));
-  }
-
-  /**
-   * Rewrites one strategy, without an event, as `change` returns it (null: unchanged): what
-   * `POST /api/admin/segments/strategies` does (Unleash 8.2 records no event for it, measured).
-   * False when no flag has the strategy.
-   */
-  async rewriteStrategy(strategyId: string, change: (strategy: StrategyConfig) => StrategyConfig | null): Promise<boolean> {
-    const owner = await this.store.findByStrategyId(strategyId);
-    if (!owner) return false;
-    await this.rewriteEach([owner], (flag) => {
-      let changed = false;
-      const environments = Object.fromEntries(Object.entries(flag.environments).map(([name, env]) => {
-        const strategies = env.strategies.map((s) => (s.id === strategyId ? change(s) ?? s : s));
-        if (strategies.every((s, i) => s === env.strategies[i])) return [name, env];
-        changed = true;
-        return [name, { ...env, strategies }];
-      }));
-      return changed ? { ...flag, environments } : null;
-    });
-    return true;
-  }
-
-  /**
-   * Rewrites, without an event, each of `flags` that `change` changes (null: nothing to do), one at
-   * a time under its lock and read again there: what follows from another feature's change (an
-   * environment added, a tag deleted) or from an SDK's report. `change` is pure: asked first of the
-   * flag as given, then of the flag as read under the lock.
-   */
-  private async rewriteEach(flags: Iterable<FlagData>, change: (flag: FlagData) => FlagData | null): Promise<void> {
-    for (const flag of flags) {
-      if (!change(flag)) continue;
-      await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
-        const current = await this.store.get(flag.name);
-        const next = current && change(withoutBookkeeping(current) as FlagData);
-        if (current && next) await this.store.replace(current, next, []);
-      }));
-    }
-  }
-
   // -------------------------------------------------------------------------------------------
   // mutations: one read-apply-replace per flag, serialised
 
@@ -277,57 +221,6 @@ export class FlagService {
         return applied.result;
       }),
     );
-  }
-
-  /** Each constraint uses only its field's legal values, when it has some (Unleash 8.2, measured). */
-  async assertLegalConstraints(input: StrategyInput): Promise<void> {
-    for (const constraint of input.constraints ?? []) {
-      if (typeof constraint?.contextName !== 'string') continue; // the shape's own checks answer
-      assertLegalValues(constraint as { operator: string; value?: string; values?: string[] }, await this.contextFields.legalValues(constraint.contextName));
-    }
-  }
-
-  async addStrategy(projectId: string, featureName: string, environment: string, input: StrategyInput, audit: AuditUser): Promise<StrategyConfig> {
-    await this.assertLegalConstraints(input);
-    const added = await this.mutate(projectId, featureName, audit, (flag, ctx) => applyAddStrategy(flag, environment, input, ctx), input.segments);
-    // A segment deleted meanwhile by another instance (see SegmentService.delete): checked after
-    // the write, as the database has it now (SegmentStore.missingNow); the strategy is taken back
-    // rather than left dangling.
-    const gone = input.segments?.length ? await this.segments.missingNow(input.segments) : [];
-    if (gone.length) {
-      await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, added.id, ctx));
-      throw conflict(`Segment ${gone.join(', ')} was deleted while the strategy was added; the strategy was not kept.`);
-    }
-    return added;
-  }
-
-  async updateStrategy(
-    projectId: string, featureName: string, environment: string, strategyId: string, input: StrategyInput, audit: AuditUser,
-  ): Promise<StrategyConfig> {
-    await this.assertLegalConstraints(input);
-    return await this.mutate(projectId, featureName, audit, async (flag, ctx) => {
-      const here = flag.environments[environment]?.strategies.some((s) => s.id === strategyId);
-      if (!here) await this.assertStrategyNotElsewhere(flag, strategyId);
-      return applyUpdateStrategy(flag, environment, strategyId, input, ctx);
-    }, input.segments);
-  }
-
-  /** A strategy id of another flag or project is refused with 403 (docs/rules.md §1.4 S4). */
-  async assertStrategyNotElsewhere(flag: Pick<FlagData, 'name' | 'project'>, strategyId: string): Promise<void> {
-    const owner = await this.store.findByStrategyId(strategyId);
-    if (!owner || (owner.name === flag.name && owner.project === flag.project)) return;
-    if (owner.project !== flag.project) throw invalidOperation('You can not change the projectId for an activation strategy.');
-    throw invalidOperation('You can not change the featureName for an activation strategy.');
-  }
-
-  async deleteStrategy(projectId: string, featureName: string, environment: string, strategyId: string, audit: AuditUser): Promise<void> {
-    await this.mutate(projectId, featureName, audit, (flag, ctx) => applyDeleteStrategy(flag, environment, strategyId, ctx));
-  }
-
-  async reorderStrategies(
-    projectId: string, featureName: string, environment: string, order: Array<{ id: string; sortOrder: number }>, audit: AuditUser,
-  ): Promise<void> {
-    await this.mutate(projectId, featureName, audit, (flag, ctx) => applyReorderStrategies(flag, environment, order, ctx));
   }
 
   async setEnabled(projectId: string, featureName: string, environment: string, enabled: boolean, audit: AuditUser, activateDisabled = false): Promise<void> {
@@ -391,25 +284,6 @@ export class FlagService {
   }
 
   // -------------------------------------------------------------------------------------------
-  // lifecycle
-
-  /**
-   * SDKs reported evaluating these flags in `environment`: each moves on in its lifecycle
-   * (`lifecycleAfterMetrics`). Checked in memory on every report; written, without an event, only
-   * when a stage changes, which is at most twice in a flag's life.
-   */
-  async metricsSeen(environment: string, featureNames: readonly string[]): Promise<void> {
-    const env = (await this.environments.list()).find((e) => e.name === environment);
-    if (!env) return;
-    const production = env.type === 'production';
-    const reported = featureNames.map((name) => this.store.getNow(name)).filter((flag) => flag !== null);
-    await this.rewriteEach(reported, (flag) => {
-      const lifecycle = lifecycleAfterMetrics(flag, environment, production, new Date());
-      return lifecycle === flag.lifecycle ? null : { ...flag, lifecycle };
-    });
-  }
-
-  // -------------------------------------------------------------------------------------------
   // the flag's own fields
 
   /** A missing flag gets the project-named 404 (measured; only PATCH answers "No feature flag found"). */
@@ -440,60 +314,5 @@ export class FlagService {
   /** Unleash's 404 for a flag name nothing has (before the project is looked at). */
   private async requireExisting(featureName: string): Promise<void> {
     if (!(await this.store.get(featureName))) throw notFound('No feature flag found');
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // tags (by flag name, archived flags included, as Unleash's feature-tag service)
-
-  async listTags(featureName: string): Promise<TagView[]> {
-    const flag = await this.store.get(featureName);
-    if (!flag) throw notFound(`Could not find feature with name ${featureName}`);
-    return sortedTags(tagsView(flag, await this.tags.colors()));
-  }
-
-  /** Tags one flag: each tag not yet known is created first (`tag-created`), as Unleash does. */
-  async addTags(featureName: string, added: readonly TagRef[], audit: AuditUser): Promise<void> {
-    const flag = await this.store.get(featureName);
-    if (!flag) throw notFound('No feature flag found');
-    for (const tag of added) {
-      if (!isUrlFriendly(tag.type)) throw schemaValidationError([{ message: `"type" must be URL friendly. You provided ${JSON.stringify(tag.type)}.` }]);
-      if (!(await this.tags.typeExists(tag.type))) throw validationError(`Tag type '${tag.type}' does not exist`);
-    }
-    // Unleash adds them concurrently: those whose tag exists record their event before those
-    // that create one (measured: `feature-tagged` for a known tag, then `tag-created`, then its own).
-    const known: TagRef[] = [];
-    const unknown: TagRef[] = [];
-    for (const tag of added) (await this.tags.tagExists(tag.type, tag.value) ? known : unknown).push(tag);
-    if (known.length) await this.mutate(flag.project, featureName, audit, (current) => applyTag(current, known));
-    for (const tag of unknown) {
-      await this.tags.ensureTags([tag], audit);
-      await this.mutate(flag.project, featureName, audit, (current) => applyTag(current, [tag]));
-    }
-  }
-
-  /** Deletes a tag and takes it off every flag (Unleash's foreign key cascades; no flag event). */
-  async deleteTag(type: string, value: string, audit: AuditUser): Promise<void> {
-    await this.dropTags((tag) => tag.type === type && tag.value === value);
-    await this.tags.deleteTag(type, value, audit);
-  }
-
-  /** Deletes a tag type, its tags, and takes them off every flag (cascading, as in Unleash). */
-  async deleteTagType(name: string, audit: AuditUser): Promise<void> {
-    await this.tags.getType(name); // 404 before any flag is touched
-    await this.dropTags((tag) => tag.type === name);
-    await this.tags.deleteType(name, audit);
-  }
-
-  /** The flags' tags that `drop` matches, removed without events (a cascade, one write per flag). */
-  private async dropTags(drop: (tag: TagRef) => boolean): Promise<void> {
-    await this.rewriteEach(await this.store.all(), (flag) => (flag.tags.some(drop) ? { ...flag, tags: flag.tags.filter((tag) => !drop(tag)) } : null));
-  }
-
-  async removeTags(featureName: string, removed: readonly TagRef[], audit: AuditUser): Promise<void> {
-    const flag = await this.store.get(featureName);
-    if (!flag) throw notFound('No feature flag found');
-    if (removed.length === 0) return;
-    const colors = await this.tags.colors();
-    await this.mutate(flag.project, featureName, audit, (current) => applyUntag(current, removed, colors));
   }
 }

@@ -97,7 +97,7 @@ export class MetricsService {
     private readonly store: MetricsStore,
     private readonly failures: MetricsFailureReporter = { report: () => undefined },
     private readonly flushMs = 1000,
-    /** Told which flags an SDK reported as evaluated (their lifecycle follows it: FlagService.metricsSeen). */
+    /** Told which flags an SDK reported as evaluated (their lifecycle follows it: FlagRewrites.metricsSeen). */
     private readonly listener: MetricsListener = { used: () => undefined },
   ) {}
 

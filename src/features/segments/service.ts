@@ -143,7 +143,7 @@ export class SegmentService {
    * Against another instance adding a strategy that uses the segment at the same moment: the
    * segment is first marked `deleting`, then the flags are checked as the database has them;
    * the strategy add checks the segment in the database after its own write and takes the
-   * strategy back if the segment is being deleted (FlagService.addStrategy). Each side checks
+   * strategy back if the segment is being deleted (FlagStrategyService.add). Each side checks
    * after its own write, so at least one sees the other's: never a strategy left using a deleted
    * segment (at worst both give up and are retried).
    */

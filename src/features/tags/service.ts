@@ -168,7 +168,7 @@ export class TagService {
 
   /**
    * Deletes the type and its tags in one commit (Unleash's foreign keys cascade); the flags' tags
-   * of it are the caller's to drop (FlagService.deleteTagType).
+   * of it are the caller's to drop (FlagTagService.deleteTagType).
    */
   async deleteType(name: string, audit: AuditUser): Promise<void> {
     await retrying(async () => {

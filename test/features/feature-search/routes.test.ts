@@ -41,11 +41,11 @@ async function ok(res: { statusCode: number; body: string }, what: string, statu
 }
 
 /**
- * The lifecycle writes a metrics report starts in the background (FlagService.metricsSeen), done:
+ * The lifecycle writes a metrics report starts in the background (FlagRewrites.metricsSeen), done:
  * the same call again queues behind each of them, flag by flag, so the stages aligned next stay.
  */
 async function settleLifecycle(app: FastifyInstance, ...reports: Array<[string, string[]]>): Promise<void> {
-  for (const [environment, names] of reports) await app.services.flags.metricsSeen(environment, names);
+  for (const [environment, names] of reports) await app.services.flags.rewrites.metricsSeen(environment, names);
 }
 
 /** Replays on Vane what was done on the reference (see the fixture's `flags`). */

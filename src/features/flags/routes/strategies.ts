@@ -23,7 +23,7 @@ const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = asyn
     },
   }, async (request) => {
     const { projectId, featureName, environment } = request.params;
-    const strategy = await service.addStrategy(projectId, featureName, environment, request.body, auditOf(request));
+    const strategy = await service.strategies.add(projectId, featureName, environment, request.body, auditOf(request));
     return strategyCreatedView(strategy);
   });
 
@@ -34,7 +34,7 @@ const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = asyn
     },
   }, async (request) => {
     const { projectId, featureName, environment } = request.params;
-    return (await service.listStrategies(projectId, featureName, environment)).map(strategyListView);
+    return (await service.strategies.list(projectId, featureName, environment)).map(strategyListView);
   });
 
   app.get(`${ENV}/strategies/:strategyId`, {
@@ -44,7 +44,7 @@ const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = asyn
     },
   }, async (request) => {
     const { projectId, featureName, environment, strategyId } = request.params;
-    return strategyCreatedView(await service.getStrategy(projectId, featureName, environment, strategyId));
+    return strategyCreatedView(await service.strategies.get(projectId, featureName, environment, strategyId));
   });
 
   app.put(`${ENV}/strategies/:strategyId`, {
@@ -55,7 +55,7 @@ const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = asyn
     },
   }, async (request) => {
     const { projectId, featureName, environment, strategyId } = request.params;
-    const strategy = await service.updateStrategy(projectId, featureName, environment, strategyId, request.body, auditOf(request));
+    const strategy = await service.strategies.update(projectId, featureName, environment, strategyId, request.body, auditOf(request));
     return strategyEventView(strategy);
   });
 
@@ -95,7 +95,7 @@ const strategyRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = asyn
     },
   }, async (request, reply) => {
     const { projectId, featureName, environment, strategyId } = request.params;
-    await service.deleteStrategy(projectId, featureName, environment, strategyId, auditOf(request));
+    await service.strategies.delete(projectId, featureName, environment, strategyId, auditOf(request));
     return reply.code(200).send(undefined);
   });
 };

@@ -30,7 +30,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (ap
       tags: TAGS, summary: 'A flag\'s tags with their type\'s colour', params: FeatureNameParams,
       response: { 200: FlagTagsResponse, ...errorResponses(401, 403, 404, 503) },
     },
-  }, async (request) => ({ version: 1, tags: await service.listTags(request.params.featureName) }));
+  }, async (request) => ({ version: 1, tags: await service.tagging.list(request.params.featureName) }));
 
   app.post(FLAG_TAGS, {
     config: { permission: 'UPDATE_FEATURE' },
@@ -40,7 +40,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (ap
     },
   }, async (request, reply) => {
     const { type, value } = request.body;
-    await service.addTags(request.params.featureName, [{ type, value }], auditOf(request));
+    await service.tagging.add(request.params.featureName, [{ type, value }], auditOf(request));
     return reply.code(201).header('location', `${request.params.featureName}/tags`).send({ type, value });
   });
 
@@ -53,9 +53,9 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (ap
   }, async (request) => {
     const { featureName } = request.params;
     const audit = auditOf(request);
-    await service.addTags(featureName, request.body.addedTags, audit);
-    await service.removeTags(featureName, request.body.removedTags, audit);
-    return { version: 1, tags: await service.listTags(featureName) };
+    await service.tagging.add(featureName, request.body.addedTags, audit);
+    await service.tagging.remove(featureName, request.body.removedTags, audit);
+    return { version: 1, tags: await service.tagging.list(featureName) };
   });
 
   // Deleting a tag or a tag type takes it off every flag too: these live with the flags' tags.
@@ -67,7 +67,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (ap
       response: { 200: NoBody, ...errorResponses(401, 403, 503) },
     },
   }, async (request, reply) => {
-    await service.deleteTag(request.params.type, request.params.value, auditOf(request));
+    await service.tagging.deleteTag(request.params.type, request.params.value, auditOf(request));
     return reply.code(200).send(undefined);
   });
 
@@ -79,7 +79,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (ap
       response: { 200: NoBody, ...errorResponses(401, 403, 404, 503) },
     },
   }, async (request, reply) => {
-    await service.deleteTagType(request.params.name, auditOf(request));
+    await service.tagging.deleteTagType(request.params.name, auditOf(request));
     return reply.code(200).send(undefined);
   });
 
@@ -92,7 +92,7 @@ const tagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (ap
     },
   }, async (request, reply) => {
     const { featureName, type, value } = request.params;
-    await service.removeTags(featureName, [{ type, value }], auditOf(request));
+    await service.tagging.remove(featureName, [{ type, value }], auditOf(request));
     return reply.code(200).send(undefined);
   });
 };

@@ -1,0 +1,90 @@
+/**
+ * A flag's changes that follow from something else and record no event of their own: a new
+ * environment, a strategy's segments set through the segments' route, an SDK's report moving the
+ * lifecycle, a tag or tag type deleted (Unleash's foreign keys cascade). Each goes through the same
+ * per-flag lock and commit as a mutation (FlagService.mutate), with no events.
+ */
+import { retrying, withoutBookkeeping, type Outbox } from '../../db/outbox/index.js';
+import type { StrategyConfig } from '../../evaluation/types.js';
+import { lifecycleAfterMetrics } from './apply.js';
+import type { FlagData } from './read-model.js';
+import type { EnvironmentSource } from './sources.js';
+import type { FlagStore } from './store.js';
+import type { TagRef } from './tags.js';
+import { emptyEnvironment } from './views.js';
+
+export class FlagRewrites {
+  constructor(
+    private readonly store: FlagStore,
+    private readonly environments: EnvironmentSource,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * A new environment reaches every flag (archived ones too) as a disabled feature-environment
+   * without strategies, without events (the `environment-created` event says it).
+   */
+  async addEnvironment(environment: string): Promise<void> {
+    await this.rewriteEach(await this.store.all(), (flag) => (flag.environments[environment]
+      ? null
+      : { ...flag, environments: { ...flag.environments, [environment]: emptyEnvironment() } }));
+  }
+
+  /**
+   * Rewrites one strategy, without an event, as `change` returns it (null: unchanged): what
+   * `POST /api/admin/segments/strategies` does (Unleash 8.2 records no event for it, measured).
+   * False when no flag has the strategy.
+   */
+  async rewriteStrategy(strategyId: string, change: (strategy: StrategyConfig) => StrategyConfig | null): Promise<boolean> {
+    const owner = await this.store.findByStrategyId(strategyId);
+    if (!owner) return false;
+    await this.rewriteEach([owner], (flag) => {
+      let changed = false;
+      const environments = Object.fromEntries(Object.entries(flag.environments).map(([name, env]) => {
+        const strategies = env.strategies.map((s) => (s.id === strategyId ? change(s) ?? s : s));
+        if (strategies.every((s, i) => s === env.strategies[i])) return [name, env];
+        changed = true;
+        return [name, { ...env, strategies }];
+      }));
+      return changed ? { ...flag, environments } : null;
+    });
+    return true;
+  }
+
+  /**
+   * SDKs reported evaluating these flags in `environment`: each moves on in its lifecycle
+   * (`lifecycleAfterMetrics`). Checked in memory on every report; written only when a stage
+   * changes, which is at most twice in a flag's life.
+   */
+  async metricsSeen(environment: string, featureNames: readonly string[]): Promise<void> {
+    const env = (await this.environments.list()).find((e) => e.name === environment);
+    if (!env) return;
+    const production = env.type === 'production';
+    const reported = featureNames.map((name) => this.store.getNow(name)).filter((flag) => flag !== null);
+    await this.rewriteEach(reported, (flag) => {
+      const lifecycle = lifecycleAfterMetrics(flag, environment, production, new Date());
+      return lifecycle === flag.lifecycle ? null : { ...flag, lifecycle };
+    });
+  }
+
+  /** The flags' tags that `drop` matches, removed (a cascade, one write per flag). */
+  async dropTags(drop: (tag: TagRef) => boolean): Promise<void> {
+    await this.rewriteEach(await this.store.all(), (flag) => (flag.tags.some(drop) ? { ...flag, tags: flag.tags.filter((tag) => !drop(tag)) } : null));
+  }
+
+  /**
+   * Rewrites each of `flags` that `change` changes (null: nothing to do), one at a time under its
+   * lock and read again there. `change` is pure: asked first of the flag as given, then of the
+   * flag as read under the lock.
+   */
+  private async rewriteEach(flags: Iterable<FlagData>, change: (flag: FlagData) => FlagData | null): Promise<void> {
+    for (const flag of flags) {
+      if (!change(flag)) continue;
+      await this.outbox.exclusive(`flag:${flag.name}`, () => retrying(async () => {
+        const current = await this.store.get(flag.name);
+        const next = current && change(withoutBookkeeping(current) as FlagData);
+        if (current && next) await this.store.replace(current, next, []);
+      }));
+    }
+  }
+}
