@@ -19,7 +19,7 @@ const PROGRAMS = [
   'bench/ofrep', 'bench/playground', 'bench/readers', 'bench/replay', 'bench/request-overhead', 'bench/scale',
   'bench/sdk', 'bench/sequential', 'bench/state-memory', 'bench/stream-clients', 'bench/ui-pages',
   'tools/difftest/record-admin', 'tools/difftest/record-frontend', 'tools/difftest/record-permissions', 'tools/difftest/run',
-  'tools/soak/run', 'tools/ui-actions/record',
+  'tools/openapi/compare', 'tools/openapi/record', 'tools/soak/run', 'tools/ui-actions/record',
 ];
 
 function sources(dir: string): string[] {

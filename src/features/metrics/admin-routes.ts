@@ -5,7 +5,7 @@ import type { ApplicationService } from './applications.js';
 import { accepted } from './routes.js';
 import { hoursBackOf, rawMetrics } from './raw.js';
 import {
-  Accepted, AppNameParams, ApplicationEditBody, ApplicationOverviewSchema, ApplicationSchema, ApplicationsSchema, FeatureMetricsParams,
+  Accepted, AppNameParams, ApplicationEditBody, ApplicationOverviewSchema, ApplicationSchema, ApplicationsQuerySchema, ApplicationsSchema, FeatureMetricsParams,
   FeatureMetricsSchema, HoursBackQuery, InstanceParams, InstancesSchema, OutdatedSdksSchema, ProjectApplicationsQuerySchema,
   ProjectApplicationsSchema, ProjectParams, UnknownFlagsSchema,
 } from './schemas.js';
@@ -30,10 +30,10 @@ const applicationRoutes: FastifyPluginAsyncTypebox<{ metrics: MetricsService; ap
 
   app.get('/api/admin/metrics/applications', {
     schema: {
-      tags: ['Metrics'], summary: 'Applications registered by SDKs, by their metrics or by an admin',
-      response: { 200: ApplicationsSchema, ...READ_ERRORS },
+      tags: ['Metrics'], summary: 'Applications registered by SDKs, by their metrics or by an admin, a page at a time',
+      querystring: ApplicationsQuerySchema, response: { 200: ApplicationsSchema, ...READ_ERRORS },
     },
-  }, async () => await applications.list());
+  }, async (request) => await applications.list(request.query));
 
   app.get('/api/admin/metrics/applications/:appName', {
     schema: {

@@ -1,7 +1,7 @@
 import { inBackground } from '../../db/guard.js';
 import { ApiError } from '../../errors.js';
 import type { FlagData } from '../flags/read-model.js';
-import type { ApplicationView, ApplicationOverview, Applications, OutdatedSdks, ProjectApplications } from './schemas.js';
+import type { ApplicationView, ApplicationOverview, Applications, ApplicationsQuery, OutdatedSdks, ProjectApplications } from './schemas.js';
 import { isOutdatedSdk } from './sdks.js';
 import type { MetricsService } from './service.js';
 import type { ApplicationSources } from './sources.js';
@@ -49,6 +49,12 @@ export interface ProjectApplicationsQuery {
 /** Unleash's 404 for an application: no `id`, the name in `appName=` form (measured). */
 function applicationNotFound(appName: string): ApiError {
   return new ApiError('NotFoundError', 404, `Could not find appName=${appName}`);
+}
+
+/** A query string's positive integer, else undefined (Unleash falls back to its default). */
+function positiveInteger(value: string | undefined): number | undefined {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 function sorted(values: Iterable<string>): string[] {
@@ -140,14 +146,25 @@ export class ApplicationService {
     }, sdk.sdkType === undefined ? ['sdkVersion', 'sdkType'] : []);
   }
 
-  async list(): Promise<Applications> {
-    const docs = await this.store.listApplications();
-    const applications = docs.map((d) => ({
+  /**
+   * Unleash 8.2's page of applications (measured): by name in byte order (`desc` reverses; sortBy
+   * is ignored), `query` matching part of the name case-insensitively, `total` counted over the
+   * page's rows, so a page past the end answers 0.
+   */
+  async list(query: ApplicationsQuery = {}): Promise<Applications> {
+    const term = (query.query ?? '').trim().toLowerCase();
+    const docs = (await this.store.listApplications())
+      .filter((d) => d.appName.toLowerCase().includes(term))
+      .sort((a, b) => (a.appName < b.appName ? -1 : a.appName > b.appName ? 1 : 0));
+    if (query.sortOrder === 'desc') docs.reverse();
+    const offset = positiveInteger(query.offset) ?? 0;
+    const page = docs.slice(offset, offset + (positiveInteger(query.limit) ?? 1000));
+    const applications = page.map((d) => ({
       appName: d.appName, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString(),
       description: d.description, strategies: d.strategies, createdBy: d.createdBy, url: d.url, color: d.color,
       icon: d.icon, project: d.project, environment: d.environment, usage: d.usage,
     }));
-    return { applications, total: applications.length };
+    return { applications, total: page.length ? docs.length : 0 };
   }
 
   /** An admin's edit: the fields sent replace the stored ones; an unknown application is created (project and environment `*`). */

@@ -188,6 +188,15 @@ export const OutdatedSdksSchema = Type.Object({
 });
 export type OutdatedSdks = Static<typeof OutdatedSdksSchema>;
 
+export const ApplicationsQuerySchema = Type.Object({
+  query: Type.Optional(Type.String({ description: 'Part of the application name, case-insensitively (trimmed)' })),
+  offset: Type.Optional(Type.String({ description: 'Applications skipped; anything but a positive integer is 0' })),
+  limit: Type.Optional(Type.String({ description: 'Applications in the page; anything but a positive integer is 1000' })),
+  sortBy: Type.Optional(Type.String({ description: 'Ignored: ordered by name, as Unleash 8.2 orders them whatever is asked (measured)' })),
+  sortOrder: Type.Optional(Type.String({ description: '`desc` for descending; anything else ascending' })),
+});
+export type ApplicationsQuery = Static<typeof ApplicationsQuerySchema>;
+
 export const ProjectApplicationsQuerySchema = Type.Object({
   query: Type.Optional(Type.String({ description: 'Comma-separated; each matches part of a name, environment, instance or SDK version' })),
   offset: Type.Optional(Type.String()),

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { auditOf } from '../shared.js';
 import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
 import { CreateProjectBody, ProjectListResponse, ProjectResponse } from './schemas.js';
@@ -10,7 +11,9 @@ const projectRoutes: FastifyPluginAsyncTypebox<{ service: ProjectService }> = as
   app.get('/api/admin/projects', {
     schema: {
       tags: TAGS, summary: 'List projects',
-      response: { 200: ProjectListResponse, ...errorResponses(401, 403, 503) },
+      // Archived projects are Enterprise: Unleash OSS checks the parameter and lists the same (measured).
+      querystring: Type.Object({ archived: Type.Optional(Type.Boolean()) }),
+      response: { 200: ProjectListResponse, ...errorResponses(400, 401, 403, 503) },
     },
   }, async () => ({ version: 1, projects: await service.list() }));
 

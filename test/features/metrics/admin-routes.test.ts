@@ -141,3 +141,35 @@ t.test('applications, their instances and a flag\'s hourly metrics, as Unleash 8
     }
   });
 });
+
+t.test('the applications list a page at a time, as Unleash 8.2 pages it (measured with these four names)', async (t) => {
+  const app = await buildTestApp(t);
+  for (const name of ['zeta-app', 'alpha-app', 'Mid-app', 'beta']) {
+    t.equal((await send(app, 'POST', `/api/admin/metrics/applications/${name}`, { description: `d ${name}` })).statusCode, 202);
+  }
+  const page = async (query: string) => {
+    const res = await app.inject({ method: 'GET', url: `/api/admin/metrics/applications?${query}`, headers: ADMIN });
+    t.equal(res.statusCode, 200, query);
+    const body = res.json<{ applications: Array<{ appName: string }>; total: number }>();
+    return [body.applications.map((a) => a.appName).join(' '), body.total];
+  };
+  const all = 'Mid-app alpha-app beta zeta-app';
+  const expected: Array<[string, string, number]> = [
+    ['', all, 4],
+    ['limit=2', 'Mid-app alpha-app', 4],
+    ['offset=1&limit=2', 'alpha-app beta', 4],
+    ['offset=3', 'zeta-app', 4],
+    ['offset=10', '', 0],
+    ['sortBy=appName&sortOrder=desc', 'zeta-app beta alpha-app Mid-app', 4],
+    ['sortBy=createdAt&sortOrder=DESC', all, 4],
+    ['query=APP', 'Mid-app alpha-app zeta-app', 3],
+    ['query=et', 'beta zeta-app', 2],
+    ['query=d%20', 'Mid-app', 1],
+    ['limit=abc', all, 4],
+    ['limit=0', all, 4],
+    ['offset=-1', all, 4],
+    ['query=a&limit=1', 'Mid-app', 4],
+    ['query=zeta&limit=1&offset=1', '', 0],
+  ];
+  for (const [query, names, total] of expected) t.same(await page(query), [names, total], query);
+});
