@@ -39,6 +39,7 @@ import projectStatusRoutes from './features/project-status/routes.js';
 import personalDashboardRoutes from './features/personal-dashboard/routes.js';
 import instanceStatsRoutes from './features/instance-stats/routes.js';
 import featureSearchRoutes from './features/feature-search/routes.js';
+import importExportRoutes from './features/import-export/routes.js';
 import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { ErrorSchema } from './schemas/common.js';
@@ -153,6 +154,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(projectStatusRoutes, { service: services.projectStatus });
   await app.register(personalDashboardRoutes, { service: services.personalDashboard });
   await app.register(instanceStatsRoutes, { service: services.instanceStats });
+  await app.register(importExportRoutes, { exporter: services.exporter, importer: services.importer });
   const officialUi = await registerAdminUi(app, config.UNLEASH_UI);
   await app.register(webRoutes, { inviteLinks: services.inviteLinks, officialUi });
 

@@ -57,6 +57,12 @@ import { instanceIdOf } from './features/shared.js';
 import { FeatureTypeStore } from './features/feature-types/store.js';
 import { FeatureTypeService } from './features/feature-types/service.js';
 import type { FeatureSearchSources } from './features/feature-search/sources.js';
+import { ExportService } from './features/import-export/export.js';
+import { ImportService } from './features/import-export/import.js';
+import type { ImportSources, ImportWriter } from './features/import-export/sources.js';
+import { packFlag } from './features/flags/store.js';
+import type { ContextFieldDocument } from './features/context-fields/store.js';
+import { tagId, type TagDocument, type TagTypeDocument } from './features/tags/store.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -120,6 +126,9 @@ export interface Services {
   projectStatus: ProjectStatusService;
   personalDashboard: PersonalDashboardService;
   instanceStats: InstanceStatsService;
+  /** Export of flags to another instance, and import from one (one commit). */
+  exporter: ExportService;
+  importer: ImportService;
 }
 
 /**
@@ -209,6 +218,48 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     projectStatus,
     personalDashboard: new PersonalDashboardService(dashboardSources(stores, projectStatus, events)),
     instanceStats: new InstanceStatsService(instanceStatsSources(stores, metrics, events, config)),
+    exporter: new ExportService(importSources(stores), importWriter(stores)),
+    importer: new ImportService(importSources(stores), importWriter(stores)),
+  };
+}
+
+/** What export and import read (import-export/sources.ts): the held state of the stores. */
+function importSources(stores: Stores): ImportSources {
+  return {
+    flag: (name) => stores.flags.getNow(name),
+    flags: () => stores.flags.all(),
+    children: (name) => stores.flags.childrenNow(name),
+    project: (id) => stores.projects.get(id),
+    environments: () => stores.environments.list(),
+    strategyTypes: async () => (await stores.strategyTypes.list()).map((t) => ({ name: t.name, editable: t.editable })),
+    segments: () => stores.segments.list(),
+    contextFields: () => stores.contextFields.list(),
+    tagTypes: async () => (await stores.tags.listTypes()).map((t) => ({ name: t.name, description: t.description, icon: t.icon, color: colorOf(t) })),
+    tags: () => stores.tags.listTags(),
+  };
+}
+
+/** How an import's documents become one commit: each in its store's stored form (import-export/sources.ts). */
+function importWriter(stores: Stores): ImportWriter {
+  const { outbox } = stores;
+  return {
+    flag: (current, next) => {
+      const base = current ? current._rev ?? 0 : null;
+      return { coll: stores.flags.collection.collectionName, id: next._id, base, doc: { ...packFlag(next), _rev: (base ?? 0) + 1 } };
+    },
+    tagType: (type, at) => {
+      const doc: TagTypeDocument = { _id: type.name, ...type, createdAt: at, _rev: 1 };
+      return { coll: stores.tags.types.collectionName, id: doc._id, base: null, doc };
+    },
+    tag: (type, value, at) => {
+      const doc: TagDocument = { _id: tagId(type, value), type, value, createdAt: at, _rev: 1 };
+      return { coll: stores.tags.tags.collectionName, id: doc._id, base: null, doc };
+    },
+    contextField: (field) => {
+      const doc: ContextFieldDocument = { _id: field.name, ...field, _rev: 1 };
+      return { coll: stores.contextFields.collection.collectionName, id: doc._id, base: null, doc };
+    },
+    commit: (changes, events) => outbox.write(changes, events),
   };
 }
 

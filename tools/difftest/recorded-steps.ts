@@ -6,6 +6,16 @@ export interface RecordedStep {
   body?: unknown;
   capture?: string;
   only?: string;
+  /**
+   * Who sends it: the admin token (default), or `person`, the first admin user through a personal
+   * access token (the import refuses admin tokens).
+   */
+  as?: 'person';
+  /**
+   * Keeps the answer as it came, unnormalised, under this name: a later body's `"$kept:NAME"` is it
+   * (a replay sends the reference's kept answer, so a test imports the reference's own export).
+   */
+  keep?: string;
   /** Wait this long after the call (the reference moves lifecycle stages asynchronously). */
   settleMs?: number;
   status?: number;
@@ -28,6 +38,20 @@ export function recordedBody(text: string, only: string | undefined): unknown {
     // not JSON: kept as text
   }
   return only !== undefined && Array.isArray(body) ? body.filter((name) => typeof name === 'string' && name.startsWith(only)) : body;
+}
+
+/** `"$kept:NAME"` anywhere in `value` replaced by the answer kept under NAME. */
+export function withKept(value: unknown, kept: ReadonlyMap<string, unknown>): unknown {
+  if (typeof value === 'string' && value.startsWith('$kept:')) {
+    const answer = kept.get(value.slice(6));
+    if (answer === undefined) throw new Error(`nothing kept under ${value.slice(6)}`);
+    return answer;
+  }
+  if (Array.isArray(value)) return value.map((item) => withKept(item, kept));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, withKept(inner, kept)]));
+  }
+  return value;
 }
 
 /** Each captured id, wherever it appears as a whole string (an event's `strategyIds`), as `<ref:NAME>`. */
