@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { commandLine, usageError } from '../cli.js';
 import { eventView, normaliseAdmin, type EventView } from './admin-run.js';
 import { resolveRefs } from './config.js';
-import { recordedBody, withRefs, type RecordedSteps } from './recorded-steps.js';
+import { capturedId, recordedBody, withRefs, type RecordedSteps } from './recorded-steps.js';
 import { send } from './surfaces.js';
 
 const USAGE = `
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     last = Math.max(last, ...events.map((event) => event.id));
     actor ??= events.find((event) => typeof event.createdBy === 'string')?.createdBy as string | undefined;
     const body = recordedBody(answer.text, step.only);
-    if (step.capture !== undefined && body !== null && typeof body === 'object' && 'id' in body) ids.set(step.capture, body.id);
+    if (step.capture !== undefined && capturedId(body, step) !== undefined) ids.set(step.capture, capturedId(body, step));
     step.status = answer.status;
     step.response = normaliseAdmin(withRefs(body, ids), actor);
     step.events = events.map((event) => eventView(withRefs(event, ids) as EventView, actor));
