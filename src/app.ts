@@ -141,7 +141,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(featureSearchRoutes, { service: services.featureSearch });
   await app.register(inviteLinkRoutes, { service: services.inviteLinks });
   await app.register(userRoutes, { service: services.users, sessions: services.sessions });
-  await app.register(flagRoutes, { service: services.flags, bulk: services.flagBulk });
+  await app.register(flagRoutes, {
+    service: services.flags, bulk: services.flagBulk, links: services.flagLinks, lifecycle: services.flagLifecycle, clone: services.flagClone,
+  });
   await app.register(tagRoutes, { service: services.tags });
   await app.register(environmentRoutes, { service: services.environments });
   await app.register(projectRoutes, { service: services.projects });

@@ -25,6 +25,9 @@ import { UserStore } from './features/users/store.js';
 import { FlagStore } from './features/flags/store.js';
 import { FlagService } from './features/flags/service.js';
 import { FlagBulkService } from './features/flags/bulk.js';
+import { FlagCloneService } from './features/flags/clone.js';
+import { FlagLifecycleService } from './features/flags/lifecycle-service.js';
+import { FlagLinkService } from './features/flags/links.js';
 import { TagService } from './features/tags/service.js';
 import { EnvironmentService } from './features/environments/service.js';
 import { ProjectService } from './features/projects/service.js';
@@ -109,6 +112,10 @@ export interface Services {
   flags: FlagService;
   /** Operations on several of a project's flags at once, through the same rules as `flags`. */
   flagBulk: FlagBulkService;
+  /** A flag's links, lifecycle list and completion, and cloning: beside the flag service, through the flags store. */
+  flagLinks: FlagLinkService;
+  flagLifecycle: FlagLifecycleService;
+  flagClone: FlagCloneService;
   tags: TagService;
   environments: EnvironmentService;
   projects: ProjectService;
@@ -192,6 +199,9 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
     flagBulk: new FlagBulkService(flags, stores.flags, stores.projects, tags, stores.outbox),
+    flagLinks: new FlagLinkService(stores.flags, stores.outbox),
+    flagLifecycle: new FlagLifecycleService(stores.flags, stores.outbox),
+    flagClone: new FlagCloneService(flags, stores.flags, stores.projects, stores.environments),
     tags,
     environments: new EnvironmentService(
       stores.environments, stores.projects, stores.flags, stores.apiTokens, [projects, flags.rewrites], stores.outbox,

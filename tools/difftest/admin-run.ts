@@ -381,6 +381,19 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
     [1, () => calls.push({ op: 'environments.project', method: 'GET', path: `/api/admin/environments/project/${random.chance(0.85) ? PROJECT : 'no-such-project'}` })],
     [2, () => calls.push({ op: 'flag.parent-variants', method: 'GET', path: `${FLAGS}/${anyFlag()}/parent-variants` })],
     [2, () => calls.push({ op: 'flag.parents', method: 'GET', path: `${FLAGS}/${anyFlag()}/parents` })],
+    [2, () => calls.push({
+      op: 'flag.link', method: 'POST', path: `${FLAGS}/${anyFlag()}/link`,
+      body: random.pick<Record<string, unknown>>([
+        { url: random.pick(['github.com/o/r?utm_source=x&b=2&a=1', 'HTTP://www.Example.com:80/a//b/', 'mailto:x@y.z', 'x.com/?q=a%2Fb&z']) },
+        { url: 'docs.example.com/page#s', title: random.pick(['Docs', '', null]) }, { url: 'not a url' }, { title: 'no url' },
+      ]),
+    })],
+    [2, () => calls.push({ op: 'flag.lifecycle', method: 'GET', path: `${FLAGS}/${anyFlag()}/lifecycle` })],
+    [2, () => calls.push({
+      op: 'flag.lifecycle-complete', method: 'POST', path: `${FLAGS}/${anyFlag()}/lifecycle/complete`,
+      body: random.pick<Record<string, unknown>>([{ status: 'kept', statusValue: 'v1' }, { status: 'discarded' }, { status: 'bogus' }, {}]),
+    })],
+    [1, () => calls.push({ op: 'flag.lifecycle-uncomplete', method: 'POST', path: `${FLAGS}/${anyFlag()}/lifecycle/uncomplete` })],
     [2, () => calls.push({ op: 'flag.environment', method: 'GET', path: `${FLAGS}/${anyFlag()}/environments/${random.chance(0.9) ? random.pick(ENVIRONMENTS) : 'nope'}` })],
     [3, () => {
       const flag = random.pick(flags);

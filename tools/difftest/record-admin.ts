@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { commandLine, usageError } from '../cli.js';
 import { eventView, normaliseAdmin, type EventView } from './admin-run.js';
 import { resolveRefs } from './config.js';
-import { recordedBody, withKept, withRefs, type RecordedSteps } from './recorded-steps.js';
+import { capturedId, recordedBody, withKept, withRefs, type RecordedSteps } from './recorded-steps.js';
 import { send } from './surfaces.js';
 
 const USAGE = `
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     last = Math.max(last, ...events.map((event) => event.id));
     actor ??= events.find((event) => typeof event.createdBy === 'string')?.createdBy as string | undefined;
     const answered = recordedBody(answer.text, step.only);
-    if (step.capture !== undefined && answered !== null && typeof answered === 'object' && 'id' in answered) ids.set(step.capture, answered.id);
+    if (step.capture !== undefined && capturedId(answered, step) !== undefined) ids.set(step.capture, capturedId(answered, step));
     if (step.keep !== undefined) kept.set(step.keep, answered);
     step.status = answer.status;
     step.response = step.keep !== undefined ? answered : normaliseAdmin(withRefs(answered, ids), actor);

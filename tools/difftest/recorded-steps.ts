@@ -5,6 +5,8 @@ export interface RecordedStep {
   path: string;
   body?: unknown;
   capture?: string;
+  /** Where in the answer the captured id is (dot-separated keys and indexes; default `id`). */
+  capturePath?: string;
   only?: string;
   /**
    * Who sends it: the admin token (default), or `person`, the first admin user through a personal
@@ -64,4 +66,14 @@ export function withRefs(value: unknown, ids: ReadonlyMap<string, unknown>): unk
     return inner;
   };
   return walk(value);
+}
+
+/** The id a step captures from its answer: `capturePath` (default `id`) followed key by key. */
+export function capturedId(body: unknown, step: Pick<RecordedStep, 'capturePath'>): unknown {
+  let value: unknown = body;
+  for (const key of (step.capturePath ?? 'id').split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }

@@ -16,6 +16,7 @@ import {
 } from './rules.js';
 import type { FlagData, FlagEnvironment, FlagTag } from './read-model.js';
 import { finalise } from './store.js';
+import { initialLifecycle, withStage } from './lifecycle.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
 
 export interface SegmentInfo {
@@ -252,20 +253,8 @@ export function applyReorderStrategies(
 // ---------------------------------------------------------------------------------------------
 // enable / disable (S5)
 
-/**
- * A flag's lifecycle after an SDK reported evaluating it in an environment, as Unleash 8.2 moves
- * it (its feature-lifecycle service): any environment makes a new flag `pre-live`; a production
- * environment where the flag is on makes it `live`. Turning a flag on changes no stage (measured
- * by the differential tester: enabled in production without metrics, it stayed `initial`).
- */
-export function lifecycleAfterMetrics(flag: FlagData, environment: string, production: boolean, now: Date): FlagData['lifecycle'] {
-  const stage = flag.lifecycle?.stage ?? 'initial';
-  if (flag.archived) return flag.lifecycle;
-  const on = flag.environments[environment]?.enabled === true;
-  if (production && on && (stage === 'initial' || stage === 'pre-live')) return { stage: 'live', enteredStageAt: now };
-  if (stage === 'initial') return { stage: 'pre-live', enteredStageAt: now };
-  return flag.lifecycle;
-}
+/** The SDKs' reports move a flag's lifecycle (lifecycle.ts; FlagService.metricsSeen asks here). */
+export { lifecycleAfterMetrics } from './lifecycle.js';
 
 /**
  * Turning on an environment without an active strategy first adds the default flexibleRollout
@@ -397,7 +386,7 @@ export function applyArchive(flag: FlagData, children: string[], ctx: ApplyConte
   events.push(flagEvent(flag, 'feature-archived', null));
   const next: FlagData = {
     ...clone(flag), dependencies: [], archived: true, archivedAt: ctx.now,
-    lifecycle: { stage: 'archived', enteredStageAt: ctx.now },
+    lifecycle: withStage(flag.lifecycle, { stage: 'archived', enteredStageAt: ctx.now }),
   };
   return { next, events, transactional: true, result: undefined };
 }
@@ -411,7 +400,7 @@ export function applyRevive(flag: FlagData, ctx: ApplyContext): Applied {
   for (const [name, env] of Object.entries(flag.environments)) environments[name] = { ...env, enabled: false };
   const next = finalise({
     ...clone(flag), archived: false, archivedAt: null, environments,
-    lifecycle: flag.archived ? { stage: 'initial' as const, enteredStageAt: ctx.now } : flag.lifecycle,
+    lifecycle: flag.archived ? initialLifecycle(ctx.now) : flag.lifecycle,
   });
   return { next, transactional: true, result: undefined, events: [flagEvent(next, 'feature-revived', null)] };
 }
@@ -443,7 +432,7 @@ export function newFlag(projectId: string, input: CreateFlagInput, audit: AuditU
     createdAt: now,
     createdBy: { id: audit.id, name: audit.id === ADMIN_TOKEN_USER_ID ? ADMIN_TOKEN_USER_NAME : audit.name },
     tags,
-    lifecycle: { stage: 'initial', enteredStageAt: now },
+    lifecycle: initialLifecycle(now),
     dependencies: [],
     environments: Object.fromEntries(environments.map((name) => [name, emptyEnvironment()])),
     strategyIds: [],

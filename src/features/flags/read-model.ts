@@ -20,6 +20,30 @@ export interface FlagEnvironment extends FlagEnvironmentConfig {
 
 export type LifecycleStage = 'initial' | 'pre-live' | 'live' | 'completed' | 'archived';
 
+/** One stage a flag entered; `status`, `statusValue` only on `completed` (lifecycle.ts). */
+export interface LifecycleEntry {
+  stage: LifecycleStage;
+  enteredStageAt: Date;
+  status?: 'kept' | 'discarded';
+  statusValue?: string;
+}
+
+/**
+ * The current stage (Unleash's preferred order over the stages entered) and, in `stages`, every
+ * stage entered, in the order entered, each once. A flag stored before `stages` was kept has only
+ * its current stage (lifecycle.ts `stagesOf`).
+ */
+export interface FlagLifecycle extends LifecycleEntry {
+  stages?: LifecycleEntry[];
+}
+
+/** A link shown on the flag's page (links.ts): `url` as normalised, `id` a ULID-like string. */
+export interface FlagLink {
+  id: string;
+  url: string;
+  title: string | null;
+}
+
 /**
  * One document per flag: metadata plus every environment's configuration. A flag change of any
  * kind is therefore one document write, carrying its events (see src/db/outbox/index.ts).
@@ -38,7 +62,9 @@ export interface FlagData {
   createdAt: Date;
   createdBy: { id: number | null; name: string };
   tags: FlagTag[];
-  lifecycle: { stage: LifecycleStage; enteredStageAt: Date };
+  lifecycle: FlagLifecycle;
+  /** Absent on flags without links. */
+  links?: FlagLink[];
   /** 0 or 1 entries: a child has at most one parent (docs/rules.md §1.4 S7). */
   dependencies: DependencyConfig[];
   environments: Record<string, FlagEnvironment>;

@@ -218,8 +218,12 @@ const tailFields = {
     feature: Type.String(), enabled: Type.Optional(Type.Boolean()), variants: Type.Optional(Type.Array(Type.String())),
   })),
   children: Type.Array(Type.String()),
-  lifecycle: Type.Optional(Type.Object({ stage: Type.String(), enteredStageAt: Type.String({ format: 'date-time' }) })),
-  links: Type.Array(Type.Unknown(), { description: 'Always empty' }),
+  lifecycle: Type.Optional(inOrder(Type.Object({
+    stage: Type.String(), status: Type.Optional(Type.Enum(['kept', 'discarded'], { type: 'string' })), enteredStageAt: Type.String({ format: 'date-time' }),
+  }))),
+  links: Type.Array(inOrder(Type.Object({ id: Type.String(), url: Type.String(), title: NullableString(), feature: Type.String() })), {
+    description: 'By id (ULIDs: the order added)',
+  }),
   collaborators: Type.Object({ users: Type.Array(UserRef) }),
 };
 

@@ -2,6 +2,7 @@
  * The JSON shapes flags and strategies are shown in. Unleash uses a different key order in almost
  * every place a strategy appears; each is reproduced here (docs/rules.md §1.4 S3/S4, §4.5).
  */
+import { stageView } from './lifecycle.js';
 import type { StrategyConfig } from '../../evaluation/types.js';
 import type { FlagData, FlagEnvironment } from './read-model.js';
 import type {
@@ -121,8 +122,10 @@ function tail(flag: FlagData, children: string[]): Tail {
     ...(flag.archived && flag.archivedAt ? { archivedAt: flag.archivedAt.toISOString() } : {}),
     dependencies: flag.dependencies.map((d) => ({ ...d, variants: d.variants ?? [] })),
     children,
-    ...(flag.lifecycle ? { lifecycle: { stage: flag.lifecycle.stage, enteredStageAt: flag.lifecycle.enteredStageAt.toISOString() } } : {}),
-    links: [],
+    ...(flag.lifecycle ? { lifecycle: stageView(flag.lifecycle) } : {}),
+    // By id, as Unleash orders them: a link moved here by a PUT keeps its place by age (measured).
+    links: [...flag.links ?? []].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((link) => ({ id: link.id, url: link.url, title: link.title, feature: flag.name })),
     collaborators: { users: [creator] },
   };
 }
