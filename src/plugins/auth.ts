@@ -3,7 +3,8 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox/index.js';
 import {
-  apiTokenRequired, asError, authenticationRequired, crossSiteRequest, maintenanceMode, noAccess, sessionExpired, unauthorized, wrongTokenType,
+  apiTokenRequired, asError, authenticationRequired, crossSiteRequest, maintenanceMode, noAccess, sessionExpired, unauthorized,
+  wrongTokenType,
 } from '../errors.js';
 import type { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';

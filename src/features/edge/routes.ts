@@ -1,9 +1,8 @@
-/** Unleash Edge's routes (docs/rules.md §13): which tokens are valid, and signed token requests. */
+/** Unleash Edge's routes (docs/rules.md §1.4 "Unleash Edge"): which tokens are valid, and signed token requests. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { preValidationHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { wrongTokenType } from '../../errors.js';
-import { bodyNeedsContentType } from '../../plugins/errors.js';
+import { contentType, wrongTokenType } from '../../errors.js';
 import { errorResponses, inOrder } from '../../schemas/common.js';
 import type { EdgeService } from './service.js';
 
@@ -34,6 +33,15 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/**
+ * A request without a body is refused unless it says it is JSON (measured: 415 with no content
+ * type and with text/plain), as a body in another type is by the errors plugin.
+ */
+const jsonDeclared: preValidationHookHandler = (request, _reply, done) => {
+  const type = request.headers['content-type'];
+  done(request.body === undefined && !type?.toLowerCase().startsWith('application/json') ? contentType(type) : undefined);
+};
+
 const edgeRoutes: FastifyPluginAsyncTypebox<{ service: EdgeService }> = async (app, { service }) => {
   /**
    * No credential is needed, but a client or frontend token is the wrong token type here, as on
@@ -46,7 +54,7 @@ const edgeRoutes: FastifyPluginAsyncTypebox<{ service: EdgeService }> = async (a
   };
 
   app.post('/edge/validate', {
-    preValidation: [sdkTokenRefused, bodyNeedsContentType],
+    preValidation: [sdkTokenRefused, jsonDeclared],
     schema: {
       tags: TAGS,
       summary: 'Which of the given secrets are live API tokens, with their type, projects and environment',
@@ -56,7 +64,7 @@ const edgeRoutes: FastifyPluginAsyncTypebox<{ service: EdgeService }> = async (a
   }, async (request) => service.validate(request.body.tokens));
 
   app.post('/edge/issue-token', {
-    preValidation: [sdkTokenRefused, bodyNeedsContentType],
+    preValidation: [sdkTokenRefused, jsonDeclared],
     schema: {
       tags: TAGS,
       summary: 'Tokens for an Edge client that signs its request (HMAC); Vane has no such client, so every request is refused with 401',

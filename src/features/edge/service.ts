@@ -21,7 +21,7 @@ export interface SignedRequestHeaders {
   bodyHash?: string;
 }
 
-/** Unleash Edge's two routes (docs/rules.md §13). */
+/** Unleash Edge's two routes (docs/rules.md §1.4 "Unleash Edge"). */
 export class EdgeService {
   constructor(private readonly sources: EdgeSources) {}
 

@@ -1,4 +1,4 @@
-/** Maintenance mode: its state and its switch, an Admin's (docs/rules.md §12). */
+/** Maintenance mode: its state and its switch, an Admin's (docs/rules.md §1.4 "Maintenance mode"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { bodyNeedsContentType } from '../../plugins/errors.js';
@@ -11,7 +11,7 @@ const MaintenanceSchema = Type.Object({
 }, { additionalProperties: true, description: 'The body last sent to the switch, unknown keys included (Unleash stores it whole)' });
 
 const ToggleBody = Type.Object({
-  enabled: Type.Boolean({ description: '`true` turns maintenance mode on: every POST, PUT and DELETE of the admin API is refused with 503' }),
+  enabled: Type.Boolean({ description: '`true` turns maintenance mode on: every POST, PUT and DELETE of the admin API is refused (503)' }),
 }, { additionalProperties: true });
 
 const maintenanceRoutes: FastifyPluginAsyncTypebox<{ service: MaintenanceService }> = async (app, { service }) => {
