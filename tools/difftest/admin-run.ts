@@ -308,7 +308,7 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
     }],
     [1, () => calls.push({ op: 'tagtype.list', method: 'GET', path: '/api/admin/tag-types' })],
     [1, () => calls.push({ op: 'maintenance.get', method: 'GET', path: '/api/admin/maintenance' })],
-    // Only ever switched off: Unleash keeps the mode up to a minute after a switch (D18), so switching
+    // Only ever switched off: Unleash keeps the mode up to a minute after a switch (D19), so switching
     // it on would refuse the reference's next writes, or not, at random.
     [1, () => calls.push({ op: 'maintenance.toggle', method: 'POST', path: '/api/admin/maintenance', body: random.pick<unknown>([
       { enabled: false }, { note: tag, enabled: 'false' }, { enabled: null }, {}, { enabled: 'yes' }, [],

@@ -6,7 +6,7 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'DELETE']);
 const ADMIN_PREFIX = '/api/admin';
 
 /**
- * Maintenance mode (docs/rules.md §1.4 "Maintenance mode", D18): while on, the admin API refuses
+ * Maintenance mode (docs/rules.md §1.4 "Maintenance mode", D19): while on, the admin API refuses
  * writes; SDKs, sign-in and Edge keep working. The setting is a commit like any configuration write, so every instance and a
  * restart see it; the check on the write path is a map read of the configuration state.
  */
