@@ -35,6 +35,7 @@ import { registerAdminUi } from './features/admin-ui/index.js';
 import uiConfigRoutes from './features/ui-config/routes.js';
 import featureTypeRoutes from './features/feature-types/routes.js';
 import maintenanceRoutes from './features/maintenance/routes.js';
+import edgeRoutes from './features/edge/routes.js';
 import projectStatusRoutes from './features/project-status/routes.js';
 import personalDashboardRoutes from './features/personal-dashboard/routes.js';
 import instanceStatsRoutes from './features/instance-stats/routes.js';
@@ -112,7 +113,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(database, { config });
   const stores = createStores(app.database.outbox, app.database.db, app.database.guard.maxStatements);
   const services = createServices(stores, config, app.log);
-  await app.register(auth, { tokens: stores.apiTokens, sessions: services.sessions, pats: services.personalAccessTokens });
+  await app.register(auth, {
+    tokens: stores.apiTokens, sessions: services.sessions, pats: services.personalAccessTokens,
+    writesRefused: (method, url) => services.maintenance.refuses(method, url),
+  });
   await app.register(metrics);
   await app.register(docs);
   await app.register(workerPool, { filename: options.pool?.filename });
@@ -127,7 +131,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Callback-style hooks on every request (here and in the database, errors and metrics plugins):
   // no promise per request and hook, which an async hook costs even when it does nothing.
   app.addHook('onRequest', (request, _reply, done) => {
-    if (!loaded && (request.url.startsWith('/api/') || request.url.startsWith('/ofrep/'))) {
+    if (!loaded && (request.url.startsWith('/api/') || request.url.startsWith('/ofrep/') || request.url.startsWith('/edge/'))) {
       done(serviceUnavailable('Vane is starting: its configuration is loading. Try again shortly.', 2));
     } else done();
   });
@@ -150,9 +154,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(patRoutes, { service: services.personalAccessTokens });
-  await app.register(uiConfigRoutes, { settings: services.frontendSettings, users: services.users });
+  await app.register(uiConfigRoutes, { settings: services.frontendSettings, users: services.users, maintenance: () => services.maintenance.enabled });
   await app.register(featureTypeRoutes, { service: services.featureTypes });
-  await app.register(maintenanceRoutes);
+  await app.register(maintenanceRoutes, { service: services.maintenance });
+  await app.register(edgeRoutes, { service: services.edge });
   await app.register(projectStatusRoutes, { service: services.projectStatus });
   await app.register(personalDashboardRoutes, { service: services.personalDashboard });
   await app.register(instanceStatsRoutes, { service: services.instanceStats });

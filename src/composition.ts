@@ -48,6 +48,9 @@ import { MetricsService } from './features/metrics/service.js';
 import { MetricsStore } from './features/metrics/store.js';
 import { FrontendSettingsService } from './features/ui-config/service.js';
 import { SettingStore } from './features/ui-config/store.js';
+import { MaintenanceService } from './features/maintenance/service.js';
+import { MaintenanceStore } from './features/maintenance/store.js';
+import { EdgeService } from './features/edge/service.js';
 import { FeatureSearchService } from './features/feature-search/service.js';
 import { ProjectStatusService } from './features/project-status/service.js';
 import { PersonalDashboardService } from './features/personal-dashboard/service.js';
@@ -97,6 +100,7 @@ export interface Stores {
   sessions: SessionStore;
   metrics: MetricsStore;
   settings: SettingStore;
+  maintenance: MaintenanceStore;
   personalAccessTokens: PatStore;
 }
 
@@ -136,6 +140,10 @@ export interface Services {
   /** Export of flags to another instance, and import from one (one commit). */
   exporter: ExportService;
   importer: ImportService;
+  /** Maintenance mode's switch, and whether it refuses a write (the auth plugin asks). */
+  maintenance: MaintenanceService;
+  /** Unleash Edge's token validation. */
+  edge: EdgeService;
 }
 
 /**
@@ -161,6 +169,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     sessions: new SessionStore(db),
     metrics: new MetricsStore(outbox, maxStatements),
     settings: new SettingStore(outbox),
+    maintenance: new MaintenanceStore(outbox),
     personalAccessTokens: new PatStore(outbox),
   };
 }
@@ -230,6 +239,8 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     instanceStats: new InstanceStatsService(instanceStatsSources(stores, metrics, events, config)),
     exporter: new ExportService(importSources(stores), importWriter(stores)),
     importer: new ImportService(importSources(stores), importWriter(stores)),
+    maintenance: new MaintenanceService(stores.maintenance, stores.outbox),
+    edge: new EdgeService({ token: (secret) => stores.apiTokens.lookup(secret) }),
   };
 }
 

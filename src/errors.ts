@@ -153,6 +153,19 @@ export function serviceUnavailable(message = 'The database is not reachable righ
   return new ApiError('ServiceUnavailable', 503, message, { headers: { 'retry-after': String(retryAfterSeconds) } });
 }
 
+/** 503 of an admin write while maintenance mode is on (Unleash's body is only this message: D1 adds the rest). */
+export function maintenanceMode(): ApiError {
+  return new ApiError('MaintenanceModeError', 503, 'Unleash is currently in maintenance mode.');
+}
+
+/**
+ * 401 of a signed Edge request Unleash does not accept. Unleash's body is `{error: reason}`: the
+ * reason is the message and stays under `error` too, where Edge reads it.
+ */
+export function edgeUnauthorized(reason: string): ApiError {
+  return new ApiError('UnauthorizedError', 401, reason, { extras: { error: reason } });
+}
+
 export function unknownError(): ApiError {
   return new ApiError('UnknownError', 500, 'Unexpected error: the server could not complete the request. It has been logged.');
 }

@@ -173,7 +173,7 @@ export class ConfigState {
   static readonly COLLECTIONS = [
     'flags', 'segments', 'environments', 'projects', 'strategy_types', 'api_tokens',
     'tags', 'tag_types', 'change_requests', 'public_signup_tokens', 'users', 'context_fields',
-    'personal_access_tokens', 'feature_types', 'settings',
+    'personal_access_tokens', 'feature_types', 'settings', 'maintenance',
   ] as const satisfies ReadonlyArray<keyof HeldDocuments>;
 
   isHeld(name: string): boolean {

@@ -2,7 +2,10 @@ import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AuditUser } from '../db/outbox/index.js';
-import { apiTokenRequired, asError, authenticationRequired, crossSiteRequest, noAccess, sessionExpired, unauthorized, wrongTokenType } from '../errors.js';
+import {
+  apiTokenRequired, asError, authenticationRequired, crossSiteRequest, maintenanceMode, noAccess, sessionExpired, unauthorized,
+  wrongTokenType,
+} from '../errors.js';
 import type { ApiTokenStore } from '../features/api-tokens/store.js';
 import { ADMIN_TOKEN_USER_ID, SESSION_COOKIE } from '../features/shared.js';
 import { ADMIN_ROLE_ID, ANY_ROLE, requiredPermission, roleHolds } from '../features/sessions/roles.js';
@@ -80,9 +83,11 @@ export interface AuthOptions {
   sessions: SessionService;
   /** Resolves personal access tokens; without it a `user:…` secret is looked up as an API token. */
   pats?: PatService;
+  /** Whether maintenance mode refuses this method and URL (features/maintenance); a map read, asked of every authenticated request. */
+  writesRefused?: (method: string, url: string) => boolean;
 }
 
-async function authPlugin(app: FastifyInstance, { tokens, sessions, pats }: AuthOptions): Promise<void> {
+async function authPlugin(app: FastifyInstance, { tokens, sessions, pats, writesRefused = () => false }: AuthOptions): Promise<void> {
   // Tokens are read from the configuration state, so a revocation reaches every instance with
   // the revision (no cache of its own to clear).
   app.decorate('apiTokens', tokens);
@@ -192,13 +197,15 @@ async function authPlugin(app: FastifyInstance, { tokens, sessions, pats }: Auth
   };
 
   // Runs after body parsing, as Unleash does (malformed JSON is a 400 even without credentials),
-  // then in docs/rules.md §1.2's order: authentication, permission, content type; schema validation
-  // follows. Callback style, and a token is checked without a promise (only a session or a
+  // then in docs/rules.md §1.2's order: authentication, maintenance mode (Unleash's middleware runs
+  // before any route's permission: a Viewer's write answered 503, not 403), permission, content
+  // type; schema validation follows. Callback style, and a token is checked without a promise (only a session or a
   // personal access token waits for its look-up): no promise per request, which an async hook costs even when it does not wait.
   app.addHook('preValidation', (request, _reply, done) => {
     const url = request.routeOptions.url ?? '';
     if (!url.startsWith('/api/')) return done();
     const authorized = (principal: Principal) => {
+      if (writesRefused(request.method, request.url)) return done(maintenanceMode());
       try {
         authorize(request, principal, url);
       } catch (err) {

@@ -25,9 +25,10 @@ t.test('the sequence covers every operation of the surface, valid and invalid', 
     'search.features', 'lifecycle.count', 'flag-creators', 'project.flag-creators', 'feature-types', 'environments.project',
     'flag.parent-variants', 'project.status',
     'flag.create', 'strategy.add', 'variants.put', 'environment.toggle', 'segment.create', 'flag.archive', 'flag.revive',
+    'maintenance.get', 'maintenance.toggle', 'edge.validate', 'edge.issue-token',
   ]) t.ok(ops.has(op), op);
   for (const call of generateAdminSequence(7)) {
-    t.ok(call.path.startsWith('/api/admin/'), call.path);
+    t.ok(call.path.startsWith('/api/admin/') || call.path.startsWith('/edge/'), call.path);
     if (call.method === 'GET') t.equal(call.body, undefined);
   }
 });

@@ -140,5 +140,27 @@ if (!hasChromium()) {
       });
     }
     t.same(await scriptConfiguration(get, names), UI_ACTIONS.configuration, 'the configuration Unleash 8.2\'s UI leaves');
+
+    await t.test('maintenance mode turned on and off on the Maintenance page of Admin settings', async (t) => {
+      where = 'maintenance';
+      const write = async (name: string) =>
+        await app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_ADMIN, payload: { name } });
+      await page.goto(`${base}/admin/maintenance`);
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+      // The page's switch (a MUI Switch, its input named `enabled`) sends {enabled: !current}.
+      const toggle = page.locator('input[name="enabled"]');
+      await toggle.click();
+      await page.getByText('Enabled', { exact: true }).waitFor();
+      const refused = await write('during-maintenance');
+      t.equal(refused.statusCode, 503, 'an admin write is refused');
+      t.match(refused.json(), { name: 'MaintenanceModeError', message: 'Unleash is currently in maintenance mode.' });
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+      await page.screenshot({ path: join(SHOTS, 'ui-maintenance-on.png') });
+      await toggle.click();
+      await page.getByText('Disabled', { exact: true }).waitFor();
+      t.equal((await write('after-maintenance')).statusCode, 201, 'writes are accepted again');
+      t.same(failed, [], 'no API call failed');
+      t.same(errors, [], 'no console or page error');
+    });
   });
 }

@@ -308,6 +308,17 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
     }],
     [1, () => calls.push({ op: 'tagtype.list', method: 'GET', path: '/api/admin/tag-types' })],
     [1, () => calls.push({ op: 'maintenance.get', method: 'GET', path: '/api/admin/maintenance' })],
+    // Only ever switched off: Unleash keeps the mode up to a minute after a switch (D19), so switching
+    // it on would refuse the reference's next writes, or not, at random.
+    [1, () => calls.push({ op: 'maintenance.toggle', method: 'POST', path: '/api/admin/maintenance', body: random.pick<unknown>([
+      { enabled: false }, { note: tag, enabled: 'false' }, { enabled: null }, {}, { enabled: 'yes' }, [],
+    ]) })],
+    [1, () => calls.push({ op: 'edge.validate', method: 'POST', path: '/edge/validate', body: random.pick<unknown>([
+      { tokens: [] }, { tokens: [`*:development.${tag}-unknown`, 'user:nope'] }, {}, { tokens: 'x' }, { tokens: [1, null] },
+    ]) })],
+    [1, () => calls.push({ op: 'edge.issue-token', method: 'POST', path: '/edge/issue-token', body: random.pick<unknown>([
+      { tokens: [{ environment: 'development', projects: ['*'] }] }, { tokens: [{ environment: 'development' }] }, {}, [],
+    ]) })],
     [4, () => calls.push({ op: 'flag.tags.get', method: 'GET', path: `/api/admin/features/${anyFlag()}/tags` })],
     [5, () => {
       const flag = anyFlag();
@@ -540,6 +551,10 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
   {
     why: 'D1 (docs/rules.md §0): every error body starts with a fresh `id`, where Unleash often omits it',
     op: /./, path: /^body\.id$/, when: (f) => f.status.peer >= 400 && f.status.vane >= 400 && f.difference.what === 'extra',
+  },
+  {
+    why: 'D1: Edge\'s signature refusals carry a name, message and details (Unleash answers only `{error}`, which Vane keeps)',
+    op: /^edge\.issue-token$/, path: /^body\.(name|message|details)$/, when: (f) => f.status.peer === 401 && f.difference.what === 'extra',
   },
   {
     why: 'D1: a 400 for invalid data is named ValidationError (Unleash: BadDataError)',

@@ -73,10 +73,12 @@ const TelemetrySettingsSchema = Type.Object({
 interface UiConfigOptions {
   settings: FrontendSettingsService;
   users: UserService;
+  /** Whether maintenance mode is on (the UI shows its banner and greys out changes). */
+  maintenance: () => boolean;
 }
 
 /** What the official UI reads first: which server this is and how it is configured; and the UI's own housekeeping calls. */
-const uiConfigRoutes: FastifyPluginAsyncTypebox<UiConfigOptions> = async (app, { settings, users }) => {
+const uiConfigRoutes: FastifyPluginAsyncTypebox<UiConfigOptions> = async (app, { settings, users, maintenance }) => {
   const instanceId = instanceIdOf(app.config.MONGODB_DB);
 
   app.get('/api/admin/ui-config', {
@@ -102,7 +104,7 @@ const uiConfigRoutes: FastifyPluginAsyncTypebox<UiConfigOptions> = async (app, {
       impactMetrics: 'disabled',
       resourceLimits: RESOURCE_LIMITS,
       disablePasswordAuth: false,
-      maintenanceMode: false,
+      maintenanceMode: maintenance(),
       maxSessionsCount: 0,
       unleashContext: principal?.kind === 'session' && secret
         ? { userId: principal.user._id, sessionId: createHash('sha256').update(secret).digest('hex') }
