@@ -19,7 +19,7 @@ export function sessionCookie(res: LightMyRequestResponse): string {
 
 export async function login(app: App, username: string, password: string): Promise<string> {
   const res = await app.inject({ method: 'POST', url: '/auth/simple/login', headers: JSON_ONLY, payload: { username, password } });
-  if (res.statusCode !== 200) throw new Error(res.body);
+  if (res.statusCode !== 200) throw new Error(`login answered ${res.statusCode}: ${res.body}`);
   return sessionCookie(res);
 }
 
@@ -33,7 +33,7 @@ export async function userWithRole(app: App, username: string, rootRole: number)
     method: 'POST', url: `/invite/${link.json().secret}/signup`, headers: JSON_ONLY,
     payload: { name: username, email: `${username}@example.com`, username, password: STRONG },
   });
-  if (res.statusCode !== 201) throw new Error(res.body);
+  if (res.statusCode !== 201) throw new Error(`signup answered ${res.statusCode}: ${res.body}`);
   const id = res.json().id as number;
   if (rootRole !== 3) await changeUser(app, id, (user) => ({ ...user, rootRole }));
   return id;
