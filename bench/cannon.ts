@@ -24,8 +24,8 @@ export interface Run { result: autocannon.Result; cpuPerRequest: number; clientC
 
 /**
  * The machine's CPU ticks so far, and those stolen by the hypervisor (/proc/stat): on this virtual
- * machine a busy neighbour once made every figure 3–5× slower for both servers (24 Nov, 09:19: steal
- * over the run), so each run reports the share stolen while it ran.
+ * machine a busy neighbour once made every figure 3–5× slower for both servers (steal over the
+ * run), so each run reports the share stolen while it ran.
  */
 function ticks(): { all: number; steal: number } {
   try {
@@ -68,7 +68,7 @@ export function figure({ result, cpuPerRequest, clientCpuPerRequest, steal }: Ru
  * Rotating requests built once: every connection cycles through all of them, each from its own
  * starting point (so the 16 connections do not send the same context at the same moment).
  * Performance: rebuilding each request in autocannon's setupRequest cost the load generator, on
- * the same two cores as the server, ≈ 14 % of its CPU (bench profile, 24 Nov); prebuilt, the
+ * the same two cores as the server, ≈ 14 % of its CPU (bench profile); prebuilt, the
  * inputs rotate just the same.
  */
 export function rotating(requests: autocannon.Request[]): Pick<autocannon.Options, 'requests' | 'setupClient'> {

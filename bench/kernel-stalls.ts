@@ -6,7 +6,7 @@
  * scheme (/sys/kernel/mm/damon/admin/kdamonds/0: `paddr`, sampling every 500 ms). Each sample is a
  * burst of kernel work whose length follows the memory the busy processes have mapped: 1.5–4 ms
  * on an idle machine, 3–7 ms beside Vane at 5 000 flags just started (257 MB RSS), 9–57 ms once
- * the scale bench's throughput runs have grown it to 1.1–1.3 GB (28 Nov, `perf record -a` at
+ * the scale bench's throughput runs have grown it to 1.1–1.3 GB (`perf record -a` at
  * 1 999 Hz). A write in flight during a burst took about the burst's length: of the 27 writes over
  * 25 ms among 600 at 5 000 flags, 18 overlapped one of the 17 bursts, and every burst of 26 ms or
  * more held up a write by 39–65 ms. Two such writes among 200 set a kind's p99. Counting them

@@ -15,7 +15,7 @@
  *
  * Then the ratio alone, paired: F1 and O1 in alternating 1-second slices (`--pairs`, default 30),
  * each O1 slice against the F1 slice beside it. Why: on this 2-core virtual machine whole rounds
- * of one scenario swing 2× (26 Nov, 8-second rounds of F1: 3 390 to 7 598 req/s), slower than a
+ * of one scenario swing 2× (8-second rounds of F1: 3 390 to 7 598 req/s), slower than a
  * slice, so the medians of rounds compare different stretches of the machine (their O1 / F1 was
  * 0.91× and 1.04× in two runs of the same tree an hour apart); adjacent slices share one.
  */

@@ -14,7 +14,7 @@
  * With `--rounds`, the servers take turns (which goes first alternating), each replay starting
  * once the machine is quiet (machineQuiet), and the ratio of the median times is reported beside
  * each round's: this 2-core machine's speed swings about 2× by the hour, and single runs of each
- * side gave ratios from 0.41 to 0.57 within one hour (27 Nov), 0.61 when the reference's
+ * side gave ratios from 0.41 to 0.57 within one hour, 0.61 when the reference's
  * PostgreSQL was still busy with the import the run before it left.
  */
 import { readFileSync } from 'node:fs';

@@ -20,7 +20,7 @@
  *   the same read after a pause as long as that write took, with no write; and the same read
  *   repeated back to back). The paused read is the steady one the first read is held to: on this
  *   virtual machine a read that follows any idle time costs 2–3 times one that follows another
- *   read at once (27 Nov, Vane's frontend API at 2 000 flags on its main thread: 1.8 ms back to
+ *   read at once (Vane's frontend API at 2 000 flags on its main thread: 1.8 ms back to
  *   back, 4.6 ms after 30 ms idle, 5.7 ms after a write and 30 ms idle), and a write leaves the
  *   server waiting on its database;
  * - throughput (autocannon, BENCH_SECONDS each, rotating inputs): deprecated playground over every
@@ -77,7 +77,7 @@ if (SIZES.some((n) => !Number.isInteger(n) || n < 10)) usageError(USAGE, '--flag
 const SAMPLES = Number(args.samples);
 /**
  * The reference's write samples and read pairs (at most READ_PAIRS), when fewer than Vane's: at
- * 5 000 flags each of its writes took ~10 s (26 Nov), so 50 of each kind and 60 read pairs were
+ * 5 000 flags each of its writes took ~10 s, so 50 of each kind and 60 read pairs were
  * most of an hour.
  */
 const REFERENCE_SAMPLES = Number(args['reference-samples'] ?? args.samples);
@@ -88,7 +88,7 @@ const REFERENCE_API_LOAD_MAX = 2000;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /**
  * Read pairs per kind of read. 20 gave medians that moved by half between runs on this machine
- * (27 Nov: the client API's first read after a write at 1 000 flags 2.02× and 2.36× a read after
+ * (the client API's first read after a write at 1 000 flags 2.02× and 2.36× a read after
  * a pause in two runs, 1.24–1.47× in a probe of 40 pairs beside them).
  */
 const READ_PAIRS = 40;
@@ -121,8 +121,8 @@ interface SizeResult { flags: number; vane?: ServerFigures; reference?: ServerFi
 
 /**
  * The nearest-rank percentile (the smallest value with at least q of the values at or below it).
- * Until 27 Nov the bench took index floor(q·n), which for p99 of 50 or 100 samples is the
- * largest: one stalled write of a hundred decided a kind's p99.
+ * Not index floor(q·n): for p99 of 50 or 100 samples that is the largest, and one stalled write
+ * of a hundred decided a kind's p99.
  */
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 const summarise = (ms: number[]): Percentiles => {
@@ -245,7 +245,7 @@ async function measure(
    * (the reference at 2 000 flags and more) gets a fixed number of requests instead of a timed run,
    * all of them awaited: autocannon counts only the answers that arrive within its duration, and
    * the requests it leaves in flight kept such a server busy through the next runs (at 5 000 flags
-   * the reference answered none in any run, 26 Nov, the frontend API included, 50 ms alone).
+   * the reference answered none in any run, the frontend API included, 50 ms alone).
    */
   const cannonRun = async (name: string, options: Parameters<typeof cannon>[0]) => {
     // The second of two requests alone: the first builds what a server builds on first use (Vane's
@@ -280,7 +280,7 @@ async function measure(
     }))),
   });
   // With the official Node SDK's `accept-encoding: gzip,deflate` (unleash-client 6.12 through
-  // make-fetch-happen, seen on the wire, 26 Nov): SDKs take the document compressed, and both
+  // make-fetch-happen, seen on the wire): SDKs take the document compressed, and both
   // servers compress it (the reference per request, Vane once per state); at 5 000 flags it is
   // 3.5 MB plain. The timed reads (`single`) send the same through fetch.
   await cannonRun('client features', {
@@ -298,8 +298,8 @@ async function measure(
 
   // First read after a write against a steady read: a toggle, then the read. Off, then on again,
   // on the same flag (every seed flag is on in development), so every toggle changes something:
-  // before 26 Nov each toggle took the next flag, and turning an enabled flag on wrote nothing, so
-  // half the "after a write" reads followed no write.
+  // taking the next flag each time, turning an enabled flag on would write nothing, and half the
+  // "after a write" reads would follow no write.
   const toggle = (k: number) => call(target, 'POST', `/api/admin/projects/default/features/${seedFlagName((Math.floor(k / 2) * 31 + 5) % size)}/environments/development/${k % 2 ? 'on' : 'off'}`);
   const readFigures: ServerFigures['reads'] = {};
   let k = 0;

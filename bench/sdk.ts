@@ -158,7 +158,7 @@ async function quiet(pid: number): Promise<void> {
 /**
  * Every scenario ROUNDS times on each server, the servers alternating (and which goes first
  * alternating too), each run starting once the other server is quiet: on this noisy 2-core
- * machine a single run of each side apart swung the same-run ratio by ±30 % (24 Nov: a slow
+ * machine a single run of each side apart swung the same-run ratio by ±30 % (a slow
  * stretch during the reference's turn gave F1 14.8×, one during Vane's 8.8×). Reported: the
  * median run of each side and the ratio of the medians, with every round's ratio beside it.
  */

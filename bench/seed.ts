@@ -196,8 +196,8 @@ const IMPORT_BATCH = 250;
 /**
  * The same configuration as `seed`, loaded into the Unleash reference through its batch import
  * (`POST /api/admin/features-batch/import`, one request per environment per batch of flags).
- * Why: loaded one change per request, the reference slows to ~27 flags a minute past 3 000 flags
- * (26 Nov), so it never reached 5 000 in a bench run. The import needs a personal access token
+ * Why: loaded one change per request, the reference slows to ~27 flags a minute past 3 000 flags,
+ * so it never reached 5 000 in a bench run. The import needs a personal access token
  * (it refuses admin tokens): made here through the default admin user's session. Vane has no
  * import; it is always loaded through `seed`. The segments are created through the API first (the
  * import refers to them by name).

@@ -127,11 +127,11 @@ async function main(): Promise<number> {
     // A file killed by Node's module loader (not by a test) is run once more, and said so: Node
     // 20.20's require(esm) can abort the process while another load of the same module is in
     // flight under the test loaders' hooks ("FATAL ERROR: v8::Module::IsGraphAsync …": once in
-    // five clean-clone runs on 24 Nov, killing test/db/instances.test.ts after 9 passing checks).
+    // five clean-clone runs, killing test/db/instances.test.ts after 9 passing checks).
     // Only files whose process died that way are re-run — those that failed with no failing check
     // of their own, at most as many as crashes were printed; any other failure stands. (Counting
     // every failed file dropped the re-run when another file failed a check in the same run: a CI
-    // on 28 Nov lost instances.test.ts to the crash beside a failing mirror.test.ts.)
+    // run lost instances.test.ts to the crash beside a failing mirror.test.ts.)
     const crashed = first.crashes > 0 ? first.endedEarly : [];
     let again: TapRun | undefined;
     if (crashed.length > 0 && crashed.length <= first.crashes) {

@@ -584,7 +584,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       return null;
     }));
     // The probe below must find the database stopped: a flag create once answered 201 within 9 ms
-    // of the signal on the loaded CI machine (28 Nov). Every thread is seen stopped first.
+    // of the signal on the loaded CI machine. Every thread is seen stopped first.
     const stoppedAfterMs = await everyThreadStopped(dbPid, 2000);
     log(stoppedAfterMs === null ? 'the database\'s threads were not all stopped 2 s after SIGSTOP' : `every database thread stopped ${stoppedAfterMs} ms after SIGSTOP`);
     const probeWrite = async () => (await write('POST .../features (probe)', '/api/admin/projects/default/features', 'POST', { name: `soak-probe-${random.int(0, 1e9)}` }));

@@ -133,7 +133,7 @@ t.test('an instance that fell behind reads the sealed blocks it missed', async (
   t.teardown(() => b.close());
   // Seeding publishes no revision: b does not hear of these until it syncs, after a pruned them.
   await seedLog(a, Array.from({ length: 2100 }, (_, i) => filler(6 + i)));
-  await a.stores.eventLog.settled(); // a's pruning ran beside this check (it failed once so, 27 Nov)
+  await a.stores.eventLog.settled(); // a's pruning ran beside this check (it failed once so)
   t.ok(await a.database.db.collection('event_tail').findOne({ id: 6 }) === null, 'the ids b never saw left the tail');
   await b.stores.eventLog.sync();
   t.same(await answers(b), await answers(a));
