@@ -5,7 +5,7 @@
  * Each variant is a fresh server process (this file, with the variant's name) loaded by autocannon
  * for 4 s at 16 connections; the variants are interleaved over four rounds so that a noisy stretch
  * of the machine hits all of them, and the median server CPU per request (from /proc) is printed.
- * The figures quoted in src/plugins/route-durations.ts and request-logger.ts come from here.
+ * The figures quoted in src/plugins/metrics.ts and request-logger.ts come from here.
  */
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
