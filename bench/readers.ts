@@ -9,7 +9,8 @@
  *
  * - playground: the main thread's snapshot build (SnapshotCache) and a pool thread's copy of it
  *   (CompiledSnapshotCache: a thread that held the previous revision, and one that held none);
- * - SDK state: the main thread's build (SdkStateCache), the client API's body for one scope,
+ * - SDK state: the main thread's build (SdkStateCache), the client API's body for one scope
+ *   (and its gzip form, as the route serves it),
  *   the frontend API's first answer, the shipped form and a thread's copy of it (WorkerStates);
  *
  * each beside a steady read. Measures steps, not requests: bench/scale.ts measures those.
@@ -17,6 +18,7 @@
 import type { Outbox } from '../src/db/outbox/index.js';
 import type { SegmentConfig, StrategyConfig } from '../src/evaluation/index.js';
 import { featuresDocument, resolveQuery } from '../src/features/client-api/features.js';
+import { ClientFeaturesService } from '../src/features/client-api/service.js';
 import { SdkStateCache } from '../src/features/client-api/state.js';
 import { frontendContext, frontendToggles, scopeFlags } from '../src/features/frontend-api/evaluate.js';
 import { shippedState } from '../src/features/frontend-api/shipped-state.js';
@@ -125,6 +127,7 @@ async function run(size: number, writes: number): Promise<void> {
     { list: () => Promise.resolve(segments.map((s) => ({ ...s, description: null, project: null, createdAt: new Date(0), createdBy: 'admin' }))), get: () => Promise.resolve(null) },
   ), outbox);
   const states = new SdkStateCache({ flags: () => Promise.resolve(flags), segments: () => Promise.resolve(segments) }, outbox);
+  const clientApi = new ClientFeaturesService(states);
   const follower = new CompiledSnapshotCache();
   const workerStates = new WorkerStates();
   const scope = { projects: ['*'], environment: 'development' };
@@ -146,6 +149,8 @@ async function run(size: number, writes: number): Promise<void> {
     const state = await time(step('sdk: main-thread state'), () => states.get());
     await time(step('client: body after a write'), () => featuresDocument(state.flags, state.segments, query, state.revisionId));
     await time(step('client: body, steady (cached per state; its build once more)'), () => featuresDocument(state.flags, state.segments, query, state.revisionId));
+    // What /api/client/features answers an SDK sending accept-encoding: gzip (every official one).
+    await time(step('client: gzip body after a write'), () => clientApi.compressed(clientApi.features(state, scope, {}, undefined)));
     await time(step('frontend: first answer, its scope\'s flags'), () => scopeFlags(state, scope));
     await time(step('frontend: first answer, the rest'), () => frontendToggles(state, scope, context, false));
     await time(step('frontend: steady answer'), () => frontendToggles(state, scope, context, false));
