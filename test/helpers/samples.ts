@@ -90,6 +90,9 @@ export function withoutId(body: Record<string, unknown> | null): unknown {
  * they were recorded. Error bodies are compared in Vane's form (`vaneError`); where the reference
  * answered an error with no body (a 403), Vane's names `emptyErrorAs`.
  */
+/** Unleash's message for a validation error whose own text it drops (src/errors.ts, unnamedValidationError). */
+const UNNAMED_REASON = 'A validation error occurred while processing your request data. Please make sure it conforms to the request data schema.';
+
 export async function expectRecordedSteps(
   t: Test, app: FastifyInstance, steps: readonly RecordedStep[], options: {
     token?: string; personToken?: string; emptyErrorAs?: string; arrange?: (events: unknown[]) => unknown[];
@@ -126,6 +129,11 @@ export async function expectRecordedSteps(
       t.same(Object.fromEntries(Object.keys(answer).slice(0, Object.keys(step.response).length).map((k) => [k, answer[k]])), step.response, label);
     } else if (step.status! >= 400 && step.response === '') {
       t.equal((answer as { name?: string }).name, options.emptyErrorAs, `${label}: the error Vane names where the reference sends no body`);
+    } else if (step.status! >= 400 && String((step.response as { message?: unknown }).message).endsWith(UNNAMED_REASON)) {
+      // D18: where Unleash's one detail repeats its unnamed message, Vane's names the reason.
+      const { details: _vane, ...vane } = vaneError(answer as Record<string, unknown>);
+      const { details: _reference, ...reference } = vaneError(step.response as Record<string, unknown>);
+      t.same(vane, reference, label);
     } else if (step.status! >= 400) {
       t.same(vaneError(answer as Record<string, unknown>), vaneError(step.response as Record<string, unknown>), label);
     } else {
