@@ -18,7 +18,7 @@ const PROGRAMS = [
   'bench/admin', 'bench/engine', 'bench/event-index', 'bench/events', 'bench/frontend-dispatch', 'bench/impact',
   'bench/ofrep', 'bench/playground', 'bench/readers', 'bench/replay', 'bench/request-overhead', 'bench/scale',
   'bench/sdk', 'bench/sequential', 'bench/state-memory', 'bench/stream-clients', 'bench/ui-pages',
-  'tools/difftest/record-admin', 'tools/difftest/record-frontend', 'tools/difftest/record-permissions', 'tools/difftest/run',
+  'tools/difftest/record-admin', 'tools/difftest/record-frontend', 'tools/difftest/record-permissions', 'tools/difftest/record-webhooks', 'tools/difftest/run',
   'tools/openapi/compare', 'tools/openapi/record', 'tools/soak/run', 'tools/ui-actions/record',
 ];
 

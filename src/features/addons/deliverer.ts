@@ -194,5 +194,10 @@ export class Deliverer {
     for (const worker of running) worker.stop();
     this.workers.clear();
     await Promise.all(running.map((worker) => worker.done));
+    try {
+      await this.lease.release();
+    } catch (err) {
+      this.log.warn({ err }, 'addon deliveries: the lease was not released; another instance takes it when it expires');
+    }
   }
 }
