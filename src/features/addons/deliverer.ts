@@ -135,6 +135,7 @@ class AddonWorker {
 
 export class Deliverer {
   private readonly workers = new Map<number, AddonWorker>();
+  private readonly stopping = new Map<number, AddonWorker>();
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private stopped = true;
@@ -179,9 +180,15 @@ export class Deliverer {
       if (!keep.has(id)) {
         worker.stop();
         this.workers.delete(id);
+        // Its attempt in flight ends and is recorded before a new worker reads the position: a
+        // lease that lapsed for a moment (an event loop held for seconds) sent an event twice.
+        this.stopping.set(id, worker);
+        void worker.done.then(() => {
+          if (this.stopping.get(id) === worker) this.stopping.delete(id);
+        });
       }
     }
-    for (const id of keep) if (!this.workers.has(id)) this.workers.set(id, new AddonWorker(id, this));
+    for (const id of keep) if (!this.workers.has(id) && !this.stopping.has(id)) this.workers.set(id, new AddonWorker(id, this));
   }
 
   /** Stops delivering: the attempts in flight end (within their deadline), nothing new starts. */
@@ -190,9 +197,10 @@ export class Deliverer {
     clearTimeout(this.timer);
     this.unsubscribe?.();
     await this.ticking;
-    const running = [...this.workers.values()];
+    const running = [...this.workers.values(), ...this.stopping.values()];
     for (const worker of running) worker.stop();
     this.workers.clear();
+    this.stopping.clear();
     await Promise.all(running.map((worker) => worker.done));
     try {
       await this.lease.release();
