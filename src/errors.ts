@@ -66,7 +66,7 @@ const UNNAMED_REASON = 'A validation error occurred while processing your reques
 
 /**
  * 400 with Unleash's message for a validation error whose text it drops (`UNNAMED_REASON`), and
- * the reason in `details` (docs/rules.md D18: Unleash repeats its message there).
+ * the reason in `details` (docs/rules.md D20: Unleash repeats its message there).
  */
 export function unnamedValidationError(reason: string): ApiError {
   return new ApiError('ValidationError', 400, `Request validation failed: your request body or params contain invalid data: ${UNNAMED_REASON}`, {

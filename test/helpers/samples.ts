@@ -130,7 +130,7 @@ export async function expectRecordedSteps(
     } else if (step.status! >= 400 && step.response === '') {
       t.equal((answer as { name?: string }).name, options.emptyErrorAs, `${label}: the error Vane names where the reference sends no body`);
     } else if (step.status! >= 400 && String((step.response as { message?: unknown }).message).endsWith(UNNAMED_REASON)) {
-      // D18: where Unleash's one detail repeats its unnamed message, Vane's names the reason.
+      // D20: where Unleash's one detail repeats its unnamed message, Vane's names the reason.
       const { details: _vane, ...vane } = vaneError(answer as Record<string, unknown>);
       const { details: _reference, ...reference } = vaneError(step.response as Record<string, unknown>);
       t.same(vane, reference, label);

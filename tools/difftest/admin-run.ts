@@ -582,7 +582,7 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
     op: /^addon\.list$/, path: /^body\.addons/,
   },
   {
-    why: 'D18: where Unleash\'s detail repeats its unnamed validation message, Vane\'s names the reason',
+    why: 'D20: where Unleash\'s detail repeats its unnamed validation message, Vane\'s names the reason',
     op: /^addon\.(create-invalid|update)$/, path: /^body\.details\[0\]\.message$/,
     when: (f) => String(f.difference.expected).startsWith('A validation error occurred'),
   },
