@@ -3,7 +3,9 @@ import { stdTimeFunctions } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
-import { createPlayground, createServices, createStores, eventCreatorNames, initialiseState, type Services, type Stores } from './composition.js';
+import {
+  createAddonDeliverer, createPlayground, createServices, createStores, eventCreatorNames, initialiseState, type Services, type Stores,
+} from './composition.js';
 import errors from './plugins/errors.js';
 import database, { isDatabaseUnavailable } from './plugins/database.js';
 import { backgroundFailureReporter } from './db/background-failures.js';
@@ -41,6 +43,7 @@ import personalDashboardRoutes from './features/personal-dashboard/routes.js';
 import instanceStatsRoutes from './features/instance-stats/routes.js';
 import featureSearchRoutes from './features/feature-search/routes.js';
 import importExportRoutes from './features/import-export/routes.js';
+import addonRoutes from './features/addons/routes.js';
 import { registerSdkApi } from './features/sdk-api.js';
 import playgroundBatchRoutes from './features/playground-batch/routes.js';
 import { ErrorSchema } from './schemas/common.js';
@@ -162,10 +165,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(personalDashboardRoutes, { service: services.personalDashboard });
   await app.register(instanceStatsRoutes, { service: services.instanceStats });
   await app.register(importExportRoutes, { exporter: services.exporter, importer: services.importer });
+  await app.register(addonRoutes, { service: services.addons });
   const officialUi = await registerAdminUi(app, config.UNLEASH_UI);
   await app.register(webRoutes, { inviteLinks: services.inviteLinks, officialUi });
 
+  const deliverer = createAddonDeliverer(stores, app.database.db, config, app.log);
   app.addHook('onClose', async () => {
+    await deliverer.stop();
     app.database.outbox.stopFollowing();
     stores.eventLog.stop();
     await stores.eventLog.settled();
@@ -204,6 +210,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Other instances' commits reach every onCommitted listener (the configuration state, read
     // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
     app.database.outbox.follow(config.REVISION_POLL_MS, backgroundFailureReporter(app.log));
+    deliverer.start();
     loaded = true;
     app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');
     stores.eventLog.pruneLeftovers();

@@ -5,7 +5,8 @@ import type { EventLog } from './db/event-log/index.js';
 import type { Outbox } from './db/outbox/index.js';
 import type { PoolScheduler } from './plugins/pool-scheduler.js';
 import type { LoadProgress } from './db/state.js';
-import { ApiTokenService } from './features/api-tokens/service.js';
+import { ApiTokenService, SYSTEM_USER } from './features/api-tokens/service.js';
+import { ApiError } from './errors.js';
 import { ApiTokenStore } from './features/api-tokens/store.js';
 import { EnvironmentStore } from './features/environments/store.js';
 import { ProjectStore } from './features/projects/store.js';
@@ -69,6 +70,13 @@ import type { ImportSources, ImportWriter } from './features/import-export/sourc
 import { packFlag } from './features/flags/store.js';
 import type { ContextFieldDocument } from './features/context-fields/store.js';
 import { tagId, type TagDocument, type TagTypeDocument } from './features/tags/store.js';
+import { AddonStore } from './features/addons/store.js';
+import { AddonService } from './features/addons/service.js';
+import { DeliveryLog } from './features/addons/log.js';
+import { DeliveryLease } from './features/addons/lease.js';
+import { Deliverer } from './features/addons/deliverer.js';
+import type { UrlPolicy } from './features/addons/url.js';
+import { summaryOf } from './features/events/presenter.js';
 
 /**
  * The one place where stores and services are wired together (Unleash keeps a small composition
@@ -102,6 +110,9 @@ export interface Stores {
   settings: SettingStore;
   maintenance: MaintenanceStore;
   personalAccessTokens: PatStore;
+  addons: AddonStore;
+  /** The addons' delivery attempts (not configuration: written to its collection directly). */
+  addonDeliveries: DeliveryLog;
 }
 
 export interface Services {
@@ -144,6 +155,7 @@ export interface Services {
   maintenance: MaintenanceService;
   /** Unleash Edge's token validation. */
   edge: EdgeService;
+  addons: AddonService;
 }
 
 /**
@@ -171,6 +183,8 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     settings: new SettingStore(outbox),
     maintenance: new MaintenanceStore(outbox),
     personalAccessTokens: new PatStore(outbox),
+    addons: new AddonStore(outbox),
+    addonDeliveries: new DeliveryLog(db),
   };
 }
 
@@ -241,6 +255,15 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     importer: new ImportService(importSources(stores), importWriter(stores)),
     maintenance: new MaintenanceService(stores.maintenance, stores.outbox),
     edge: new EdgeService({ token: (secret) => stores.apiTokens.lookup(secret) }),
+    addons: new AddonService(stores.addons, stores.addonDeliveries, {
+      ensureTagType: async (tagType) => {
+        try {
+          await tags.createType(tagType, SYSTEM_USER);
+        } catch (err) {
+          if (!(err instanceof ApiError && err.name === 'NameExistsError')) throw err;
+        }
+      },
+    }, addonUrlPolicy(config), log),
   };
 }
 
@@ -282,6 +305,39 @@ function importWriter(stores: Stores): ImportWriter {
     },
     commit: (changes, events) => outbox.write(changes, events),
   };
+}
+
+/** Where addons may send (ADDON_ALLOW_PRIVATE_URLS, ADDON_ALLOWED_HOSTS). */
+function addonUrlPolicy(config: Config): UrlPolicy {
+  return {
+    allowPrivate: config.ADDON_ALLOW_PRIVATE_URLS === 'true',
+    allowedHosts: config.ADDON_ALLOWED_HOSTS.split(',').map((host) => host.trim().toLowerCase()).filter(Boolean),
+  };
+}
+
+/**
+ * The addons' deliverer (features/addons/deliverer.ts): the configurations, the event log it
+ * follows, each commit as its signal, and the event search's summary as Unleash's eventMarkdown.
+ * Started once the state has loaded (app.ts).
+ */
+export function createAddonDeliverer(stores: Stores, db: Db, config: Config, log: FastifyBaseLogger): Deliverer {
+  const { outbox, eventLog } = stores;
+  return new Deliverer({
+    addons: () => stores.addons.list(),
+    addon: (id) => stores.addons.get(id),
+    newestEventId: () => eventLog.newestId,
+    events: async (ids) => await eventLog.read(ids),
+    eventsReady: async () => await eventLog.whenReady(),
+    onCommitted: (listener) => outbox.onCommitted(listener),
+    markdown: (event) => summaryOf(event, config.baseUrl),
+  }, stores.addonDeliveries, new DeliveryLease(db, outbox.instance), {
+    timeoutMs: config.ADDON_DELIVERY_TIMEOUT_MS,
+    attempts: config.ADDON_DELIVERY_ATTEMPTS,
+    backoffMs: config.ADDON_DELIVERY_BACKOFF_MS,
+    maxBackoffMs: config.ADDON_DELIVERY_MAX_BACKOFF_MS,
+    policy: addonUrlPolicy(config),
+    tickMs: 1000,
+  }, log);
 }
 
 /** What the personal dashboard reads (personal-dashboard/sources.ts): other features' read sides. */

@@ -71,6 +71,20 @@ const EnvSchema = Type.Object({
    * fetched (src/features/admin-ui/package.ts), or `off` (Vane's own pages only, under /vane/).
    */
   UNLEASH_UI: Type.String({ pattern: '^(off|\\d+\\.\\d+\\.\\d+(-[0-9A-Za-z.-]+)?)$', default: '8.2.0' }),
+  /**
+   * Whether addons (webhooks) may send to private, loopback and link-local addresses (Unleash's
+   * UNLEASH_ALLOW_PRIVATE_URL_IN_INTEGRATION): refused by default, when a URL is saved and when sent.
+   */
+  ADDON_ALLOW_PRIVATE_URLS: Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' }),
+  /** Host names addons may send to whatever they resolve to, comma-separated (Unleash's UNLEASH_ALLOW_LIST_INTEGRATION). */
+  ADDON_ALLOWED_HOSTS: Type.String({ default: '' }),
+  /** Milliseconds a webhook has to answer a delivery (Unleash's HTTP client waits 10 s). */
+  ADDON_DELIVERY_TIMEOUT_MS: Type.Integer({ minimum: 10, default: 10000 }),
+  /** Attempts per event and webhook, the first included; then the event is recorded as failed and the next one goes. */
+  ADDON_DELIVERY_ATTEMPTS: Type.Integer({ minimum: 1, default: 8 }),
+  /** The wait after a failed attempt, doubled after each, at most ADDON_DELIVERY_MAX_BACKOFF_MS (8 attempts span about 2 minutes). */
+  ADDON_DELIVERY_BACKOFF_MS: Type.Integer({ minimum: 1, default: 1000 }),
+  ADDON_DELIVERY_MAX_BACKOFF_MS: Type.Integer({ minimum: 1, default: 60000 }),
   /** Profiling aid: `1` logs every driver command to stderr (src/plugins/database.ts); any other value does not. */
   VANE_MONITOR_COMMANDS: Type.String({ default: '' }),
 });
@@ -89,7 +103,8 @@ export class ConfigError extends Error {
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'DB_MAX_CONCURRENT_WRITES', 'DB_MAX_CONCURRENT_READS', 'DB_HEALTH_INTERVAL_MS', 'DB_RESTART_AFTER_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_MAX_WAIT_MS', 'PLAYGROUND_WORKER_NICE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
-  'PLAYGROUND_BATCH_LIMIT', 'OFREP_RATE_LIMIT',
+  'PLAYGROUND_BATCH_LIMIT', 'OFREP_RATE_LIMIT', 'ADDON_DELIVERY_TIMEOUT_MS', 'ADDON_DELIVERY_ATTEMPTS', 'ADDON_DELIVERY_BACKOFF_MS',
+  'ADDON_DELIVERY_MAX_BACKOFF_MS',
 ]);
 
 const validator = Compile(EnvSchema);

@@ -61,6 +61,19 @@ export function validationError(reason: string): ApiError {
   });
 }
 
+/** Unleash's message where its validation error carries no text of its own (an addon's provider rules). */
+const UNNAMED_REASON = 'A validation error occurred while processing your request data. Please make sure it conforms to the request data schema.';
+
+/**
+ * 400 with Unleash's message for a validation error whose text it drops (`UNNAMED_REASON`), and
+ * the reason in `details` (docs/rules.md D20: Unleash repeats its message there).
+ */
+export function unnamedValidationError(reason: string): ApiError {
+  return new ApiError('ValidationError', 400, `Request validation failed: your request body or params contain invalid data: ${UNNAMED_REASON}`, {
+    details: [{ message: reason }],
+  });
+}
+
 /** 400 whose message is exactly the reason (name rules of flag creation, segments, tags…). */
 export function badRequest(message: string, name = 'ValidationError'): ApiError {
   return new ApiError(name, 400, message);

@@ -19,7 +19,8 @@ const PROGRAMS = [
   'bench/ofrep', 'bench/playground', 'bench/readers', 'bench/replay', 'bench/request-overhead', 'bench/scale',
   'bench/sdk', 'bench/sequential', 'bench/state-memory', 'bench/stream-clients', 'bench/ui-pages',
   'tools/difftest/record-admin', 'tools/difftest/record-calls', 'tools/difftest/record-frontend', 'tools/difftest/record-permissions',
-  'tools/difftest/run', 'tools/openapi/compare', 'tools/openapi/record', 'tools/soak/run', 'tools/ui-actions/record',
+  'tools/difftest/record-webhooks', 'tools/difftest/run', 'tools/openapi/compare', 'tools/openapi/record', 'tools/soak/run',
+  'tools/ui-actions/record',
 ];
 
 function sources(dir: string): string[] {

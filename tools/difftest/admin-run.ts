@@ -131,7 +131,51 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
   for (let i = 0; i < 3; i++) createField();
   for (let i = 0; i < 4; i++) createFlag();
 
+  // Addon configurations (helper "addons"): webhooks to a public address literal, taking only event
+  // types the sequence never records, so neither server delivers and the delivery logs stay empty.
+  const addons: string[] = [];
+  const addonBody = (): Record<string, unknown> => {
+    const body: Record<string, unknown> = {
+      provider: 'webhook', enabled: random.chance(0.5),
+      parameters: { url: `http://93.184.216.34/${tag}-${addons.length}`, ...(random.chance(0.5) ? { authorization: 'Bearer x' } : {}) },
+      events: random.some(['feature-potentially-stale-on', 'release-plan-progressions-paused', 'change-request-scheduled'], random.int(0, 2)),
+    };
+    if (random.chance(0.5)) body.description = random.pick([null, '', 'hook']);
+    if (random.chance(0.4)) body.projects = random.pick([[], ['*'], [PROJECT]]);
+    if (random.chance(0.4)) body.environments = random.pick([[], ['*'], [...ENVIRONMENTS]]);
+    return body;
+  };
+  const invalidAddon = (): unknown => random.pick<unknown>([
+    { provider: 'webhook', parameters: { url: 'http://93.184.216.34/' }, events: [] },
+    { provider: 'nope', enabled: true, parameters: {}, events: [] },
+    { provider: 'webhook', enabled: true, parameters: {}, events: [] },
+    { provider: 'Bad Name', enabled: true, parameters: { url: 'http://93.184.216.34/' }, events: [] },
+    { provider: 'webhook', enabled: true, parameters: { url: 'http://127.0.0.1/' }, events: [] },
+    { provider: 'teams', enabled: true, parameters: { url: 'http://93.184.216.34/' }, events: [] },
+  ]);
+  const anyAddon = (): string => (addons.length > 0 && random.chance(0.85) ? `{ref:${random.pick(addons)}}` : '999999');
+
   const ops: Array<[number, () => void]> = [
+    [2, () => {
+      const ref = `${tag}-addon${addons.length}`;
+      if (random.chance(0.75)) {
+        calls.push({ op: 'addon.create', method: 'POST', path: '/api/admin/addons', body: addonBody(), capture: ref });
+        addons.push(ref);
+      } else calls.push({ op: 'addon.create-invalid', method: 'POST', path: '/api/admin/addons', body: invalidAddon() });
+    }],
+    [1, () => calls.push({ op: 'addon.list', method: 'GET', path: '/api/admin/addons' })],
+    [1, () => calls.push({ op: 'addon.get', method: 'GET', path: `/api/admin/addons/${anyAddon()}` })],
+    [2, () => {
+      const body = random.chance(0.8) ? { ...addonBody(), parameters: { url: '*****' } } : invalidAddon();
+      calls.push({ op: 'addon.update', method: 'PUT', path: `/api/admin/addons/${anyAddon()}`, body });
+    }],
+    [1, () => calls.push({ op: 'addon.events', method: 'GET', path: `/api/admin/addons/${anyAddon()}/events${random.pick(['', '?limit=5', '?limit=x&offset=2'])}` })],
+    [1, () => {
+      const target = anyAddon();
+      calls.push({ op: 'addon.delete', method: 'DELETE', path: `/api/admin/addons/${target}` });
+      const index = addons.findIndex((ref) => `{ref:${ref}}` === target);
+      if (index >= 0) addons.splice(index, 1);
+    }],
     // Applications, a flag's hourly metrics and the UI's housekeeping (helper D). Applications are
     // named by the run; no SDK reports in the sequence, so the metrics views are empty on both sides.
     [2, () => calls.push({ op: 'metrics.raw', method: 'GET', path: `/api/admin/client-metrics/features/${anyFlag()}/raw${random.pick(['', '?hoursBack=2', '?hoursBack=49', '?hoursBack=x'])}` })],
@@ -540,6 +584,19 @@ export interface AdminFinding {
  * op and a difference's path; `when` narrows it further.
  */
 export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; when?: (finding: AdminFinding) => boolean }> = [
+  {
+    why: 'addon configurations are numbered by each server\'s own serial (the shared reference holds other runs\' configurations)',
+    op: /^addon\./, path: /^(body\.id|body\.integrationEvents\[\d+\]\.integrationId|events\[\d+\]\.(data|preData)\.id)$/,
+  },
+  {
+    why: 'the shared reference lists other runs\' addon configurations, and in its table\'s storage order (rules §11.1)',
+    op: /^addon\.list$/, path: /^body\.addons/,
+  },
+  {
+    why: 'D20: where Unleash\'s detail repeats its unnamed validation message, Vane\'s names the reason',
+    op: /^addon\.(create-invalid|update)$/, path: /^body\.details\[0\]\.message$/,
+    when: (f) => String(f.difference.expected).startsWith('A validation error occurred'),
+  },
   {
     why: 'D16: the shared reference set its frontend origins before any run: its first change is setting-updated with the origins before, where a database that never had them records setting-created',
     op: /^ui\.cors$/, path: /^events\[0\]\.(type|preData)$/, when: (f) => f.difference.actual === 'setting-created' || f.difference.actual === null,

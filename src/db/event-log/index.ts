@@ -210,6 +210,15 @@ export class EventLog {
     return this.mirror.json(id);
   }
 
+  /** Events by id, in the order asked, those the copy holds; waits for their JSON after a start (the addons' deliveries). */
+  async read(ids: readonly number[]): Promise<StoredEvent[]> {
+    await this.mirror.bodiesFor(ids);
+    return ids.flatMap((id) => {
+      const json = this.mirror.json(id);
+      return json === undefined ? [] : [JSON.parse(json) as StoredEvent];
+    });
+  }
+
   private async confirmedPage(criteria: SearchCriteria, like: RegExp | null, offset: number, limit: number, budgetMs: number): Promise<SearchPage> {
     const mirror = this.mirror;
     const candidates: number[] = [];
