@@ -341,7 +341,8 @@ function flagCollaborators(stores: Stores): CollaboratorSource {
         const user = users.get(id);
         if (!user) return [];
         const name = user.name ?? user.username ?? user.email;
-        return [{ id, name, imageUrl: gravatarUrl(user.email || name) }];
+        // By name, as a flag's createdBy: Vane's first admin has an e-mail address Unleash's lacks (D17).
+        return [{ id, name, imageUrl: gravatarUrl(name) }];
       });
     },
   };
