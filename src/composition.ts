@@ -25,6 +25,7 @@ import { UserService } from './features/users/service.js';
 import { UserStore } from './features/users/store.js';
 import { FlagStore } from './features/flags/store.js';
 import { FlagService } from './features/flags/service.js';
+import type { CollaboratorSource } from './features/flags/sources.js';
 import { FlagBulkService } from './features/flags/bulk.js';
 import { FlagCloneService } from './features/flags/clone.js';
 import { FlagLifecycleService } from './features/flags/lifecycle-service.js';
@@ -60,7 +61,7 @@ import type { ProjectStatusSources } from './features/project-status/sources.js'
 import { InstanceStatsService } from './features/instance-stats/service.js';
 import type { InstanceStatsSources } from './features/instance-stats/sources.js';
 import { UNLEASH_VERSION } from './features/ui-config/routes.js';
-import { instanceIdOf } from './features/shared.js';
+import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME, gravatarUrl, instanceIdOf } from './features/shared.js';
 import { FeatureTypeStore } from './features/feature-types/store.js';
 import { FeatureTypeService } from './features/feature-types/service.js';
 import type { FeatureSearchSources } from './features/feature-search/sources.js';
@@ -205,6 +206,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   const legalValues = { legalValues: async (name: string) => ((await stores.contextFields.get(name))?.legalValues ?? []).map((v) => v.value) };
   const flags = new FlagService(
     stores.flags, stores.projects, stores.environments, stores.strategyTypes, tags, stores.segments, metrics, stores.outbox, legalValues,
+    flagCollaborators(stores),
   );
   const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox, legalValues);
   const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
@@ -376,6 +378,29 @@ function instanceStatsSources(stores: Stores, metrics: MetricsService, events: E
       ...(from === undefined ? {} : { from: `IS:${from.toISOString().slice(0, 10)}` }),
       limit: '1',
     }, { allProjects: true })).total,
+  };
+}
+
+/**
+ * A flag's collaborators: the event log's creators of its name, named by the users' read side
+ * (the admin token user by its fixed name; someone no longer a user is left out, as Unleash's
+ * join with its users table leaves them).
+ */
+function flagCollaborators(stores: Stores): CollaboratorSource {
+  return {
+    of: async (featureName) => {
+      const ids = stores.eventLog.featureCreators(featureName);
+      if (ids.length === 0) return [];
+      const users = new Map((await stores.users.list()).map((user) => [user._id, user]));
+      return ids.flatMap((id) => {
+        if (id === ADMIN_TOKEN_USER_ID) return [{ id, name: ADMIN_TOKEN_USER_NAME, imageUrl: gravatarUrl(ADMIN_TOKEN_USER_NAME) }];
+        const user = users.get(id);
+        if (!user) return [];
+        const name = user.name ?? user.username ?? user.email;
+        // By name, as a flag's createdBy: Vane's first admin has an e-mail address Unleash's lacks (D17).
+        return [{ id, name, imageUrl: gravatarUrl(name) }];
+      });
+    },
   };
 }
 

@@ -311,6 +311,11 @@ export class EventLog {
     return this.mirror.index.projectDays(project, since.getTime());
   }
 
+  /** Who created events of `feature`, latest event first (a flag's collaborators). */
+  featureCreators(feature: string): number[] {
+    return this.mirror.index.featureCreators(feature);
+  }
+
   /** The ids of everyone who created an event, ascending. */
   creatorIds(): number[] {
     return this.mirror.index.creatorIds();

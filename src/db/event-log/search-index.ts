@@ -508,6 +508,22 @@ class EventColumns {
     return this.user.held().sort((a, b) => a - b);
   }
 
+  /**
+   * Who created events of `feature`, latest event first, each once: Unleash's collaborators (the
+   * creators grouped by their newest event of the flag's name, ordered by it descending).
+   */
+  featureCreators(feature: string): number[] {
+    const code = this.feature.find(feature);
+    const list = code === undefined ? undefined : this.feature.lists?.[code];
+    if (!list) return [];
+    const seen = new Set<number>();
+    for (let position = list.length - 1; position >= 0; position--) {
+      const user = this.user.valueOf(this.user.codes[list.ids[position]!]!);
+      if (user !== null) seen.add(user);
+    }
+    return [...seen];
+  }
+
   private projectList(project: string): OrderedIds | undefined {
     const code = this.project.find(project);
     return code === undefined ? undefined : this.project.lists?.[code];

@@ -18,7 +18,7 @@ import { FlagRewrites } from './rewrites.js';
 import { checkFlagName, LIMITS, type VariantInput } from './rules.js';
 import type { FeatureCreatedView, FeatureListItemView, FeatureView } from './schemas.js';
 import type {
-  ContextFieldSource, EnvironmentSource, FlagProject, ProjectSource, SegmentSource, StrategyTypeSource, UsageSource,
+  CollaboratorSource, ContextFieldSource, EnvironmentSource, FlagProject, ProjectSource, SegmentSource, StrategyTypeSource, UsageSource,
 } from './sources.js';
 import type { FlagStore } from './store.js';
 import { FlagStrategyService } from './strategy-service.js';
@@ -52,6 +52,7 @@ export class FlagService {
     private readonly usage: UsageSource,
     private readonly outbox: Outbox,
     contextFields: ContextFieldSource = { legalValues: async () => [] },
+    private readonly collaborators?: CollaboratorSource,
   ) {
     this.views = new ReadCache(outbox);
     this.rewrites = new FlagRewrites(store, environments, outbox);
@@ -115,7 +116,10 @@ export class FlagService {
       const flag = await this.requireFlag(projectId, featureName, { archived: false });
       return flagView(flag, ...await this.viewParts(flag));
     });
-    return withUsage(view, await this.usage.environmentUsage(featureName));
+    // Per read, not per revision: the event log learns a commit's events after the state does.
+    const [usage, collaborators] = await Promise.all([this.usage.environmentUsage(featureName), this.collaborators?.of(featureName)]);
+    const withCollaborators = collaborators?.length ? { ...view, collaborators: { users: collaborators } } : view;
+    return withUsage(withCollaborators, usage);
   }
 
   /** The flag's environments and children, which both flag views show. */

@@ -55,3 +55,19 @@ export interface UsageSource {
 export interface ContextFieldSource {
   legalValues(name: string): Promise<readonly string[]>;
 }
+
+/** Someone who changed a flag, as its view lists them. */
+export interface Collaborator {
+  id: number;
+  name: string;
+  imageUrl: string;
+}
+
+/**
+ * Who recorded events under a flag's name, latest first, as Unleash 8.2 lists a flag's
+ * collaborators: every event of that name counts, those of an earlier flag of the same name too
+ * (measured: a flag deleted and imported back lists the admin token user of its first life).
+ */
+export interface CollaboratorSource {
+  of(featureName: string): Promise<Collaborator[]>;
+}

@@ -150,7 +150,8 @@ export function validation(input: ImportInput, known: Known, holds: (permission:
   }
   const elsewhere = otherProjectFeatures(data, project, known);
   if (elsewhere.length > 0) {
-    errors.push(item(`You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`, elsewhere));
+    errors.push(item('You cannot import a features that already exist in other projects. '
+      + `You already have the following features defined outside of project ${project}:`, elsewhere));
   }
   const duplicates = duplicateFeatures(data);
   if (duplicates.length > 0) errors.push(item('We detected the following features are duplicate in your import data:', duplicates));
@@ -162,15 +163,18 @@ export function validation(input: ImportInput, known: Known, holds: (permission:
   const warnings: ValidateResult['warnings'] = [];
   const custom = customStrategies(data, known);
   if (custom.length > 0) {
-    warnings.push(item('The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:', custom));
+    warnings.push(item('The following strategy types will be used in import. '
+      + 'Please make sure the strategy type parameters are configured as in source environment:', custom));
   }
   const archived = archivedFeatures(data, known);
   if (archived.length > 0) {
-    warnings.push(item('The following features will not be imported as they are currently archived. To import them, please unarchive them first:', archived));
+    warnings.push(item('The following features will not be imported as they are currently archived. '
+      + 'To import them, please unarchive them first:', archived));
   }
   const existing = existingFeatures(data, project, known);
   if (existing.length > 0) warnings.push(item('The following features already exist in this project and will be overwritten:', existing));
 
   const missing = missingPermissions(input, known, holds);
-  return { errors, warnings, permissions: missing.length > 0 ? [item('We detected you are missing the following permissions:', missing)] : [] };
+  const permissions = missing.length > 0 ? [item('We detected you are missing the following permissions:', missing)] : [];
+  return { errors, warnings, permissions };
 }

@@ -75,7 +75,8 @@ export class ExportService {
       .sort((a, b) => (a.sortOrder ?? 0) - (b.sortOrder ?? 0))
       .map((s) => ({
         name: s.name, id: s.id, featureName: flag.name, title: s.title ?? null, parameters: jsonbOrder(s.parameters ?? {}),
-        constraints: jsonbOrder(s.constraints), variants: jsonbOrder(s.variants ?? []), disabled: s.disabled ?? false, segments: s.segments ?? [],
+        constraints: jsonbOrder(s.constraints), variants: jsonbOrder(s.variants ?? []), disabled: s.disabled ?? false,
+        segments: s.segments ?? [],
       })));
     const used = usesField(flags, environment);
     const usedSegments = new Set(strategies.flatMap((s) => s.segments));

@@ -168,7 +168,8 @@ class ImportPlan {
     if (planned) return planned.next;
     const stored = this.known.flag(name);
     if (stored && stored.project === this.project) return withoutBookkeeping(stored) as FlagData;
-    throw notFound(`There's no feature named "${name}" in project "${this.project}"${stored ? `, but there's a feature with that name in project "${stored.project}"` : '.'}`);
+    const elsewhere = stored ? `, but there's a feature with that name in project "${stored.project}"` : '.';
+    throw notFound(`There's no feature named "${name}" in project "${this.project}"${elsewhere}`);
   }
 
   private set(next: FlagData, events: readonly EventInput[]): void {
@@ -182,7 +183,10 @@ class ImportPlan {
     const existing = new Set(existingFeatures(data, this.project, this.known));
     let active = (await this.sources.flags()).filter((f) => !f.archived).length;
     for (const feature of data.features) {
-      const input = { name: feature.name, description: feature.description, type: feature.type, impressionData: feature.impressionData, stale: feature.stale };
+      const input = {
+        name: feature.name, description: feature.description, type: feature.type,
+        impressionData: feature.impressionData, stale: feature.stale,
+      };
       if (existing.has(feature.name)) {
         const applied = applyReplaceMetadata(this.flag(feature.name), input);
         this.set(applied.next, applied.events);
@@ -302,7 +306,9 @@ class ImportPlan {
   changes(writer: ImportWriter): Change[] {
     return [
       ...[...this.flags.values()].map(({ current, next }) => writer.flag(current, next)),
-      ...this.tagTypes.map((type) => writer.tagType({ name: type.name, description: type.description ?? null, icon: type.icon ?? null, color: type.color ?? null }, this.now)),
+      ...this.tagTypes.map((type) => writer.tagType(
+        { name: type.name, description: type.description ?? null, icon: type.icon ?? null, color: type.color ?? null }, this.now,
+      )),
       ...this.tags.map((tag) => writer.tag(tag.type, tag.value, this.now)),
       ...this.fields.map((field) => writer.contextField({
         name: field.name, description: field.description ?? null, stickiness: field.stickiness ?? false, sortOrder: 0,

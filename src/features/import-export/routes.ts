@@ -27,7 +27,9 @@ const ADMIN_TOKEN_REFUSED = 'You can\'t use an admin token to import features. P
   + '(https://docs.getunleash.io/concepts/api-tokens-and-client-keys#personal-access-tokens) or a service account '
   + '(https://docs.getunleash.io/concepts/service-accounts).';
 
-const importExportRoutes: FastifyPluginAsyncTypebox<{ exporter: ExportService; importer: ImportService }> = async (app, { exporter, importer }) => {
+interface ImportExportOptions { exporter: ExportService; importer: ImportService }
+
+const importExportRoutes: FastifyPluginAsyncTypebox<ImportExportOptions> = async (app, { exporter, importer }) => {
   app.post(`${BASE}/export`, {
     config: { permission: ANY_ROLE },
     schema: {
