@@ -51,7 +51,7 @@ if (!hasChromium()) {
   t.comment(`SKIP: browser tests need Debian's chromium at ${CHROMIUM} (apt-get install chromium); not found, so they did not run`);
   t.pass('skipped: no chromium');
 } else {
-  t.test('the official UI on Vane', { timeout: 300_000 }, async (t) => {
+  t.test('the official UI on Vane', { timeout: 540_000 }, async (t) => {
     mkdirSync(SHOTS, { recursive: true });
     const config = await testConfig(t, { INIT_ADMIN_USER: 'admin', INIT_ADMIN_PASSWORD: PASSWORD, UNLEASH_UI: '8.2.0' });
     const app = await buildApp(config, { logger: false });
