@@ -2,7 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from 'mongodb';
 import type { EventLog } from './db/event-log/index.js';
-import type { Outbox } from './db/outbox/index.js';
+import { withoutBookkeeping, type Outbox } from './db/outbox/index.js';
+import type { FlagData } from './features/flags/read-model.js';
+import type { ProjectFlagSource } from './features/projects/sources.js';
 import type { PoolScheduler } from './plugins/pool-scheduler.js';
 import type { LoadProgress } from './db/state.js';
 import { ApiTokenService, SYSTEM_USER } from './features/api-tokens/service.js';
@@ -209,7 +211,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     flagCollaborators(stores),
   );
   const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox, legalValues);
-  const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox);
+  const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox, projectFlagChanges(stores));
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
   const projectStatus = new ProjectStatusService(projectStatusSources(stores, events, flags));
   const strategyTypes = new StrategyTypeService(stores.strategyTypes, stores.outbox);
@@ -340,6 +342,22 @@ export function createAddonDeliverer(stores: Stores, db: Db, config: Config, log
     policy: addonUrlPolicy(config),
     tickMs: 1000,
   }, log);
+}
+
+/** What disconnecting a project's environment writes to its flags (projects/sources.ts), in the project's commit. */
+function projectFlagChanges(stores: Stores): ProjectFlagSource {
+  return {
+    environmentRemoved: async (projectId, environment) => {
+      const flags = [...await stores.flags.listByProject(projectId), ...await stores.flags.listByProject(projectId, { archived: true })];
+      return flags.flatMap((flag) => {
+        const state = flag.environments[environment];
+        if (!state || (!state.enabled && state.variants.length === 0)) return [];
+        const next = { ...withoutBookkeeping(flag) as FlagData, environments: { ...flag.environments, [environment]: { ...state, enabled: false, variants: [] } } };
+        const base = flag._rev ?? 0;
+        return [{ coll: stores.flags.collection.collectionName, id: flag._id, base, doc: { ...packFlag(next), _id: flag._id, _rev: base + 1 } }];
+      });
+    },
+  };
 }
 
 /** What the personal dashboard reads (personal-dashboard/sources.ts): other features' read sides. */

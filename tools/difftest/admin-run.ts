@@ -449,6 +449,19 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       body: random.pick<Record<string, unknown>>([{ status: 'kept', statusValue: 'v1' }, { status: 'discarded' }, { status: 'bogus' }, {}]),
     })],
     [1, () => calls.push({ op: 'flag.lifecycle-uncomplete', method: 'POST', path: `${FLAGS}/${anyFlag()}/lifecycle/uncomplete` })],
+    // Connecting answers 409/400/404 here (every environment stays connected: disconnecting would change what every other op sees).
+    [1, () => calls.push({
+      op: 'project.environment-add', method: 'POST', path: `/api/admin/projects/${random.chance(0.85) ? PROJECT : 'no-such-project'}/environments`,
+      body: random.pick<Record<string, unknown>>([{ environment: random.pick(ENVIRONMENTS) }, { environment: 'nope' }, { environment: random.pick(ENVIRONMENTS), x: 1 }, {}]),
+    })],
+    [1, () => calls.push({
+      op: 'project.default-strategy', method: 'POST', path: `/api/admin/projects/${PROJECT}/environments/${random.pick(ENVIRONMENTS)}/default-strategy`,
+      body: random.pick<Record<string, unknown>>([
+        { name: 'flexibleRollout', parameters: { rollout: String(random.int(0, 100)), stickiness: 'default', groupId: random.pick(['', 'g']) } },
+        { name: 'flexibleRollout', title: 't', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] },
+        { name: 'default' },
+      ]),
+    })],
     [2, () => calls.push({ op: 'flag.environment', method: 'GET', path: `${FLAGS}/${anyFlag()}/environments/${random.chance(0.9) ? random.pick(ENVIRONMENTS) : 'nope'}` })],
     [3, () => {
       const flag = random.pick(flags);

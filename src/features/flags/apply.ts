@@ -18,6 +18,7 @@ import type { FlagData, FlagEnvironment, FlagTag } from './read-model.js';
 import { finalise } from './store.js';
 import { initialLifecycle, withStage } from './lifecycle.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
+import type { DefaultStrategy } from './sources.js';
 
 export interface SegmentInfo {
   id: number;
@@ -37,6 +38,8 @@ export interface ApplyContext {
   environments: ReadonlyMap<string, EnvironmentInfo>;
   /** The project's default stickiness (flexibleRollout default). */
   defaultStickiness: string;
+  /** The project's default strategy per environment (turning a flag on adds it). */
+  defaultStrategies?: Readonly<Record<string, DefaultStrategy>>;
   newStrategyId?: () => string;
 }
 
@@ -277,16 +280,20 @@ export function applySetEnabled(flag: FlagData, environment: string, enabled: bo
     });
   } else if (enabled && onlyDisabled(strategies)) {
     const max = maxSortOrder(strategies);
+    const preset = ctx.defaultStrategies?.[environment];
+    // The project's default strategy as stored, an empty groupId made the flag's name (measured: "g" stays "g").
+    const parameters: Record<string, string> = preset ? { ...preset.parameters } : { rollout: '100', stickiness: ctx.defaultStickiness || 'default' };
+    if (!parameters.groupId) parameters.groupId = flag.name;
     const strategy: StrategyConfig = {
       id: (ctx.newStrategyId ?? (() => ulid(ctx.now.getTime())))(),
       name: 'flexibleRollout',
-      title: null,
+      title: preset?.title ?? null,
       disabled: false,
       sortOrder: max === undefined ? 0 : max + 1,
-      parameters: jsonbOrder({ rollout: '100', stickiness: ctx.defaultStickiness || 'default', groupId: flag.name }),
-      constraints: [],
-      variants: [],
-      segments: [],
+      parameters: jsonbOrder(parameters),
+      constraints: preset?.constraints ?? [],
+      variants: preset?.variants ?? [],
+      segments: preset?.segments ?? [],
     };
     strategies = [...strategies, strategy];
     events.push(flagEvent(flag, 'feature-strategy-add', environment, strategyEventView(strategy)));

@@ -107,6 +107,7 @@ export class FlagService {
       segments,
       environments: new Map(envs.map((e) => [e.name, e])),
       defaultStickiness: project?.defaultStickiness ?? 'default',
+      defaultStrategies: project?.defaultStrategies,
     };
   }
 

@@ -6,6 +6,7 @@
  */
 import type { SegmentInfo } from './apply.js';
 import type { UsageInfo } from './views.js';
+import type { ConstraintConfig, StrategyVariantConfig } from '../../evaluation/types.js';
 
 /** A flag's project: its connected environments, stickiness and whether it is archived. */
 export interface FlagProject {
@@ -13,6 +14,17 @@ export interface FlagProject {
   environments: string[];
   defaultStickiness: string;
   archivedAt: Date | null;
+  /** Per environment, the strategy turning a flag on adds when it has no active one. */
+  defaultStrategies?: Readonly<Record<string, DefaultStrategy>>;
+}
+
+/** A project environment's default strategy (flexibleRollout; any part may be absent). */
+export interface DefaultStrategy {
+  title?: string | null;
+  constraints?: ConstraintConfig[];
+  parameters?: Record<string, string>;
+  variants?: StrategyVariantConfig[];
+  segments?: number[];
 }
 
 export interface ProjectSource {

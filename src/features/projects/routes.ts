@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { auditOf } from '../shared.js';
-import { ADMIN_ERRORS, errorResponses } from '../../schemas/common.js';
-import { CreateProjectBody, ProjectListResponse, ProjectResponse } from './schemas.js';
+import { ADMIN_ERRORS, errorResponses, NoBody } from '../../schemas/common.js';
+import { validationError } from '../../errors.js';
+import { StrategyBody } from '../flags/schemas.js';
+import { CreateProjectBody, DefaultStrategyResponse, ProjectEnvironmentBody, ProjectListResponse, ProjectResponse } from './schemas.js';
 import type { ProjectService } from './service.js';
 
 const TAGS = ['Projects'];
@@ -26,6 +28,45 @@ const projectRoutes: FastifyPluginAsyncTypebox<{ service: ProjectService }> = as
   }, async (request, reply) => {
     const project = await service.create(request.body, auditOf(request));
     return reply.code(201).send(project);
+  });
+
+  const ProjectParams = Type.Object({ projectId: Type.String() });
+  const EnvironmentParams = Type.Object({ projectId: Type.String(), environment: Type.String() });
+
+  app.post('/api/admin/projects/:projectId/environments', {
+    config: { permission: 'UPDATE_PROJECT' },
+    schema: {
+      tags: TAGS, summary: 'Connect an environment to the project', params: ProjectParams, body: ProjectEnvironmentBody,
+      response: { 200: NoBody, ...errorResponses(...ADMIN_ERRORS, 404, 409) },
+    },
+  }, async (request, reply) => {
+    await service.connectEnvironment(request.params.projectId, request.body.environment, auditOf(request));
+    return reply.send(undefined);
+  });
+
+  app.delete('/api/admin/projects/:projectId/environments/:environment', {
+    config: { permission: 'UPDATE_PROJECT' },
+    schema: {
+      tags: TAGS, summary: 'Disconnect an environment: its flags there go off and lose their variants, strategies stay',
+      params: EnvironmentParams, response: { 200: NoBody, ...errorResponses(401, 403, 503) },
+    },
+  }, async (request, reply) => {
+    await service.disconnectEnvironment(request.params.projectId, request.params.environment, auditOf(request));
+    return reply.send(undefined);
+  });
+
+  app.post('/api/admin/projects/:projectId/environments/:environment/default-strategy', {
+    config: { permission: 'UPDATE_PROJECT' },
+    schema: {
+      tags: TAGS, summary: 'Set the strategy turning a flag on adds in this environment (flexibleRollout only)',
+      params: EnvironmentParams, body: StrategyBody,
+      response: { 200: DefaultStrategyResponse, ...errorResponses(...ADMIN_ERRORS, 404) },
+    },
+  }, async (request) => {
+    if (request.body.name !== 'flexibleRollout') {
+      throw validationError('Only "flexibleRollout" strategy can be used as a default strategy for an environment');
+    }
+    return await service.setDefaultStrategy(request.params.projectId, request.params.environment, request.body, auditOf(request));
   });
 };
 

@@ -1,11 +1,12 @@
 import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
-import { nameExists, schemaValidationError } from '../../errors.js';
+import { nameExists, validationError, notFound, schemaValidationError } from '../../errors.js';
 import type { FlagReadModel } from '../flags/read-model.js';
 import { isUrlFriendly } from '../shared.js';
-import type { ProjectDocument, ProjectStore } from './store.js';
+import type { ProjectDefaultStrategy, ProjectDocument, ProjectStore } from './store.js';
 import type { ProjectView } from './schemas.js';
-import type { EnvironmentSource } from './sources.js';
+import type { EnvironmentSource, ProjectFlagSource } from './sources.js';
 import { isDuplicateKey } from '../../db/keys.js';
+import { jsonbOrder } from '../../json.js';
 
 export interface CreateProjectInput {
   id: string;
@@ -35,6 +36,7 @@ export class ProjectService {
     private readonly environments: EnvironmentSource,
     private readonly flags: FlagReadModel,
     private readonly outbox: Outbox,
+    private readonly flagChanges: ProjectFlagSource,
   ) {}
 
   async list(): Promise<ProjectView[]> {
@@ -75,5 +77,59 @@ export class ProjectService {
         await this.outbox.replace(this.store.collection, project, { ...project, environments: [...project.environments, environment] }, []);
       }));
     }
+  }
+
+  /** Connects an existing environment to the project; event `project-environment-added`. */
+  async connectEnvironment(projectId: string, environment: string, audit: AuditUser): Promise<void> {
+    await this.outbox.exclusive(`project:${projectId}`, () => retrying(async () => {
+      const project = await this.store.get(projectId);
+      if (!project) throw notFound('No project found');
+      if (!(await this.environments.list()).some((e) => e.name === environment)) throw validationError(`Environment ${environment} does not exist`);
+      if (project.environments.includes(environment)) throw nameExists(`${projectId} already has the environment ${environment} enabled`);
+      const next = { ...project, environments: [...project.environments, environment] };
+      const events = buildEvents(audit, [{ type: 'project-environment-added', project: projectId, environment }]);
+      await this.outbox.replace(this.store.collection, project, next, events);
+    }));
+  }
+
+  /**
+   * Disconnects `environment` (any name, every one may go) in one commit with what that does to the
+   * project's flags; event `project-environment-removed` even when nothing was connected (measured).
+   */
+  async disconnectEnvironment(projectId: string, environment: string, audit: AuditUser): Promise<void> {
+    await this.outbox.exclusive(`project:${projectId}`, () => retrying(async () => {
+      const project = await this.store.get(projectId);
+      const events = buildEvents(audit, [{ type: 'project-environment-removed', project: projectId, environment }]);
+      if (!project || !project.environments.includes(environment)) return await this.outbox.write([], events);
+      const { [environment]: _gone, ...defaultStrategies } = project.defaultStrategies ?? {};
+      const next: ProjectDocument = { ...project, environments: project.environments.filter((e) => e !== environment), defaultStrategies };
+      const base = project._rev ?? 0;
+      const changes = [
+        { coll: this.store.collection.collectionName, id: project._id, base, doc: { ...next, _rev: base + 1 } },
+        ...await this.flagChanges.environmentRemoved(projectId, environment),
+      ];
+      await this.outbox.write(changes, events);
+    }));
+  }
+
+  /**
+   * Stores a connected environment's default strategy as sent, in jsonb key order (what Unleash
+   * answers and records, measured); event `default-strategy-updated` with the previous one.
+   */
+  async setDefaultStrategy(projectId: string, environment: string, strategy: ProjectDefaultStrategy, audit: AuditUser): Promise<ProjectDefaultStrategy> {
+    return await this.outbox.exclusive(`project:${projectId}`, () => retrying(async () => {
+      const project = await this.store.get(projectId);
+      if (!project) throw notFound('No project found');
+      if (!project.environments.includes(environment)) {
+        // Unleash 8.2 answers 500 (no project_environments row to update); D10.
+        throw notFound(`Environment ${environment} is not connected to project ${projectId}`);
+      }
+      const stored = jsonbOrder(strategy);
+      const next = { ...project, defaultStrategies: { ...project.defaultStrategies, [environment]: stored } };
+      const preData = project.defaultStrategies?.[environment] ?? null;
+      const events = buildEvents(audit, [{ type: 'default-strategy-updated', project: projectId, environment, data: stored, preData }]);
+      await this.outbox.replace(this.store.collection, project, next, events);
+      return stored;
+    }));
   }
 }

@@ -2,6 +2,7 @@ import type { Collection } from 'mongodb';
 import type { Outbox, StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { isDuplicateKey } from '../../db/keys.js';
+import type { ConstraintConfig, StrategyVariantConfig } from '../../evaluation/types.js';
 
 /** What the configuration state holds of the collection (src/db/state.ts). */
 declare module '../../db/state.js' {
@@ -20,6 +21,23 @@ export interface ProjectDocument extends StoredDocument {
   environments: string[];
   archivedAt: Date | null;
   createdAt: Date;
+  /**
+   * Per connected environment, the strategy a flag turned on there without an active strategy gets
+   * (Unleash's `project_environments.default_strategy`); gone with the connection.
+   */
+  defaultStrategies?: Record<string, ProjectDefaultStrategy>;
+}
+
+/** A project environment's default strategy as sent (always flexibleRollout), in jsonb key order. */
+export interface ProjectDefaultStrategy {
+  name: string;
+  title?: string | null;
+  disabled?: boolean | null;
+  sortOrder?: number;
+  constraints?: ConstraintConfig[];
+  parameters?: Record<string, string>;
+  variants?: StrategyVariantConfig[];
+  segments?: number[];
 }
 
 export class ProjectStore {
