@@ -18,6 +18,7 @@ const ACCEPTED: Record<string, string> = {
   'POST /api/admin/projects/{projectId}/features: success 201 where the reference documents 200': 'Unleash 8.2 answers 201 (measured; the seed contract)',
   'POST /api/admin/projects/{projectId}/features/{featureName}/clone: success 201 where the reference documents 200':
     'Unleash 8.2 answers 201 (recorded: test/fixtures/flag-clone)',
+  'POST /api/admin/addons: success 201 where the reference documents 200': 'Unleash 8.2 answers 201 (recorded: test/fixtures/addons)',
   'POST /api/client/metrics: success 202 where the reference documents 202, 204': 'every accepted report answers 202 on both (measured)',
   'POST /api/frontend/client/metrics: success 200 where the reference documents 200, 204': 'every accepted report answers 200 on both (measured)',
 };
