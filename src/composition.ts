@@ -410,7 +410,7 @@ function flagCollaborators(stores: Stores): CollaboratorSource {
         if (id === ADMIN_TOKEN_USER_ID) return [{ id, name: ADMIN_TOKEN_USER_NAME, imageUrl: gravatarUrl(ADMIN_TOKEN_USER_NAME) }];
         const user = users.get(id);
         if (!user) return [];
-        const name = user.name ?? user.username ?? user.email;
+        const name = user.name ?? user.username ?? user.email ?? String(user._id);
         // By name, as a flag's createdBy: Vane's first admin has an e-mail address Unleash's lacks (D17).
         return [{ id, name, imageUrl: gravatarUrl(name) }];
       });
