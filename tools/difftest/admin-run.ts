@@ -554,7 +554,7 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       if (person) person.deleted = true;
     }],
     [2, () => userCall({ op: 'user.search', method: 'GET', path: `${USERS}/search?q=${encodeURIComponent(random.pick([tag, `${tag}.u`, 'a', `%${tag}`, `Person`]))}` })],
-    [1, () => userCall({ op: 'user.list', method: 'GET', path: USERS })],
+    [2, () => userCall({ op: 'user.list', method: 'GET', path: USERS })],
     [1, () => userCall({ op: 'user.access', method: 'GET', path: `${USERS}/access` })],
     [1, () => userCall({ op: 'user.admin-count', method: 'GET', path: `${USERS}/admin-count` })],
     [1, () => userCall({ op: 'user.inactive', method: 'GET', path: `${USERS}/inactive` })],
