@@ -24,6 +24,8 @@ import eventRoutes from './features/events/routes.js';
 import legacyEventRoutes from './features/events/legacy.js';
 import inviteLinkRoutes from './features/invite-links/routes.js';
 import userRoutes from './features/users/routes.js';
+import userAdminRoutes from './features/users/admin-routes.js';
+import resetRoutes from './features/users/reset-routes.js';
 import flagRoutes from './features/flags/routes/index.js';
 import tagRoutes from './features/tags/routes.js';
 import environmentRoutes from './features/environments/routes.js';
@@ -148,6 +150,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(featureSearchRoutes, { service: services.featureSearch });
   await app.register(inviteLinkRoutes, { service: services.inviteLinks });
   await app.register(userRoutes, { service: services.users, sessions: services.sessions });
+  await app.register(userAdminRoutes, { admin: services.userAdmin, passwords: services.passwords, rateLimit: config.USER_ADMIN_RATE_LIMIT });
+  await app.register(resetRoutes, { passwords: services.passwords, sessions: services.sessions, rateLimit: config.PASSWORD_RESET_RATE_LIMIT });
   await app.register(flagRoutes, {
     service: services.flags, bulk: services.flagBulk, links: services.flagLinks, lifecycle: services.flagLifecycle, clone: services.flagClone,
   });

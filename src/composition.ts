@@ -24,6 +24,9 @@ import type { EventCreatorNames } from './features/events/legacy.js';
 import { InviteLinkService } from './features/invite-links/service.js';
 import { InviteLinkStore } from './features/invite-links/store.js';
 import { UserService } from './features/users/service.js';
+import { UserAdminService } from './features/users/admin-service.js';
+import { PasswordService } from './features/users/password-service.js';
+import { ResetTokenStore } from './features/users/reset-tokens.js';
 import { UserStore } from './features/users/store.js';
 import { FlagStore } from './features/flags/store.js';
 import { FlagService } from './features/flags/service.js';
@@ -105,6 +108,8 @@ export interface Stores {
   /** The outbox's: where its flushes append, what the search and change requests read. */
   eventLog: EventLog;
   users: UserStore;
+  /** Welcome and reset links of users (the users feature's second collection). */
+  resetTokens: ResetTokenStore;
   inviteLinks: InviteLinkStore;
   flags: FlagStore;
   changeRequests: ChangeRequestStore;
@@ -126,6 +131,10 @@ export interface Services {
   featureTypes: FeatureTypeService;
   events: EventSearchService;
   users: UserService;
+  /** The admin's user operations (`/api/admin/user-admin`). */
+  userAdmin: UserAdminService;
+  /** Passwords set by an admin or through a link, and the links. */
+  passwords: PasswordService;
   inviteLinks: InviteLinkService;
   flags: FlagService;
   /** Operations on several of a project's flags at once, through the same rules as `flags`. */
@@ -178,6 +187,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     featureTypes: new FeatureTypeStore(outbox),
     eventLog: outbox.eventLog,
     users: new UserStore(outbox),
+    resetTokens: new ResetTokenStore(outbox),
     inviteLinks: new InviteLinkStore(outbox),
     flags: new FlagStore(outbox),
     changeRequests: new ChangeRequestStore(outbox),
@@ -215,6 +225,10 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
   const projectStatus = new ProjectStatusService(projectStatusSources(stores, events, flags));
   const strategyTypes = new StrategyTypeService(stores.strategyTypes, stores.outbox);
+  const sessions = new SessionService(
+    stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS, (id, at) => users.markSeen(id, at),
+  );
+  const tokensSeenAt = (userId: number) => stores.personalAccessTokens.ofUser(userId).map((pat) => pat.seenAt);
   return {
     apiTokens: new ApiTokenService(stores.apiTokens, stores.environments, stores.outbox, stores.projects),
     segments,
@@ -223,6 +237,8 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     contextFields: new ContextFieldService(stores.contextFields, stores.flags, stores.projects, stores.outbox),
     events,
     users,
+    userAdmin: new UserAdminService(stores.users, stores.resetTokens, sessions, tokensSeenAt, config.baseUrl),
+    passwords: new PasswordService(stores.users, stores.resetTokens, sessions, config.baseUrl),
     inviteLinks: new InviteLinkService(stores.inviteLinks, stores.users, users, stores.outbox, config.baseUrl),
     flags,
     flagBulk: new FlagBulkService(flags, stores.flags, stores.projects, tags, stores.outbox),
@@ -239,9 +255,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
       stores.changeRequests, flags, stores.flags, stores.segments, segments, stores.projects, stores.environments, stores.eventLog,
       stores.outbox, log,
     ),
-    sessions: new SessionService(
-      stores.sessions, stores.users, config.SESSION_TTL_HOURS * 3_600_000, config.REVISION_POLL_MS, (id, at) => users.markSeen(id, at),
-    ),
+    sessions,
     personalAccessTokens: new PatService(stores.personalAccessTokens, stores.users, log),
     metrics,
     applications: new ApplicationService(stores.metrics, metrics, {
@@ -414,7 +428,7 @@ function flagCollaborators(stores: Stores): CollaboratorSource {
         if (id === ADMIN_TOKEN_USER_ID) return [{ id, name: ADMIN_TOKEN_USER_NAME, imageUrl: gravatarUrl(ADMIN_TOKEN_USER_NAME) }];
         const user = users.get(id);
         if (!user) return [];
-        const name = user.name ?? user.username ?? user.email;
+        const name = user.name ?? user.username ?? user.email ?? String(user._id);
         // By name, as a flag's createdBy: Vane's first admin has an e-mail address Unleash's lacks (D17).
         return [{ id, name, imageUrl: gravatarUrl(name) }];
       });

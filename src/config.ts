@@ -52,6 +52,10 @@ const EnvSchema = Type.Object({
   SESSION_TTL_HOURS: Type.Integer({ minimum: 1, default: 48 }),
   /** Sign-in attempts allowed per client address and minute. */
   LOGIN_RATE_LIMIT: Type.Integer({ minimum: 1, default: 10 }),
+  /** POSTs under /api/admin/user-admin allowed per client address and minute (Unleash's CREATE_USER_RATE_LIMIT_PER_MINUTE, 20). */
+  USER_ADMIN_RATE_LIMIT: Type.Integer({ minimum: 1, default: 20 }),
+  /** Reset links a client address may ask for per minute at /auth/reset/password-email (Unleash's PASSWORD_RESET_LIMIT_PER_MINUTE, 1). */
+  PASSWORD_RESET_RATE_LIMIT: Type.Integer({ minimum: 1, default: 1 }),
   /** The first admin (username, or an e-mail address), created at start if no user has that name. */
   INIT_ADMIN_USER: Type.String({ default: '' }),
   INIT_ADMIN_PASSWORD: Type.String({ default: '' }),
@@ -103,6 +107,7 @@ export class ConfigError extends Error {
 const NUMERIC_KEYS = new Set([
   'PORT', 'DB_TIMEOUT_MS', 'DB_MAX_CONCURRENT_WRITES', 'DB_MAX_CONCURRENT_READS', 'DB_HEALTH_INTERVAL_MS', 'DB_RESTART_AFTER_MS', 'REVISION_POLL_MS', 'PLAYGROUND_EVALUATION_LIMIT', 'PLAYGROUND_STREAM_THRESHOLD', 'PLAYGROUND_WORKERS',
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_MAX_WAIT_MS', 'PLAYGROUND_WORKER_NICE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
+  'USER_ADMIN_RATE_LIMIT', 'PASSWORD_RESET_RATE_LIMIT',
   'PLAYGROUND_BATCH_LIMIT', 'OFREP_RATE_LIMIT', 'ADDON_DELIVERY_TIMEOUT_MS', 'ADDON_DELIVERY_ATTEMPTS', 'ADDON_DELIVERY_BACKOFF_MS',
   'ADDON_DELIVERY_MAX_BACKOFF_MS',
 ]);

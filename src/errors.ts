@@ -206,6 +206,22 @@ export function weakPassword(problems: string[]): ApiError {
   return new ApiError('OwaspValidationError', 400, message, { details: [{ validationErrors: problems, message }] });
 }
 
+/** A password that is empty (Unleash's PasswordUndefinedError, with its empty list of problems). */
+export function passwordUndefined(): ApiError {
+  const message = 'Password cannot be empty or undefined';
+  return new ApiError('PasswordUndefinedError', 400, message, { details: [{ validationErrors: [], message }] });
+}
+
+/** A reset or welcome link whose token is unknown, expired or spent. */
+export function invalidToken(): ApiError {
+  return new ApiError('InvalidTokenError', 401, 'Token was not valid');
+}
+
+/** A second reset link for the same person within a minute. */
+export function resetRateLimited(): ApiError {
+  return new ApiError('RateLimitError', 429, 'You can only send one new reset password email per minute, per user. Please try again later.');
+}
+
 /** 403 for an operation the caller's kind of credential cannot do (a PAT route called with an API token). */
 export function forbidden(message: string): ApiError {
   return new ApiError('ForbiddenError', 403, message);

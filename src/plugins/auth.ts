@@ -116,7 +116,7 @@ async function authPlugin(app: FastifyInstance, { tokens, sessions, pats, writes
     const found = await sessions.resolve(secret);
     if (!found) throw sessionExpired();
     const { user, expiresAt } = found;
-    return { kind: 'session', user, expiresAt, audit: { name: user.username ?? user.email, id: user._id } };
+    return { kind: 'session', user, expiresAt, audit: { name: user.username ?? user.email ?? '', id: user._id } };
   };
 
   /**
@@ -148,7 +148,7 @@ async function authPlugin(app: FastifyInstance, { tokens, sessions, pats, writes
     if (!holder) return tokenPrincipal(header, family);
     if (family !== 'admin') throw wrongTokenType();
     const { user, pat } = holder;
-    return { kind: 'session', user, expiresAt: pat.expiresAt, audit: { name: user.username ?? user.email, id: user._id }, pat: pat._id };
+    return { kind: 'session', user, expiresAt: pat.expiresAt, audit: { name: user.username ?? user.email ?? '', id: user._id }, pat: pat._id };
   };
 
   /** The PAT secret an Authorization header may carry (`user:…`, with or without `Bearer`). */

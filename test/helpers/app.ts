@@ -57,6 +57,9 @@ export async function testConfig(t: Teardown, env: Record<string, string> = {}):
     VANE_MONITOR_COMMANDS: process.env.VANE_MONITOR_COMMANDS,
     // The official UI is fetched and served only where a test asks for it (test/features/admin-ui).
     UNLEASH_UI: 'off',
+    // Every test calls from one address: 20 user-admin POSTs a minute (Unleash's limit) would refuse
+    // the permission test's; test/features/users/limits.test.ts sets its own.
+    USER_ADMIN_RATE_LIMIT: '10000',
     ...env,
   });
 }

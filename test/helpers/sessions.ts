@@ -2,6 +2,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { UserDocument } from '../../src/features/users/read-model.js';
 import { JSON_ADMIN } from './app.js';
+import { hashPassword } from '../../src/features/users/password.js';
 
 type App = FastifyInstance;
 
@@ -62,3 +63,17 @@ export async function roleCookies(app: App): Promise<{ viewer: string; editor: s
 
 /** Headers of a cookie-authenticated change (JSON body, this server's origin). */
 export const asPerson = (cookie: string) => ({ cookie, origin: ORIGIN, 'content-type': 'application/json' });
+
+/**
+ * The first admin as Unleash 8.2 makes it (username `admin`, no name, no e-mail, id 1, no event),
+ * so that recorded answers listing the users compare equal. Vane's own INIT_ADMIN_USER admin has
+ * a name and an e-mail (docs/rules.md D17).
+ */
+export async function unleashAdmin(app: App, password: string): Promise<void> {
+  const outbox = app.database.outbox;
+  const admin: UserDocument = {
+    _id: 1, name: null, email: null, username: 'admin', usernameKey: 'u:admin', imageUrl: null, rootRole: 1, seenAt: null,
+    loginAttempts: 0, emailSent: false, accountType: 'User', createdAt: new Date(), passwordHash: await hashPassword(password),
+  };
+  await outbox.insert(outbox.collection<UserDocument>('users'), admin, []);
+}

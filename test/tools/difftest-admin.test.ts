@@ -26,9 +26,12 @@ t.test('the sequence covers every operation of the surface, valid and invalid', 
     'flag.parent-variants', 'project.status',
     'flag.create', 'strategy.add', 'variants.put', 'environment.toggle', 'segment.create', 'flag.archive', 'flag.revive',
     'maintenance.get', 'maintenance.toggle', 'edge.validate', 'edge.issue-token',
+    'user.create', 'user.create-invalid', 'user.get', 'user.update', 'user.delete', 'user.search', 'user.list', 'user.access',
+    'user.admin-count', 'user.inactive', 'user.validate-password', 'user.change-password', 'user.reset-password', 'user.reset-validate',
+    'user.reset-with-token', 'user.inactive-delete', 'user.scim-delete',
   ]) t.ok(ops.has(op), op);
   for (const call of generateAdminSequence(7)) {
-    t.ok(call.path.startsWith('/api/admin/') || call.path.startsWith('/edge/'), call.path);
+    t.ok(['/api/admin/', '/edge/', '/auth/reset/'].some((prefix) => call.path.startsWith(prefix)), call.path);
     if (call.method === 'GET') t.equal(call.body, undefined);
   }
 });
@@ -38,5 +41,6 @@ t.test('normalisation: ids, times and the admin token\'s name; everything else k
     normaliseAdmin({ id: 'abc', createdAt: '2026-11-29T04:49:17.940Z', createdBy: 'peer-admin', segments: [1], name: 'x', date: 'not a date' }, 'peer-admin'),
     { id: '<id>', createdAt: '<time>', createdBy: '<actor>', segments: [1], name: 'x', date: 'not a date' },
   );
+  t.same(normaliseAdmin({ inviteLink: 'http://x/new-user?token=$2b$10$a/b.c' }, undefined), { inviteLink: 'http://x/new-user?token=<token>' }, 'a link\'s random token');
   for (const rule of ACCEPTED) t.ok(rule.why.length > 10, 'every accepted difference says why');
 });

@@ -5,7 +5,9 @@
  * tools/ui-actions/script.ts (a flag created, targeted, tagged, edited, archived and revived; a
  * segment, a context field, tokens, an invite link, the playground), each step's events and the
  * configuration left compared with what the same clicks left on the reference's own UI
- * (test/fixtures/ui-actions/script.json). Screenshots go to SCREENSHOT_DIR, else to a temporary directory.
+ * (test/fixtures/ui-actions/script.json). Then the admin's user pages: a user created through the
+ * UI's form, a reset link generated from the user list and the reset-password page used with it.
+ * Screenshots go to SCREENSHOT_DIR, else to a temporary directory.
  */
 import t, { type Test } from 'tap';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -159,6 +161,90 @@ if (!hasChromium()) {
       await toggle.click();
       await page.getByText('Disabled', { exact: true }).waitFor();
       t.equal((await write('after-maintenance')).statusCode, 201, 'writes are accepted again');
+      t.same(failed, [], 'no API call failed');
+      t.same(errors, [], 'no console or page error');
+    });
+  });
+
+  t.test('the official UI\'s user pages on Vane', { timeout: 300_000 }, async (t) => {
+    mkdirSync(SHOTS, { recursive: true });
+    const config = await testConfig(t, { INIT_ADMIN_USER: 'admin', INIT_ADMIN_PASSWORD: PASSWORD, UNLEASH_UI: '8.2.0' });
+    const app = await buildApp(config, { logger: false });
+    const base = await listening(app);
+    const browser: Browser = await launchChromium();
+    t.teardown(async () => {
+      await browser.close();
+      await app.close();
+      await dropDatabase(config);
+    });
+    const failed: string[] = [];
+    const errors: string[] = [];
+    let signedIn = false;
+    const page: Page = await (await browser.newContext({ viewport: { width: 1366, height: 860 } })).newPage();
+    page.on('response', (res) => {
+      const url = new URL(res.url());
+      if (url.origin !== base || res.status() < 400 || !(url.pathname.startsWith('/api/') || url.pathname.startsWith('/auth/'))) return;
+      if (!signedIn && res.status() === 401) return;
+      failed.push(`${res.status()} ${res.request().method()} ${url.pathname}${url.search}`);
+    });
+    page.on('pageerror', (err) => { if (!UI_OWN_ERRORS.test(err.message)) errors.push(err.message); });
+    page.on('console', (msg) => { if (msg.type() === 'error' && !/Failed to load resource/.test(msg.text())) errors.push(msg.text()); });
+    await signIn(page, base, 'admin', PASSWORD, () => { signedIn = true; });
+    const get = sessionGet(page, base);
+    const seen = Math.max(0, ...(await eventsAfter(get, 0)).map((event) => event.id));
+    const names = uiNames();
+    await t.test('a user made through the form, its reset-password link opened and used', async (t) => {
+      const email = `${names.flag}@example.com`;
+      await page.goto(`${base}/admin/users`);
+      await page.getByRole('button', { name: 'Add new user' }).click();
+      await page.getByLabel('Full name').fill('Made In The Ui');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Role').click();
+      await page.getByRole('option', { name: /^Editor/ }).click();
+      const created = page.waitForResponse((res) => res.request().method() === 'POST' && new URL(res.url()).pathname === '/api/admin/user-admin');
+      await page.getByRole('button', { name: 'Create user' }).click();
+      t.equal((await created).status(), 201);
+      const welcome = page.getByRole('dialog').filter({ hasText: 'Team member added' });
+      await welcome.waitFor();
+      await page.screenshot({ path: join(SHOTS, 'ui-users-created.png') });
+      t.match(await welcome.innerText(), /\/new-user\?token=[\w-]{43}/, 'the dialog shows the welcome link');
+      let events = await eventsAfter(get, seen);
+      for (let tries = 0; !events.some((event) => event.type === 'user-created') && tries < 20; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        events = await eventsAfter(get, seen);
+      }
+      t.same(events.filter((event) => event.type === 'user-created').map((event) => event.data), [{ id: 2, name: 'Made In The Ui', email, rootRole: 2 }], 'user-created');
+      await welcome.getByRole('button', { name: 'Close' }).click();
+
+      await page.goto(`${base}/admin/users`);
+      const row = page.getByRole('row').filter({ hasText: email });
+      await row.getByRole('button').last().click();
+      await page.getByRole('menuitem', { name: 'Reset password' }).click();
+      const generated = page.waitForResponse((res) => new URL(res.url()).pathname === '/api/admin/user-admin/reset-password');
+      await page.getByRole('button', { name: 'Generate Link' }).click();
+      t.equal((await generated).status(), 200);
+      const made = page.getByRole('dialog').filter({ hasText: 'Reset password link created' });
+      await made.waitFor();
+      await page.screenshot({ path: join(SHOTS, 'ui-users-reset-link.png') });
+      const link = /https?:\/\/\S+\/reset-password\?token=[\w-]+/.exec(await made.innerText())?.[0];
+      t.ok(link, 'the dialog shows the reset link');
+
+      // The person opens the link in a browser of their own, not signed in (its 401s asking who is there are the UI's).
+      const person = await (await browser.newContext({ viewport: { width: 1366, height: 860 } })).newPage();
+      const personFailed: string[] = [];
+      person.on('response', (res) => {
+        if (res.status() >= 400 && res.status() !== 401 && new URL(res.url()).origin === base) personFailed.push(`${res.status()} ${res.url()}`);
+      });
+      await person.goto(`${base}${new URL(link!).pathname}${new URL(link!).search}`);
+      await person.getByPlaceholder('New password').fill('Set-In-The-Ui-4');
+      await person.screenshot({ path: join(SHOTS, 'ui-users-reset-page.png') });
+      const reset = person.waitForResponse((res) => new URL(res.url()).pathname === '/auth/reset/password');
+      await person.getByRole('button', { name: 'Set new password' }).click();
+      t.equal((await reset).status(), 200);
+      await person.close();
+      t.same(personFailed, [], 'the reset page made no failing call');
+      const again = await app.inject({ method: 'POST', url: '/auth/simple/login', headers: { 'content-type': 'application/json' }, payload: { username: email, password: 'Set-In-The-Ui-4' } });
+      t.equal(again.statusCode, 200, 'the person signs in with the password set through the link');
       t.same(failed, [], 'no API call failed');
       t.same(errors, [], 'no console or page error');
     });

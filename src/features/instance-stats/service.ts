@@ -66,7 +66,7 @@ export class InstanceStatsService {
       serviceAccounts: 0,
       apiTokens: this.tokenCounts(tokenTypes),
       activeUsers: this.activeUsers(users, now),
-      licensedUsers: countBy(users, (u) => u.email !== ''),
+      licensedUsers: countBy(users, (u) => u.email !== null && u.email !== ''),
       featureToggles,
       archivedFeatureToggles: flags.length - featureToggles,
       projects: projectCount,

@@ -6,7 +6,7 @@ import type { FlagData } from '../flags/read-model.js';
 
 export interface StatsUser {
   id: number;
-  email: string;
+  email: string | null;
   seenAt: Date | null;
 }
 

@@ -6,10 +6,10 @@ import { Type } from 'typebox';
 import { NoBody, errorResponses } from '../../schemas/common.js';
 import type { SessionEnder } from './sources.js';
 import {
-  ChangePasswordBody, FeedbackCreateBody, FeedbackParams, FeedbackSchema, FeedbackUpdateBody, ProfileSchema, UserListSchema, UserRolesQuery,
+  ChangePasswordBody, FeedbackCreateBody, FeedbackParams, FeedbackSchema, FeedbackUpdateBody, ProfileSchema, UserRolesQuery,
   UserRolesSchema,
 } from './schemas.js';
-import { describedRole, ROOT_ROLES, UserService } from './service.js';
+import { describedRole, UserService } from './service.js';
 import { ANY_ROLE } from '../shared.js';
 
 /** The signed-in person (by session or personal access token); an API token has no user, as Unleash answers (measured). */
@@ -52,15 +52,6 @@ const userRoutes: FastifyPluginAsyncTypebox<{ service: UserService; sessions: Se
       response: { 200: FeedbackSchema, ...errorResponses(400, 401, 415, 503) },
     },
   }, async (request) => await service.giveFeedback(personOf(request).user._id, request.params.id, request.body.neverShow));
-
-  app.get('/api/admin/user-admin', {
-    config: { permission: 'ADMIN' },
-    schema: {
-      tags: ['Users'],
-      summary: 'List users (for example those who joined through an invite link), by id',
-      response: { 200: UserListSchema, ...errorResponses(401, 403, 503) },
-    },
-  }, async () => ({ users: await service.list(), rootRoles: ROOT_ROLES.map((role) => ({ ...role })) }));
 
   app.get('/api/admin/user/profile', {
     schema: {

@@ -56,7 +56,7 @@ export interface NewUserInput {
 export interface PublicUser {
   id: number;
   name: string | null;
-  email: string;
+  email: string | null;
   username: string | null;
   imageUrl: string | null;
   loginAttempts: number;

@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { Outbox, PendingEvent } from '../../db/outbox/index.js';
+import type { Change, Outbox, PendingEvent, StoredDocument } from '../../db/outbox/index.js';
 import type { UserDocument, UserReadModel } from './read-model.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
 import { insertUnderNextId } from '../../db/keys.js';
@@ -21,12 +21,24 @@ export function usernameKey(username: string | null, id: number): string {
   return username === null ? `id:${id}` : `u:${username.toLowerCase()}`;
 }
 
-/** The look-ups sign-in and creation need, built from the state once per revision. */
+/** The look-ups sign-in and creation need, built from the state once per revision (deleted users left out). */
 interface UserIndex {
   byEmail: Map<string, UserDocument>;
   byUsernameKey: Map<string, UserDocument>;
   bySignupToken: Map<string, UserDocument[]>;
   list: UserDocument[];
+  /** The highest id ever given, deleted users included (an id is never given twice). */
+  highestId: number;
+}
+
+/** The change replacing `current` (as read, with `_rev`) by `next`, or removing it (`next` null), or inserting `next` (`current` null). */
+export function changeOf(coll: string, current: StoredDocument | null, next: StoredDocument | null): Change {
+  if (current === null) {
+    if (next === null) throw new Error('changeOf: neither a document nor its next version');
+    return { coll, id: next._id, base: null, doc: { ...next, _rev: 1 } };
+  }
+  const rev = current._rev ?? 0;
+  return { coll, id: current._id, base: rev, doc: next === null ? null : { ...next, _id: current._id, _rev: rev + 1 } };
 }
 
 /**
@@ -51,10 +63,12 @@ export class UserStore implements UserReadModel {
 
   private index(): UserIndex {
     return this.state.derived('users:index', () => {
-      const list = [...this.mirror.values()].sort((a, b) => a._id - b._id);
-      const index: UserIndex = { byEmail: new Map(), byUsernameKey: new Map(), bySignupToken: new Map(), list };
+      const all = [...this.mirror.values()];
+      const list = all.filter((user) => user.deletedAt === undefined).sort((a, b) => a._id - b._id);
+      const highestId = all.reduce((highest, user) => Math.max(highest, user._id), 0);
+      const index: UserIndex = { byEmail: new Map(), byUsernameKey: new Map(), bySignupToken: new Map(), list, highestId };
       for (const user of list) {
-        index.byEmail.set(user.email, user);
+        if (user.email !== null) index.byEmail.set(user.email, user);
         index.byUsernameKey.set(user.usernameKey, user);
         if (user.signupToken !== undefined) {
           const joined = index.bySignupToken.get(user.signupToken);
@@ -66,9 +80,19 @@ export class UserStore implements UserReadModel {
     });
   }
 
-  async exists(email: string, username: string | null): Promise<boolean> {
+  async exists(email: string | null, username: string | null): Promise<boolean> {
     const index = this.index();
-    return index.byEmail.has(email) || (username !== null && index.byUsernameKey.has(usernameKey(username, 0)));
+    return (email !== null && index.byEmail.has(email)) || (username !== null && index.byUsernameKey.has(usernameKey(username, 0)));
+  }
+
+  /** The live user with this e-mail (any case). */
+  byEmail(email: string): UserDocument | null {
+    return this.index().byEmail.get(email.toLowerCase()) ?? null;
+  }
+
+  /** Whether the id is a deleted user's (its tombstone). */
+  isDeleted(id: number): boolean {
+    return this.mirror.get(id)?.deletedAt !== undefined;
   }
 
   async list(): Promise<UserDocument[]> {
@@ -94,7 +118,8 @@ export class UserStore implements UserReadModel {
   }
 
   async get(id: number): Promise<UserDocument | null> {
-    return this.mirror.get(id) ?? null;
+    const user = this.mirror.get(id);
+    return user === undefined || user.deletedAt !== undefined ? null : user;
   }
 
   /** Users who joined through any of these invite links, by id. */
@@ -103,9 +128,12 @@ export class UserStore implements UserReadModel {
     return [...new Set(secrets)].flatMap((secret) => index.bySignupToken.get(secret) ?? []).sort((a, b) => a._id - b._id);
   }
 
-  /** Replaces a user read from the state (ConcurrentModificationError when it changed meanwhile). */
-  async replace(current: UserDocument, next: UserDocument, events: PendingEvent[]): Promise<void> {
-    await this.outbox.replace(this.collection, current, next, events);
+  /**
+   * Replaces a user read from the state (ConcurrentModificationError when it changed meanwhile),
+   * with other changes of the same operation (its reset links) in the same commit.
+   */
+  async replace(current: UserDocument, next: UserDocument, events: PendingEvent[], also: Change[] = []): Promise<void> {
+    await this.outbox.write([changeOf(this.collection.collectionName, current, next), ...also], events);
   }
 
   /**
@@ -113,12 +141,14 @@ export class UserStore implements UserReadModel {
    * insertUnderNextId), with its events in the same write. A duplicate key that is not the id is a
    * taken e-mail/username (UserExistsError).
    */
-  async insertNew(build: (id: number) => UserDocument, events: (user: UserDocument) => PendingEvent[]): Promise<UserDocument> {
+  async insertNew(
+    build: (id: number) => UserDocument, events: (user: UserDocument) => PendingEvent[], also: (user: UserDocument) => Change[] = () => [],
+  ): Promise<UserDocument> {
     return await this.outbox.exclusive('users:insert', () => insertUnderNextId<UserDocument>({
-      firstFree: () => Math.max(this.nextId ?? 0, (this.index().list.at(-1)?._id ?? 0) + 1),
+      firstFree: () => Math.max(this.nextId ?? 0, this.index().highestId + 1),
       insert: async (id) => {
         const user = build(id);
-        await this.outbox.insert(this.collection, user, events(user));
+        await this.outbox.write([changeOf(this.collection.collectionName, null, user), ...also(user)], events(user));
         this.nextId = id + 1;
         return user;
       },
