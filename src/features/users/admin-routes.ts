@@ -1,11 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import rateLimit from '@fastify/rate-limit';
-import { ApiError } from '../../errors.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
 import { ANY_ROLE, auditOf } from '../shared.js';
 import type { UserAdminService } from './admin-service.js';
 import type { PasswordService } from './password-service.js';
+import { perAddressLimit } from './rate-limit.js';
 import {
   AccessSchema, AdminCountSchema, AdminPasswordBody, AdminUserListSchema, AdminUserSchema, CreateUserBody, IdsBody, InactiveUsersSchema,
   ResetPasswordBody, ResetPasswordSchema, SearchQuery, UpdateUserBody, UserIdParams, UserSearchSchema,
@@ -22,16 +20,8 @@ const BASE = '/api/admin/user-admin';
 const userAdminRoutes: FastifyPluginAsyncTypebox<{ admin: UserAdminService; passwords: PasswordService; rateLimit: number }> = async (
   app, { admin, passwords, rateLimit: max },
 ) => {
-  await app.register(rateLimit, { global: false });
-  const limiter = app.createRateLimit({ max, timeWindow: 60_000 });
-  const limited = async (request: FastifyRequest) => {
-    const result = await limiter(request);
-    if (!result.isAllowed && result.isExceeded) {
-      throw new ApiError('TooManyRequestsError', 429, `Too many requests to ${BASE} from your address: at most ${max} per minute are allowed. Try again in ${result.ttlInSeconds} seconds.`, {
-        headers: { 'retry-after': String(result.ttlInSeconds) },
-      });
-    }
-  };
+  const limited = await perAddressLimit(app, max, (seconds) =>
+    `Too many requests to ${BASE} from your address: at most ${max} per minute are allowed. Try again in ${seconds} seconds.`);
 
   app.get(BASE, {
     config: { permission: 'ADMIN' },

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import rateLimit from '@fastify/rate-limit';
-import { ApiError } from '../../errors.js';
 import { NoBody, errorResponses } from '../../schemas/common.js';
 import type { PasswordService } from './password-service.js';
+import { perAddressLimit } from './rate-limit.js';
 import { EmailBody, ResetWithTokenBody, TokenQuery, TokenUserSchema, ValidatePasswordBody } from './schemas.js';
 import type { SessionEnder } from './sources.js';
 
@@ -17,13 +16,8 @@ const TAGS = ['Auth'];
 const resetRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService; sessions: SessionEnder; rateLimit: number }> = async (
   app, { passwords, sessions, rateLimit: max },
 ) => {
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_request, context) => new ApiError(
-      'TooManyRequestsError', context.statusCode,
-      `Too many reset links asked for from your address: at most ${max} per minute are allowed. Try again in ${context.after}.`,
-    ),
-  });
+  const limited = await perAddressLimit(app, max, (seconds) =>
+    `Too many reset links asked for from your address: at most ${max} per minute are allowed. Try again in ${seconds} seconds.`);
   const signOut = async (request: FastifyRequest) => {
     const secret = app.sessionSecret(request);
     if (secret !== undefined) await sessions.logout(secret);
@@ -74,7 +68,8 @@ const resetRoutes: FastifyPluginAsyncTypebox<{ passwords: PasswordService; sessi
   });
 
   app.post('/auth/reset/password-email', {
-    config: { public: true, rateLimit: { max, timeWindow: 60_000 } },
+    config: { public: true },
+    preValidation: limited,
     schema: {
       tags: TAGS,
       summary: 'Ask for a reset link for an e-mail address (Vane sends no e-mail: an admin sees the link in the user list)',

@@ -126,6 +126,8 @@ t.test('rate limits: user-admin POSTs per address and minute; reset links asked 
   const created = await send(app, 'POST', '/api/admin/user-admin', { email: 'e@example.com', rootRole: 3 });
   t.same([created.statusCode, created.json().name], [429, 'TooManyRequestsError']);
   const asked = async () => (await app.inject({ method: 'POST', url: '/auth/reset/password-email', headers: JSON_ONLY, payload: { email: 'x@example.com' } })).statusCode;
+  const malformed = await app.inject({ method: 'POST', url: '/auth/reset/password-email', headers: JSON_ONLY, payload: '{"email":' });
+  t.equal(malformed.statusCode, 400, 'a body that does not parse spends nothing');
   t.same([await asked(), await asked()], [404, 429]);
   t.ok(sessionCookie, 'helpers loaded');
 });
