@@ -34,6 +34,7 @@ import strategyTypeRoutes from './features/strategy-types/routes.js';
 import changeRequestRoutes from './features/change-requests/routes.js';
 import sessionRoutes from './features/sessions/routes.js';
 import patRoutes from './features/personal-access-tokens/routes.js';
+import favoriteRoutes from './features/favorites/routes.js';
 import webRoutes from './features/web/routes.js';
 import { registerAdminUi } from './features/admin-ui/index.js';
 import uiConfigRoutes from './features/ui-config/routes.js';
@@ -154,6 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(resetRoutes, { passwords: services.passwords, sessions: services.sessions, rateLimit: config.PASSWORD_RESET_RATE_LIMIT });
   await app.register(flagRoutes, {
     service: services.flags, bulk: services.flagBulk, links: services.flagLinks, lifecycle: services.flagLifecycle, clone: services.flagClone,
+    favorites: stores.favorites,
   });
   await app.register(tagRoutes, { service: services.tags });
   await app.register(environmentRoutes, { service: services.environments });
@@ -161,6 +163,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(strategyTypeRoutes, { service: services.strategyTypes });
   await app.register(sessionRoutes, { service: services.sessions, ttlHours: config.SESSION_TTL_HOURS });
   await app.register(patRoutes, { service: services.personalAccessTokens });
+  await app.register(favoriteRoutes, { service: services.favorites });
   await app.register(uiConfigRoutes, { settings: services.frontendSettings, users: services.users, maintenance: () => services.maintenance.enabled });
   await app.register(featureTypeRoutes, { service: services.featureTypes });
   await app.register(maintenanceRoutes, { service: services.maintenance });

@@ -44,6 +44,8 @@ import { ChangeRequestService } from './features/change-requests/service.js';
 import { SessionStore } from './features/sessions/store.js';
 import { PatStore } from './features/personal-access-tokens/store.js';
 import { PatService } from './features/personal-access-tokens/service.js';
+import { FavoriteStore } from './features/favorites/store.js';
+import { FavoriteService } from './features/favorites/service.js';
 import { SessionService, ensureInitialAdmin } from './features/sessions/service.js';
 import { PlaygroundService } from './features/playground/service.js';
 import { ChangeRequestPreview } from './features/change-requests/preview.js';
@@ -118,6 +120,7 @@ export interface Stores {
   settings: SettingStore;
   maintenance: MaintenanceStore;
   personalAccessTokens: PatStore;
+  favorites: FavoriteStore;
   addons: AddonStore;
   /** The addons' delivery attempts (not configuration: written to its collection directly). */
   addonDeliveries: DeliveryLog;
@@ -150,6 +153,7 @@ export interface Services {
   changeRequests: ChangeRequestService;
   sessions: SessionService;
   personalAccessTokens: PatService;
+  favorites: FavoriteService;
   /** SDK usage counts; started and stopped with the SDK API (registerSdkApi). */
   metrics: MetricsService;
   /** Applications and SDK instances, shown with the client metrics. */
@@ -196,6 +200,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     settings: new SettingStore(outbox),
     maintenance: new MaintenanceStore(outbox),
     personalAccessTokens: new PatStore(outbox),
+    favorites: new FavoriteStore(outbox),
     addons: new AddonStore(outbox),
     addonDeliveries: new DeliveryLog(db),
   };
@@ -221,7 +226,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     flagCollaborators(stores),
   );
   const segments = new SegmentService(stores.segments, stores.flags, stores.projects, stores.outbox, legalValues);
-  const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox, projectFlagChanges(stores));
+  const projects = new ProjectService(stores.projects, stores.environments, stores.flags, stores.outbox, projectFlagChanges(stores), stores.favorites);
   const events = new EventSearchService(stores.eventLog, config.baseUrl);
   const projectStatus = new ProjectStatusService(projectStatusSources(stores, events, flags));
   const strategyTypes = new StrategyTypeService(stores.strategyTypes, stores.outbox);
@@ -257,6 +262,10 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     ),
     sessions,
     personalAccessTokens: new PatService(stores.personalAccessTokens, stores.users, log),
+    favorites: new FavoriteService(stores.favorites, {
+      flagCreatedAt: (name) => stores.flags.getNow(name)?.createdAt ?? null,
+      projectCreatedAt: async (id) => (await stores.projects.get(id))?.createdAt ?? null,
+    }),
     metrics,
     applications: new ApplicationService(stores.metrics, metrics, {
       flags: () => stores.flags.all(),
@@ -377,6 +386,7 @@ function projectFlagChanges(stores: Stores): ProjectFlagSource {
 /** What the personal dashboard reads (personal-dashboard/sources.ts): other features' read sides. */
 function dashboardSources(stores: Stores, projectStatus: ProjectStatusService, events: EventSearchService): DashboardSources {
   return {
+    favorites: stores.favorites,
     projects: () => stores.projects.list(),
     flags: () => stores.flags.snapshotSource(),
     admins: async () => (await stores.users.list()).filter((u) => u.rootRole === 1).map((u) => ({
@@ -450,6 +460,7 @@ export function eventCreatorNames(stores: Stores): EventCreatorNames {
 /** What a project's overview and status pages read (project-status/sources.ts). */
 function projectStatusSources(stores: Stores, events: EventSearchService, flags: FlagService): ProjectStatusSources {
   return {
+    favorites: stores.favorites,
     flagViews: (projectId) => flags.list(projectId),
     enabledEvents: async (projectId) => {
       const found: Array<{ featureName: string; environment: string; createdAt: Date }> = [];
@@ -481,7 +492,7 @@ function featureSearchSources(stores: Stores, metrics: MetricsService): FeatureS
   return {
     flags: stores.flags, projects: stores.projects, environments: stores.environments, segments: stores.segments, users: stores.users,
     featureTypes: stores.featureTypes,
-    usage: metrics, state: stores.outbox.state,
+    usage: metrics, state: stores.outbox.state, favorites: stores.favorites,
     tagTypes: { listTypes: async () => (await stores.tags.listTypes()).map((t) => ({ name: t.name, color: colorOf(t) })) },
     changeRequests: {
       open: async () => (await Promise.all((await stores.projects.list()).map((p) => stores.changeRequests.listByProject(p.id)))).flat()

@@ -32,6 +32,11 @@ export function auditOf(request: { principal?: { audit: AuditUser } }): AuditUse
   return request.principal.audit;
 }
 
+/** The signed-in person behind the request (by session or personal access token); null for an API token. */
+export function personIdOf(request: { principal?: { kind: string; user?: { _id: number } } }): number | null {
+  return request.principal?.kind === 'session' ? request.principal.user?._id ?? null : null;
+}
+
 /** The browser session cookie (HttpOnly, SameSite=Lax; Secure when BASE_URL is https). */
 export const SESSION_COOKIE = 'vane-session';
 

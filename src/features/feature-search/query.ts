@@ -8,6 +8,7 @@
  * reproduced here per flag (`Restricted`).
  */
 import type { FlagData, LifecycleStage } from '../flags/read-model.js';
+import { isMarked } from '../favorites/read-model.js';
 import { likePattern } from '../events/service.js';
 import { schemaValidationError } from '../../errors.js';
 
@@ -214,6 +215,8 @@ export interface Restricted {
 export interface SearchUsage {
   /** flag → environment → last seen. */
   lastSeen: ReadonlyMap<string, ReadonlyMap<string, Date>>;
+  /** The caller's favourite flags (favorites/read-model.ts); empty for an API token. */
+  favorites: ReadonlyMap<string, number>;
 }
 
 export interface SearchPage {
@@ -407,9 +410,8 @@ export function search(index: SearchIndex, params: FeatureSearchParams, usage: S
   add(generic(parseOperatorValue(params.createdBy), (e) => (e.creator.id === null ? null : String(e.creator.id))));
   add(generic(parseOperatorValue(params.type), (e) => e.flag.type));
   add(generic(parseOperatorValue(params.project), (e) => e.flag.project));
-  // Nobody has favourites here: `favorite` keeps everything or nothing.
-  const favorite = parseOperatorValue(params.favorite);
-  if (favorite && favorite.values.includes('true') && !favorite.values.includes('false')) add(() => false);
+  const isFavorite = (e: IndexedFlag) => isMarked(usage.favorites, e.flag.name, e.flag.createdAt);
+  add(generic(parseOperatorValue(params.favorite), (e) => String(isFavorite(e))));
   add(lifecyclePredicate(parseOperatorValue(params.lifecycle), params.archived === 'IS:true'));
   const tag = multiFilter(parseOperatorValue(params.tag), tagKeys, (e) => e.tagKeys);
   if (tag) add(tag.test);
@@ -432,7 +434,12 @@ export function search(index: SearchIndex, params: FeatureSearchParams, usage: S
   let total = 0;
   const matched: Restricted[] = [];
   const sortValues = new Map<Restricted, number | null>();
-  const source = presorted ? flagOrder(index, sortBy, desc) : index.flags;
+  const ordered = presorted ? flagOrder(index, sortBy, desc) : index.flags;
+  // Favourites first keeps each part in the sort's order (measured); only `true` asks for it.
+  const favoritesFirst = params.favoritesFirst === 'true' && usage.favorites.size > 0;
+  const source = favoritesFirst && presorted
+    ? [...ordered.filter(isFavorite), ...ordered.filter((e) => !isFavorite(e))]
+    : ordered;
   next: for (const entry of source) {
     for (const p of predicates) if (!p(entry)) continue next;
     let envs: readonly EnvRow[] = entry.envs;
@@ -465,7 +472,9 @@ export function search(index: SearchIndex, params: FeatureSearchParams, usage: S
       sortValues.set(item, best);
     }
   }
-  const items = presorted ? matched : matched.sort(byValueThenPosition(sortValues, desc)).slice(offset, offset + limit);
+  let sorted = presorted ? matched : matched.sort(byValueThenPosition(sortValues, desc));
+  if (favoritesFirst && !presorted) sorted = [...sorted.filter((i) => isFavorite(i.entry)), ...sorted.filter((i) => !isFavorite(i.entry))];
+  const items = presorted ? sorted : sorted.slice(offset, offset + limit);
   // Unleash reads the total from the page's rows: a page past the end says 0.
   return { items, total: items.length === 0 ? 0 : total };
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, preSerialized } from '../../schemas/common.js';
+import { personIdOf } from '../shared.js';
 import {
   FeatureSearchQuery, FeatureSearchResponse, FlagCreatorsQuery, FlagCreatorsResponse, LifecycleCountResponse, ProjectFlagCreatorsResponse,
   ProjectParams,
@@ -19,7 +20,7 @@ const featureSearchRoutes: FastifyPluginAsyncTypebox<{ service: FeatureSearchSer
       response: { 200: preSerialized(FeatureSearchResponse), ...errorResponses(400, 401, 403, 503) },
     },
   }, async (request, reply) => {
-    const body = await service.searchBody(request.query);
+    const body = await service.searchBody(request.query, personIdOf(request));
     return await reply.type('application/json; charset=utf-8').send(body);
   });
 

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ADMIN_TOKEN_USER_ID, ADMIN_TOKEN_USER_NAME } from '../shared.js';
 import { likePattern } from '../events/service.js';
+import { isMarked } from '../favorites/read-model.js';
 import {
   buildIndex, lifecycleCount, pageOf, search, type Creator, type FeatureSearchParams, type LifecycleCount, type Restricted,
   type SearchIndex,
@@ -106,17 +107,18 @@ export class FeatureSearchService {
     });
   }
 
-  /** `GET /api/admin/search/features`: the body as JSON text. */
-  async searchBody(params: FeatureSearchParams): Promise<string> {
+  /** `GET /api/admin/search/features` for `userId` (null: an API token): the body as JSON text. */
+  async searchBody(params: FeatureSearchParams, userId: number | null): Promise<string> {
     const index = await this.index();
     const lastSeen = await this.sources.usage.lastSeenAll();
-    const page = search(index, params, { lastSeen });
-    const features = await Promise.all(page.items.map(async (item) => this.view(item, lastSeen.get(item.entry.flag.name))));
+    const favorites = this.sources.favorites.marksOf(userId).flags;
+    const page = search(index, params, { lastSeen, favorites });
+    const features = await Promise.all(page.items.map(async (item) => this.view(item, lastSeen.get(item.entry.flag.name), favorites)));
     return JSON.stringify({ features, total: page.total } satisfies FeatureSearchBody);
   }
 
   /** One flag of the answer, keys in Unleash 8.2's order (measured on the reference). */
-  private async view(item: Restricted, seen: ReadonlyMap<string, Date> | undefined): Promise<unknown> {
+  private async view(item: Restricted, seen: ReadonlyMap<string, Date> | undefined, favorites: ReadonlyMap<string, number>): Promise<unknown> {
     const { entry } = item;
     const flag = entry.flag;
     const usage = item.envs.length > 0 ? await this.sources.usage.environmentUsage(flag.name) : undefined;
@@ -125,7 +127,7 @@ export class FeatureSearchService {
       type: flag.type,
       description: flag.description,
       project: flag.project,
-      favorite: false,
+      favorite: isMarked(favorites, flag.name, flag.createdAt),
       name: flag.name,
       createdAt: flag.createdAt.toISOString(),
       stale: flag.stale,

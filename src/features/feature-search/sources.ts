@@ -4,6 +4,7 @@
  * projects, environments, tags, segments, users and change-request stores, the client metrics
  * and the configuration state's revision.
  */
+import type { FavoriteReadModel } from '../favorites/read-model.js';
 import type { FlagData } from '../flags/read-model.js';
 
 export interface SearchFlagSource {
@@ -75,4 +76,5 @@ export interface FeatureSearchSources {
   changeRequests: SearchChangeRequestSource;
   usage: SearchUsageSource;
   state: RevisionSource;
+  favorites: FavoriteReadModel;
 }

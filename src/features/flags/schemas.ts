@@ -230,7 +230,9 @@ const tailFields = {
 /** `GET .../features/:featureName`: environments first (docs/rules.md §1.4 S3). */
 export const FeatureResponse = inOrder(Type.Object({
   environments: Type.Array(FeatureEnvironment),
-  name: c.name, impressionData: c.impressionData, description: c.description, project: c.project, stale: c.stale,
+  name: c.name,
+  favorite: Type.Optional(Type.Boolean({ description: 'Whether the signed-in user marked it (absent for an API token)' })),
+  impressionData: c.impressionData, description: c.description, project: c.project, stale: c.stale,
   createdAt: c.createdAt, createdBy: UserRef, type: c.type, archived: c.archived,
   ...tailFields,
 }, { description: 'The feature resource (docs/rules.md §1.4 S3)' }));

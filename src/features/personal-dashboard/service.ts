@@ -1,6 +1,11 @@
 import { notFound } from '../../errors.js';
+import { isMarked } from '../favorites/read-model.js';
+import type { FlagData } from '../flags/read-model.js';
 import { gravatarUrl } from '../shared.js';
 import type { DashboardPerson, DashboardSources } from './sources.js';
+
+/** The dashboard lists at most 100 flags (Unleash 8.2). */
+const PERSONAL_FLAGS = 100;
 
 /** The project page of the dashboard shows the last 10 events (Unleash 8.2). */
 const LATEST_EVENTS = 10;
@@ -32,10 +37,20 @@ export class PersonalDashboardService {
     }
     return {
       projects: projectViews,
-      flags: flags.filter((f) => f.createdBy.id === userId).map((f) => ({ name: f.name, type: f.type, project: f.project })),
+      flags: this.personalFlags(flags, userId),
       projectOwners: [],
       admins: admins.map(personView),
     };
+  }
+
+  /** The live flags the person created or marked, newest first, at most 100 (Unleash 8.2's read model). */
+  private personalFlags(flags: readonly FlagData[], userId: number) {
+    const marks = this.sources.favorites.marksOf(userId).flags;
+    return flags
+      .filter((f) => f.createdBy.id === userId || isMarked(marks, f.name, f.createdAt))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      .slice(0, PERSONAL_FLAGS)
+      .map((f) => ({ name: f.name, type: f.type, project: f.project }));
   }
 
   async forProject(projectId: string) {

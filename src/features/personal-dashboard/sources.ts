@@ -1,4 +1,5 @@
 /** What the personal dashboard reads of other features (composition.ts passes what answers each). */
+import type { FavoriteReadModel } from '../favorites/read-model.js';
 import type { FlagData } from '../flags/read-model.js';
 
 export interface DashboardPerson {
@@ -9,6 +10,7 @@ export interface DashboardPerson {
 }
 
 export interface DashboardSources {
+  favorites: FavoriteReadModel;
   projects(): Promise<Array<{ id: string; name: string }>>;
   /** Live flags (not archived), in creation order. */
   flags(): Promise<FlagData[]>;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../schemas/common.js';
+import { personIdOf } from '../shared.js';
 import {
   ProjectDoraSchema, ProjectHealthReportSchema, ProjectInsightsSchema, ProjectOverviewSchema, ProjectParams, ProjectStatusSchema,
 } from './schemas.js';
@@ -14,7 +15,7 @@ const projectStatusRoutes: FastifyPluginAsyncTypebox<{ service: ProjectStatusSer
       params: ProjectParams,
       response: { 200: ProjectOverviewSchema, ...errorResponses(401, 403, 404, 503) },
     },
-  }, async (request) => await service.overview(request.params.projectId));
+  }, async (request) => await service.overview(request.params.projectId, personIdOf(request)));
 
   app.get('/api/admin/projects/:projectId/status', {
     schema: {

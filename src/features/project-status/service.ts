@@ -1,4 +1,5 @@
 import { notFound } from '../../errors.js';
+import { isMarked } from '../favorites/read-model.js';
 import type { FlagData } from '../flags/read-model.js';
 import { doraMetrics } from './dora.js';
 import { healthRating, potentiallyStale } from './health.js';
@@ -62,7 +63,8 @@ export class ProjectStatusService {
     return value;
   }
 
-  async overview(projectId: string, now = new Date()) {
+  /** `favorite` as `userId` marked the project (null: an API token). */
+  async overview(projectId: string, userId: number | null = null, now = new Date()) {
     const project = await this.sources.project(projectId);
     if (!project) throw notFound('No project found');
     const at = now.getTime();
@@ -88,7 +90,7 @@ export class ProjectStatusService {
       defaultStickiness: project.defaultStickiness,
       health,
       technicalDebt: 100 - health,
-      favorite: false,
+      favorite: isMarked(this.sources.favorites.marksOf(userId).projects, projectId, project.createdAt),
       updatedAt: project.createdAt.toISOString(),
       createdAt: project.createdAt.toISOString(),
       onboardingStatus: summary.onboardingStatus,
@@ -105,7 +107,7 @@ export class ProjectStatusService {
    * computed from (Unleash's calculateProjectHealth).
    */
   async healthReport(projectId: string, now = new Date()) {
-    const overview = await this.overview(projectId, now);
+    const overview = await this.overview(projectId, null, now);
     const live = (await this.sources.flags(projectId)).filter((f) => !f.archived);
     const tags = new Map(live.map((f) => [f.name, f.tags.map((t) => ({ value: t.value, type: t.type }))]));
     const lifetimes = this.sources.lifetimes();
@@ -129,7 +131,7 @@ export class ProjectStatusService {
    * health (D8: current) with the counts it comes from, twice as Unleash repeats them, the lead time.
    */
   async insights(projectId: string, now = new Date()) {
-    const overview = await this.overview(projectId, now);
+    const overview = await this.overview(projectId, null, now);
     const live = (await this.sources.flags(projectId)).filter((f) => !f.archived);
     const counts = staleCounts(live, this.sources.lifetimes(), now.getTime());
     return {

@@ -2,6 +2,7 @@
  * What the project pages read of other features, declared here; composition.ts passes what
  * answers each (stores' read sides and the event log), so nothing here reaches into their folders.
  */
+import type { FavoriteReadModel } from '../favorites/read-model.js';
 import type { FlagData } from '../flags/read-model.js';
 import type { EnabledEvent } from './dora.js';
 
@@ -29,6 +30,7 @@ export interface StatusFlagView {
 }
 
 export interface ProjectStatusSources {
+  favorites: FavoriteReadModel;
   project(id: string): Promise<StatusProject | null>;
   /** The project's flags, archived ones included. */
   flags(projectId: string): Promise<FlagData[]>;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { auditOf } from '../shared.js';
+import { auditOf, personIdOf } from '../shared.js';
 import { ADMIN_ERRORS, errorResponses, NoBody } from '../../schemas/common.js';
 import { validationError } from '../../errors.js';
 import { StrategyBody } from '../flags/schemas.js';
@@ -17,7 +17,7 @@ const projectRoutes: FastifyPluginAsyncTypebox<{ service: ProjectService }> = as
       querystring: Type.Object({ archived: Type.Optional(Type.Boolean()) }),
       response: { 200: ProjectListResponse, ...errorResponses(400, 401, 403, 503) },
     },
-  }, async () => ({ version: 1, projects: await service.list() }));
+  }, async (request) => ({ version: 1, projects: await service.list(personIdOf(request)) }));
 
   app.post('/api/admin/projects', {
     config: { permission: 'CREATE_PROJECT' },

@@ -1,5 +1,6 @@
 import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { nameExists, validationError, notFound, schemaValidationError } from '../../errors.js';
+import { isMarked, type FavoriteReadModel } from '../favorites/read-model.js';
 import type { FlagReadModel } from '../flags/read-model.js';
 import { isUrlFriendly } from '../shared.js';
 import type { ProjectDefaultStrategy, ProjectDocument, ProjectStore } from './store.js';
@@ -14,7 +15,7 @@ export interface CreateProjectInput {
   description?: string | null;
 }
 
-export function projectView(project: ProjectDocument, featureCount: number): ProjectView {
+export function projectView(project: ProjectDocument, featureCount: number, favorite = false): ProjectView {
   return {
     id: project.id,
     name: project.name,
@@ -25,7 +26,7 @@ export function projectView(project: ProjectDocument, featureCount: number): Pro
     memberCount: 0,
     defaultStickiness: project.defaultStickiness,
     mode: 'open',
-    favorite: false,
+    favorite,
     archivedAt: project.archivedAt ? project.archivedAt.toISOString() : null,
   };
 }
@@ -37,11 +38,14 @@ export class ProjectService {
     private readonly flags: FlagReadModel,
     private readonly outbox: Outbox,
     private readonly flagChanges: ProjectFlagSource,
+    private readonly favorites: FavoriteReadModel,
   ) {}
 
-  async list(): Promise<ProjectView[]> {
+  /** Every project, `favorite` as `userId` marked it (null: an API token, no favourites). */
+  async list(userId: number | null): Promise<ProjectView[]> {
     const [projects, flags] = await Promise.all([this.store.list(), this.flags.snapshotSource()]);
-    return projects.map((p) => projectView(p, flags.filter((f) => f.project === p.id).length));
+    const marks = this.favorites.marksOf(userId).projects;
+    return projects.map((p) => projectView(p, flags.filter((f) => f.project === p.id).length, isMarked(marks, p.id, p.createdAt)));
   }
 
   /** `{id, name, description?}` → a project connected to every enabled environment; event `project-created`. */

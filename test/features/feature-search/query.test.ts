@@ -35,7 +35,7 @@ t.test('potentially stale: older than the type\'s lifetime (release 40 days, ope
     flag('young-release', 'release', 10), flag('old-release', 'release', 41), flag('old-operational', 'operational', 8),
     flag('old-kill-switch', 'kill-switch', 400), flag('old-stale', 'release', 50, true),
   ]));
-  const names = (state: string) => search(index, { state }, { lastSeen: new Map() }).items.map((i) => i.entry.flag.name);
+  const names = (state: string) => search(index, { state }, { lastSeen: new Map(), favorites: new Map() }).items.map((i) => i.entry.flag.name);
   // Oldest first: old-kill-switch, old-stale, old-release, young-release (10 days), old-operational (8).
   t.same(names('IS:potentially-stale'), ['old-release', 'old-operational'], 'a stale flag is not potentially stale');
   t.same(names('IS_NOT:potentially-stale'), ['old-kill-switch', 'old-stale', 'young-release']);
@@ -44,4 +44,19 @@ t.test('potentially stale: older than the type\'s lifetime (release 40 days, ope
   t.same(names('IS_ANY_OF:active,potentially-stale'), ['old-kill-switch', 'old-release', 'young-release', 'old-operational'], 'Unleash: active');
   t.same(names('IS_ANY_OF:active,stale,potentially-stale').length, 5);
   t.same(names('IS_NONE_OF:active,stale,potentially-stale'), []);
+});
+
+t.test('favourites: the filter, favourites first in the sort\'s order and paged, and a mark on an older flag of the same name', async (t) => {
+  const flags = [flag('a', 'release', 4), flag('b', 'release', 3), flag('c', 'release', 2), flag('d', 'release', 1)];
+  const index = buildIndex(input(flags));
+  const favorites = new Map([['b', flags[1]!.createdAt.getTime()], ['d', flags[3]!.createdAt.getTime()], ['c', 0]]);
+  const names = (params: Record<string, string>) => search(index, params, { lastSeen: new Map(), favorites }).items.map((i) => i.entry.flag.name);
+  t.same(names({ favorite: 'IS:true' }), ['b', 'd'], 'c was marked when an earlier flag c existed');
+  t.same(names({ favorite: 'IS:false' }), ['a', 'c']);
+  t.same(names({ favorite: 'IS_ANY_OF:true,false' }), ['a', 'b', 'c', 'd']);
+  t.same(names({ favoritesFirst: 'true', sortBy: 'name', sortOrder: 'desc' }), ['d', 'b', 'c', 'a']);
+  t.same(names({ favoritesFirst: 'yes', sortBy: 'name', sortOrder: 'desc' }), ['d', 'c', 'b', 'a'], 'only `true` asks for it');
+  t.same(names({ favoritesFirst: 'true', sortBy: 'name', limit: '2', offset: '1' }), ['d', 'a']);
+  t.same(names({ favoritesFirst: 'true', sortBy: 'lastSeenAt', limit: '2' }), ['b', 'd'], 'also under a sort that builds every flag');
+  t.equal(search(index, { favoritesFirst: 'true' }, { lastSeen: new Map(), favorites }).total, 4);
 });

@@ -1,6 +1,7 @@
 /** Flags (E4, S3, S8): create, list and read. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ANY_ROLE, auditOf } from '../../shared.js';
+import { ANY_ROLE, auditOf, personIdOf } from '../../shared.js';
+import { isMarked, type FavoriteReadModel } from '../../favorites/read-model.js';
 import { ADMIN_ERRORS, NoBody, errorResponses, preSerialized } from '../../../schemas/common.js';
 import {
   CreateFeatureBody, FeatureCreatedResponse, FeatureUpdatedResponse, PatchBody, StaleBody, UpdateFeatureBody, ValidateNameBody, FeatureListResponse, FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
@@ -10,7 +11,7 @@ import { BASE } from './paths.js';
 
 const TAGS = ['Feature flags'];
 
-const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (app, { service }) => {
+const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService; favorites: FavoriteReadModel }> = async (app, { service, favorites }) => {
   app.post(BASE, {
     config: { permission: 'CREATE_FEATURE' },
     schema: {
@@ -92,7 +93,12 @@ const flagRoutes: FastifyPluginAsyncTypebox<{ service: FlagService }> = async (a
       tags: TAGS, summary: 'Get a feature flag with its environments and strategies', params: FeatureParams,
       response: { 200: FeatureResponse, ...errorResponses(401, 403, 404, 503) },
     },
-  }, async (request) => await service.get(request.params.projectId, request.params.featureName));
+  }, async (request) => {
+    const view = await service.get(request.params.projectId, request.params.featureName);
+    const userId = personIdOf(request);
+    if (userId === null) return view;
+    return { ...view, favorite: isMarked(favorites.marksOf(userId).flags, view.name, new Date(view.createdAt)) };
+  });
 };
 
 export default flagRoutes;

@@ -4,6 +4,7 @@
  * order of the OpenAPI document.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FavoriteReadModel } from '../../favorites/read-model.js';
 import type { FlagBulkService } from '../bulk.js';
 import type { FlagCloneService } from '../clone.js';
 import type { FlagLifecycleService } from '../lifecycle-service.js';
@@ -27,6 +28,8 @@ export interface FlagRouteServices {
   links: FlagLinkService;
   lifecycle: FlagLifecycleService;
   clone: FlagCloneService;
+  /** Whom a flag is a favourite of: its view says so to the signed-in user. */
+  favorites: FavoriteReadModel;
 }
 
 const flagResourceRoutes: FastifyPluginAsyncTypebox<FlagRouteServices> = async (app, options) => {
