@@ -1,6 +1,8 @@
 // Lint configuration: typescript-eslint's type-aware recommended rules over every TypeScript
-// folder the project compiles (tsconfig.json gives the types). Formatting is not linted.
+// folder the project compiles (tsconfig.json gives the types), and the code's formatting through
+// ESLint Stylistic's rules (`npm run lint -- --fix` applies them).
 import eslint from '@eslint/js';
+import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -9,6 +11,7 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     extends: [eslint.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+    plugins: { '@stylistic': stylistic },
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -32,6 +35,32 @@ export default tseslint.config(
       // Off: what it flags are JSON scalars from stored or posted data, objects already ruled out
       // or left to String() as Unleash renders them; TypeScript types such a value `{}`.
       '@typescript-eslint/no-base-to-string': 'off',
+      // Formatting: the layout the code is written in, checked.
+      '@stylistic/indent': ['error', 2, { SwitchCase: 1, flatTernaryExpressions: true, offsetTernaryExpressions: true, ignoredNodes: ['TemplateLiteral *'] }],
+      '@stylistic/quotes': ['error', 'single', { avoidEscape: true }],
+      '@stylistic/semi': ['error', 'always'],
+      '@stylistic/comma-dangle': ['error', 'always-multiline'],
+      '@stylistic/max-len': ['error', { code: 180, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true }],
+      '@stylistic/no-trailing-spaces': 'error',
+      '@stylistic/eol-last': 'error',
+      '@stylistic/no-multiple-empty-lines': ['error', { max: 1, maxBOF: 0, maxEOF: 0 }],
+      '@stylistic/no-tabs': 'error',
+      '@stylistic/linebreak-style': ['error', 'unix'],
+      '@stylistic/arrow-parens': ['error', 'always'],
+      '@stylistic/arrow-spacing': 'error',
+      '@stylistic/brace-style': ['error', '1tbs', { allowSingleLine: true }],
+      '@stylistic/keyword-spacing': 'error',
+      '@stylistic/space-infix-ops': 'error',
+      '@stylistic/comma-spacing': 'error',
+      '@stylistic/key-spacing': 'error',
+      '@stylistic/space-before-blocks': 'error',
+      '@stylistic/space-before-function-paren': ['error', { anonymous: 'always', named: 'never', asyncArrow: 'always' }],
+      '@stylistic/member-delimiter-style': 'error',
+      '@stylistic/type-annotation-spacing': 'error',
+      '@stylistic/block-spacing': 'error',
+      '@stylistic/semi-spacing': 'error',
+      '@stylistic/space-in-parens': ['error', 'never'],
+      '@stylistic/no-multi-spaces': ['error', { ignoreEOLComments: true }],
     },
   },
   {

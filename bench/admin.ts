@@ -192,7 +192,7 @@ async function main(): Promise<void> {
       if (!args['keep-reference']) stopReference();
     }
   }
-  console.log(`\n| admin request | Unleash req/s | Vane req/s | Vane ÷ Unleash |\n|---|---:|---:|---:|`);
+  console.log('\n| admin request | Unleash req/s | Vane req/s | Vane ÷ Unleash |\n|---|---:|---:|---:|');
   const perWrite = (f: Figures) => `${f.replaySeconds.toFixed(1)} s (${((f.replaySeconds * 1000) / f.requests).toFixed(1)} ms/request)`;
   console.log(
     `| write replay, ${vaneFigures.requests} sequential requests | ${ref ? perWrite(ref) : 'not run'} | ${perWrite(vaneFigures)} | ` +

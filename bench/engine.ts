@@ -51,7 +51,6 @@ if (positionals.length > 1 || (positionals[0] !== undefined && !SECTIONS.include
 // ---------------------------------------------------------------------------------------------
 // Seeded data
 
-
 const random = seededRandom(42);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
@@ -203,26 +202,26 @@ const runs = (section: string): boolean => only === undefined || only === sectio
 
 // 1. SDK decisions. Warm up first so the numbers are the optimized code's.
 if (runs('sdk')) {
-const N = 3_000_000;
-let enabledCount = 0;
-timeLoop(500_000, (i) => {
-  if (isEnabled(compiled, 'production', names[i % 100]!, contexts[i % 1000])) enabledCount++;
-});
-enabledCount = 0;
-const decideSeconds = timeLoop(N, (i) => {
-  if (isEnabled(compiled, 'production', names[i % 100]!, contexts[(i * 7) % 1000])) enabledCount++;
-});
-console.log(
+  const N = 3_000_000;
+  let enabledCount = 0;
+  timeLoop(500_000, (i) => {
+    if (isEnabled(compiled, 'production', names[i % 100]!, contexts[i % 1000])) enabledCount++;
+  });
+  enabledCount = 0;
+  const decideSeconds = timeLoop(N, (i) => {
+    if (isEnabled(compiled, 'production', names[i % 100]!, contexts[(i * 7) % 1000])) enabledCount++;
+  });
+  console.log(
   `SDK isEnabled:   ${format(N / decideSeconds)} evaluations/s on one core (target ≥ 2,000,000) — ${((enabledCount / N) * 100).toFixed(0)} % enabled`,
-);
-let variantCount = 0;
-timeLoop(300_000, (i) => {
-  if (getVariant(compiled, 'production', names[i % 100]!, contexts[i % 1000]).enabled) variantCount++;
-});
-const variantSeconds = timeLoop(N, (i) => {
-  if (getVariant(compiled, 'production', names[i % 100]!, contexts[(i * 7) % 1000]).enabled) variantCount++;
-});
-console.log(`SDK getVariant:  ${format(N / variantSeconds)} evaluations/s on one core — ${((variantCount / (300_000 + N)) * 100).toFixed(0)} % with a variant`);
+  );
+  let variantCount = 0;
+  timeLoop(300_000, (i) => {
+    if (getVariant(compiled, 'production', names[i % 100]!, contexts[i % 1000]).enabled) variantCount++;
+  });
+  const variantSeconds = timeLoop(N, (i) => {
+    if (getVariant(compiled, 'production', names[i % 100]!, contexts[(i * 7) % 1000]).enabled) variantCount++;
+  });
+  console.log(`SDK getVariant:  ${format(N / variantSeconds)} evaluations/s on one core — ${((variantCount / (300_000 + N)) * 100).toFixed(0)} % with a variant`);
 }
 
 // 2. Deprecated playground JSON, 100 flags × 1 context. Buffer.byteLength flattens the rope, as
@@ -230,71 +229,71 @@ console.log(`SDK getVariant:  ${format(N / variantSeconds)} evaluations/s on one
 const selection = selectFlags(compiled);
 let sink = 0;
 if (runs('playground')) {
-for (let i = 0; i < 2000; i++) sink += evaluateToJson(compiled, 'development', contexts[i % 1000]).length;
-const fastMicros = medianMicros(3000, (i) => {
-  sink += Buffer.byteLength(evaluateToJson(compiled, 'development', contexts[i % 1000]));
-});
-for (let i = 0; i < 300; i++) sink += JSON.stringify(evaluate(compiled, 'development', contexts[i % 1000])).length;
-const slowMicros = medianMicros(1000, (i) => {
-  sink += Buffer.byteLength(JSON.stringify(evaluate(compiled, 'development', contexts[i % 1000])));
-});
-const evaluateMicros = medianMicros(3000, (i) => {
-  for (const evaluation of evaluateSelection(compiled, selection, 'development', contexts[i % 1000])) {
-    if (evaluation.isEnabled) sink++;
-  }
-});
-const ropeMicros = medianMicros(3000, (i) => {
-  sink += evaluateToJson(compiled, 'development', contexts[i % 1000]).length;
-});
-const chunkMicros = medianMicros(3000, (i) => {
-  for (const chunk of evaluateToJsonChunks(compiled, 'development', contexts[i % 1000])) sink += chunk.length;
-});
-const flattenMicros = medianMicros(3000, (i) => {
-  const json = evaluateToJson(compiled, 'development', contexts[i % 1000]);
-  sink += Number(json); // NaN; flattens the rope
-});
-const playgroundBytes = Buffer.byteLength(evaluateToJson(compiled, 'development', contexts[0]));
-console.log(
+  for (let i = 0; i < 2000; i++) sink += evaluateToJson(compiled, 'development', contexts[i % 1000]).length;
+  const fastMicros = medianMicros(3000, (i) => {
+    sink += Buffer.byteLength(evaluateToJson(compiled, 'development', contexts[i % 1000]));
+  });
+  for (let i = 0; i < 300; i++) sink += JSON.stringify(evaluate(compiled, 'development', contexts[i % 1000])).length;
+  const slowMicros = medianMicros(1000, (i) => {
+    sink += Buffer.byteLength(JSON.stringify(evaluate(compiled, 'development', contexts[i % 1000])));
+  });
+  const evaluateMicros = medianMicros(3000, (i) => {
+    for (const evaluation of evaluateSelection(compiled, selection, 'development', contexts[i % 1000])) {
+      if (evaluation.isEnabled) sink++;
+    }
+  });
+  const ropeMicros = medianMicros(3000, (i) => {
+    sink += evaluateToJson(compiled, 'development', contexts[i % 1000]).length;
+  });
+  const chunkMicros = medianMicros(3000, (i) => {
+    for (const chunk of evaluateToJsonChunks(compiled, 'development', contexts[i % 1000])) sink += chunk.length;
+  });
+  const flattenMicros = medianMicros(3000, (i) => {
+    const json = evaluateToJson(compiled, 'development', contexts[i % 1000]);
+    sink += Number(json); // NaN; flattens the rope
+  });
+  const playgroundBytes = Buffer.byteLength(evaluateToJson(compiled, 'development', contexts[0]));
+  console.log(
   `playground JSON: ${chunkMicros.toFixed(0)} µs for 100 flags × 1 context as UTF-8 chunks (target ≤ 300; ` +
     `${format(playgroundBytes / 1024)} KiB); of which evaluation ${evaluateMicros.toFixed(0)} µs`,
-);
-console.log(
+  );
+  console.log(
   `  as one string: ${ropeMicros.toFixed(0)} µs as a rope, ${flattenMicros.toFixed(0)} µs flat, ` +
     `${fastMicros.toFixed(0)} µs flat + UTF-8 length; objects + JSON.stringify: ${slowMicros.toFixed(0)} µs`,
-);
+  );
 }
 
 // 3. Advanced entries: every flag for a batch of combinations, with evaluation and without.
 if (runs('advanced')) {
-const combinations = contexts.slice(0, 100).map((context) => {
-  const { properties, currentTime: _ignored, ...top } = context;
-  return { ...top, ...properties };
-});
-const combinationJson = combinations.map((combination) => JSON.stringify(combination));
-let bytes = 0;
-const advancedSeconds = timeLoop(50, () => {
-  const writer = new JsonChunkWriter();
-  for (let c = 0; c < combinations.length; c++) {
-    for (const evaluation of evaluateSelection(compiled, selection, 'production', combinations[c])) {
-      writer.write(advancedEntryJson(evaluation, combinationJson[c]!));
+  const combinations = contexts.slice(0, 100).map((context) => {
+    const { properties, currentTime: _ignored, ...top } = context;
+    return { ...top, ...properties };
+  });
+  const combinationJson = combinations.map((combination) => JSON.stringify(combination));
+  let bytes = 0;
+  const advancedSeconds = timeLoop(50, () => {
+    const writer = new JsonChunkWriter();
+    for (let c = 0; c < combinations.length; c++) {
+      for (const evaluation of evaluateSelection(compiled, selection, 'production', combinations[c])) {
+        writer.write(advancedEntryJson(evaluation, combinationJson[c]!));
+      }
     }
-  }
-  bytes += writer.byteLength;
-});
-const evaluated = combinations.map((combination) => evaluateSelection(compiled, selection, 'production', combination));
-for (const batch of evaluated) for (const evaluation of batch) void evaluation.isEnabled; // finalize outside the timing
-let serializedBytes = 0;
-const serializeSeconds = timeLoop(50, () => {
-  const writer = new JsonChunkWriter();
-  for (let c = 0; c < evaluated.length; c++) {
-    for (const evaluation of evaluated[c]!) writer.write(advancedEntryJson(evaluation, combinationJson[c]!));
-  }
-  serializedBytes += writer.byteLength;
-});
-const entries = 50 * combinations.length * names.length;
-console.log(
+    bytes += writer.byteLength;
+  });
+  const evaluated = combinations.map((combination) => evaluateSelection(compiled, selection, 'production', combination));
+  for (const batch of evaluated) for (const evaluation of batch) void evaluation.isEnabled; // finalize outside the timing
+  let serializedBytes = 0;
+  const serializeSeconds = timeLoop(50, () => {
+    const writer = new JsonChunkWriter();
+    for (let c = 0; c < evaluated.length; c++) {
+      for (const evaluation of evaluated[c]!) writer.write(advancedEntryJson(evaluation, combinationJson[c]!));
+    }
+    serializedBytes += writer.byteLength;
+  });
+  const entries = 50 * combinations.length * names.length;
+  console.log(
   `advanced entries: ${(bytes / advancedSeconds / 1e6).toFixed(0)} MB/s evaluated + serialized ` +
     `(${format(entries / advancedSeconds)} entries/s); serialization alone ${(serializedBytes / serializeSeconds / 1e6).toFixed(0)} MB/s`,
-);
+  );
 }
 if (sink < 0) console.log(sink);

@@ -62,7 +62,6 @@ const START = NOW - 365 * DAY;
 // ---------------------------------------------------------------------------------------------
 // Seeded data
 
-
 const random = seededRandom(7);
 const int = (min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
@@ -117,10 +116,8 @@ function makeEvent(id: number, createdAt: Date): EventDocument {
   let preData: unknown = null;
   if (type === 'feature-created') data = { name: flag.name, description: 'A flag', type: 'release', project: flag.project, stale: false, createdAt: createdAt.toISOString(), impressionData: false, archived: false };
   else if (type === 'feature-strategy-add') data = strategy(flag.name);
-  else if (type === 'feature-strategy-update') { preData = strategy(flag.name); data = { ...(preData as object), parameters: { groupId: flag.name, rollout: String(int(0, 100)), stickiness: 'default' } }; }
-  else if (type === 'feature-strategy-remove') preData = strategy(flag.name);
-  else if (type === 'feature-environment-variants-updated') { data = { variants: [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default' }] }; preData = { variants: [] }; }
-  else if (type.startsWith('segment-')) data = { id: int(1, 40), name: `segment-${int(1, 40)}`, description: null, constraints: [], createdBy: user.name, createdAt: createdAt.toISOString() };
+  else if (type === 'feature-strategy-update') { preData = strategy(flag.name); data = { ...(preData as object), parameters: { groupId: flag.name, rollout: String(int(0, 100)), stickiness: 'default' } }; } else if (type === 'feature-strategy-remove') preData = strategy(flag.name);
+  else if (type === 'feature-environment-variants-updated') { data = { variants: [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default' }] }; preData = { variants: [] }; } else if (type.startsWith('segment-')) data = { id: int(1, 40), name: `segment-${int(1, 40)}`, description: null, constraints: [], createdBy: user.name, createdAt: createdAt.toISOString() };
   else if (type.startsWith('change-')) data = { changeRequestId: int(1, 5000) };
   else if (type === 'tag-created' || type === 'feature-tagged') data = { type: 'simple', value: `tag-${int(1, 200)}` };
   else if (type.startsWith('user-')) data = { id: int(1, 500), name: `User ${int(1, 500)}`, email: `u${int(1, 500)}@example.com` };
@@ -189,7 +186,11 @@ async function seedBlocks(url: string, dbName: string, count: number): Promise<{
     const doc = makeEvent(id, new Date(Math.floor(START + (id - 1) * step)));
     const { _id, searchText: _text, ...stored } = doc;
     const json = JSON.stringify(stored);
-    return { doc, entry: { json, event: { id, at: doc.createdAt.getTime(), type: doc.type, project: doc.project, featureName: doc.featureName, environment: doc.environment, createdByUserId: doc.createdByUserId, groupId: doc.groupId ?? null } } };
+    const event = {
+      id, at: doc.createdAt.getTime(), type: doc.type, project: doc.project, featureName: doc.featureName, environment: doc.environment,
+      createdByUserId: doc.createdByUserId, groupId: doc.groupId ?? null,
+    };
+    return { doc, entry: { json, event } };
   };
   for (let first = 0; first < sealed; first += BLOCKS_PER_BATCH) {
     const docs: BlockDocument[] = [];

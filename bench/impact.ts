@@ -62,7 +62,6 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
   return text ? JSON.parse(text) : undefined;
 }
 
-
 const flag = (i: number) => `${SEED_PREFIX}.flag.${String(i).padStart(3, '0')}`;
 
 /** 10 flags: turned off, given a 50 % rollout, or given new variants; flag 8's child (9) follows. */
@@ -75,8 +74,8 @@ async function changeRequest(): Promise<number> {
       : k % 3 === 1
         ? { feature: flag(i), action: 'addStrategy', payload: { name: 'flexibleRollout', sortOrder: -1, parameters: { rollout: '50', stickiness: 'userId', groupId: 'cr' }, constraints: [] } }
         : { feature: flag(i), action: 'patchVariant', payload: { variants: [
-          { name: 'x', weight: 500, weightType: 'variable', stickiness: 'userId' }, { name: 'y', weight: 500, weightType: 'variable', stickiness: 'userId' },
-        ] } };
+            { name: 'x', weight: 500, weightType: 'variable', stickiness: 'userId' }, { name: 'y', weight: 500, weightType: 'variable', stickiness: 'userId' },
+          ] } };
     id = (await call('POST', '/api/admin/projects/default/environments/development/change-requests', change) as { id: number }).id;
   }
   return id;
@@ -122,23 +121,23 @@ async function main(): Promise<void> {
     await call('POST', `/api/admin/playground/change-request/${id}/impact`, { population: { ...population, userId: { from: 1, to: 2000 } } });
 
     if (only !== 'batch') {
-    const impact = await measured(pid, async () => await call('POST', `/api/admin/playground/change-request/${id}/impact`, { population }));
-    const answer = impact.result as { contexts: number; flags: Array<{ name: string; turnedOn: number; turnedOff: number; variantChanged: number }> };
-    const logical = 2 * answer.contexts * FLAG_COUNT;
-    const affected = answer.flags.length;
-    console.log(`impact  ${answer.contexts} contexts, ${affected} flags changed: ${impact.ms.toFixed(0)} ms; ` +
+      const impact = await measured(pid, async () => await call('POST', `/api/admin/playground/change-request/${id}/impact`, { population }));
+      const answer = impact.result as { contexts: number; flags: Array<{ name: string; turnedOn: number; turnedOff: number; variantChanged: number }> };
+      const logical = 2 * answer.contexts * FLAG_COUNT;
+      const affected = answer.flags.length;
+      console.log(`impact  ${answer.contexts} contexts, ${affected} flags changed: ${impact.ms.toFixed(0)} ms; ` +
       `${(logical / impact.ms / 1000).toFixed(2)} M evaluations/s counted as 2 × contexts × ${FLAG_COUNT} flags ` +
       `(${(2 * answer.contexts * affected / impact.ms / 1000).toFixed(2)} M/s counted on the ${affected} changed flags only); ` +
       `server RSS ${mb(impact.startRss)} → peak ${mb(impact.peakRss)}`);
-    for (const f of answer.flags) console.log(`        ${f.name}: on ${f.turnedOn}, off ${f.turnedOff}, variant ${f.variantChanged}`);
+      for (const f of answer.flags) console.log(`        ${f.name}: on ${f.turnedOn}, off ${f.turnedOff}, variant ${f.variantChanged}`);
 
-    const impactLines = await measured(pid, async () => {
-      const res = await fetch(`${URL_BASE}/api/admin/playground/change-request/${id}/impact`, {
-        method: 'POST', headers: { ...HEADERS, accept: 'application/x-ndjson' }, body: JSON.stringify({ population }),
+      const impactLines = await measured(pid, async () => {
+        const res = await fetch(`${URL_BASE}/api/admin/playground/change-request/${id}/impact`, {
+          method: 'POST', headers: { ...HEADERS, accept: 'application/x-ndjson' }, body: JSON.stringify({ population }),
+        });
+        return await readAll(res);
       });
-      return await readAll(res);
-    });
-    console.log(`impact  NDJSON: ${impactLines.result.lines} changed (context, flag) lines, ${mb(impactLines.result.bytes)}: ` +
+      console.log(`impact  NDJSON: ${impactLines.result.lines} changed (context, flag) lines, ${mb(impactLines.result.bytes)}: ` +
       `${impactLines.ms.toFixed(0)} ms; server RSS peak ${mb(impactLines.peakRss)}`);
     }
 

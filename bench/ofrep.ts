@@ -130,7 +130,10 @@ async function pairs(f1: Parameters<typeof cannon>[0], o1: Parameters<typeof can
 function paired(results: Array<{ f1: Slice; o1: Slice }>): string {
   const rate = ({ requests, seconds }: Slice) => requests / seconds;
   const ratios = results.map(({ f1, o1 }) => rate(o1) / rate(f1)).sort((a, b) => a - b);
-  const sum = (pick: (pair: { f1: Slice; o1: Slice }) => Slice) => results.reduce((acc, pair) => ({ requests: acc.requests + pick(pair).requests, seconds: acc.seconds + pick(pair).seconds }), { requests: 0, seconds: 0 });
+  const sum = (pick: (pair: { f1: Slice; o1: Slice }) => Slice) => results.reduce(
+    (acc, pair) => ({ requests: acc.requests + pick(pair).requests, seconds: acc.seconds + pick(pair).seconds }),
+    { requests: 0, seconds: 0 },
+  );
   const quartile = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(q * ratios.length))]!.toFixed(2);
   const [f1, o1] = [sum((pair) => pair.f1), sum((pair) => pair.o1)];
   return `paired O1 / F1 (${results.length} pairs of 1-second slices): median ${quartile(0.5)}× (quartiles ${quartile(0.25)}–${quartile(0.75)}), `

@@ -45,15 +45,15 @@ function flag(i: number): StoredDocument {
         constraints: [constraint(i + k), constraint(i + k + 1)],
         variants: i % 2 === 0
           ? [{ name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'r' } },
-            { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default' }]
+              { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default' }]
           : [],
         segments: i % 4 === 0 ? [1 + (i % 5)] : [],
       };
     });
     const variants = i % 5 === 0
       ? [{ name: 'a', weight: 340, weightType: 'variable', stickiness: 'default', overrides: [{ contextName: 'userId', values: ['1'] }] },
-        { name: 'b', weight: 330, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"x":1}' } },
-        { name: 'c', weight: 330, weightType: 'fix', stickiness: 'default' }]
+          { name: 'b', weight: 330, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"x":1}' } },
+          { name: 'c', weight: 330, weightType: 'fix', stickiness: 'default' }]
       : [];
     environments[env] = { enabled: true, strategies, variants };
   }

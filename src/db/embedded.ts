@@ -48,8 +48,8 @@ export const FERRETDB_PATCH = {
   edits: [
     {
       file: 'internal/backends/sqlite/metadata/metadata.go',
-      from: `IDColumn = DefaultColumn + "->'$._id'"`,
-      to: `IDColumn = DefaultColumn + "->'_id'"`,
+      from: 'IDColumn = DefaultColumn + "->\'$._id\'"',
+      to: 'IDColumn = DefaultColumn + "->\'_id\'"',
       count: 1,
     },
     {
@@ -119,7 +119,6 @@ function which(cmd: string): string | undefined {
   return result.status === 0 && path ? path : undefined;
 }
 
-
 /** A TCP port free on 127.0.0.1 right now (the embedded database's, the soak's Vane). */
 export async function freePort(): Promise<number> {
   return await new Promise((resolvePort, reject) => {
@@ -148,8 +147,6 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   }
   throw new EmbeddedDatabaseError(`database did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
-
-
 
 /**
  * Returns the path of a FerretDB binary, building it once if needed.
@@ -260,9 +257,9 @@ export async function startEmbeddedDatabase(
     const child = mongod
       ? spawn(mongod, ['--dbpath', dbDir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] })
       : spawn(ferret!, [
-        '--handler=sqlite', `--sqlite-url=file:${dbDir}/`, `--state-dir=${dbDir}`,
+          '--handler=sqlite', `--sqlite-url=file:${dbDir}/`, `--state-dir=${dbDir}`,
         `--listen-addr=127.0.0.1:${port}`, '--debug-addr=-', '--telemetry=disable', '--log-level=ERROR',
-      ], { stdio: ['ignore', 'ignore', 'pipe'] });
+        ], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
     // Whoever started the server stops it (`stop`, or the test helper's exit hook); it does not keep

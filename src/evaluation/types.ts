@@ -109,11 +109,11 @@ export type PlaygroundStrategyResultStatus =
   | { enabled: 'unknown'; evaluationStatus: 'unevaluated' }
   | { enabled: 'unknown' | false; evaluationStatus: 'incomplete' }
   | {
-      enabled: boolean;
-      evaluationStatus: 'complete';
-      variant?: StrategyVariantResult;
-      variants?: unknown[];
-    };
+    enabled: boolean;
+    evaluationStatus: 'complete';
+    variant?: StrategyVariantResult;
+    variants?: unknown[];
+  };
 
 export interface PlaygroundConstraintResult {
   [key: string]: unknown;

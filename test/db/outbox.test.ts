@@ -133,7 +133,9 @@ t.test('appending a commit\'s events again, after a crash at any step, stores ea
   const events = [numbered(0, 'tail-only'), numbered(1, 'both'), numbered(2, 'neither')];
   const [tailOnly, both] = events;
   // The first died after its tail document, the second after both of its writes.
-  await db.collection<TailEntry>(EVENT_TAIL).insertOne({ _id: tailKey(tailOnly!.id), id: tailOnly!.id, key: tailOnly!.event.key, body: storedEventJson(tailOnly!.id, tailOnly!.event) });
+  await db.collection<TailEntry>(EVENT_TAIL).insertOne({
+    _id: tailKey(tailOnly!.id), id: tailOnly!.id, key: tailOnly!.event.key, body: storedEventJson(tailOnly!.id, tailOnly!.event),
+  });
   await db.collection<TailEntry>(EVENT_TAIL).insertOne({ _id: tailKey(both!.id), id: both!.id, key: both!.event.key, body: storedEventJson(both!.id, both!.event) });
   await db.collection('events').insertOne({ _id: both!.event.key as never, id: both!.id, ...both!.event, searchText: '' });
   await log.appendMany(events);

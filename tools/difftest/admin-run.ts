@@ -566,7 +566,7 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
       userCall({ op: 'user.delete', method: 'DELETE', path: `${USERS}/${person ? `{ref:${person.ref}}` : '999999'}` });
       if (person) person.deleted = true;
     }],
-    [2, () => userCall({ op: 'user.search', method: 'GET', path: `${USERS}/search?q=${encodeURIComponent(random.pick([tag, `${tag}.u`, 'a', `%${tag}`, `Person`]))}` })],
+    [2, () => userCall({ op: 'user.search', method: 'GET', path: `${USERS}/search?q=${encodeURIComponent(random.pick([tag, `${tag}.u`, 'a', `%${tag}`, 'Person']))}` })],
     [2, () => userCall({ op: 'user.list', method: 'GET', path: USERS })],
     [1, () => userCall({ op: 'user.access', method: 'GET', path: `${USERS}/access` })],
     [1, () => userCall({ op: 'user.admin-count', method: 'GET', path: `${USERS}/admin-count` })],
@@ -772,8 +772,12 @@ const UNORDERED_EVENTS = new Set(['flags.bulk-archive', 'flags.bulk-delete', 'fl
 
 function byFlag(events: EventView[]): EventView[] {
   const key = (event: EventView) => `${String(event.featureName ?? '')}\u0000${event.featureName ? '' : JSON.stringify(event.data)}`;
-  const tagSet = (event: EventView) => (Array.isArray(event.tags) ? { ...event, tags: event.tags.map((t) => JSON.stringify(t)).sort().map((t) => JSON.parse(t) as unknown) } : event);
-  return events.map((event, i) => ({ event, i })).sort((a, b) => (key(a.event) < key(b.event) ? -1 : key(a.event) > key(b.event) ? 1 : a.i - b.i)).map(({ event }) => tagSet(event));
+  const tagSet = (event: EventView) => (Array.isArray(event.tags)
+    ? { ...event, tags: event.tags.map((t) => JSON.stringify(t)).sort().map((t) => JSON.parse(t) as unknown) }
+    : event);
+  const byKey = (a: { event: EventView; i: number }, b: { event: EventView; i: number }) =>
+    (key(a.event) < key(b.event) ? -1 : key(a.event) > key(b.event) ? 1 : a.i - b.i);
+  return events.map((event, i) => ({ event, i })).sort(byKey).map(({ event }) => tagSet(event));
 }
 
 /**

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 
 /** A `createProject` for applyConfiguration (config.ts) against the reference's database `database`. */
 export function peerProjectCreator(database: string): (id: string, name: string) => Promise<number> {
-  const port = execFileSync('sh', ['-c', `pg_lsclusters -h | awk '$2=="main"{print $3; exit}'`]).toString().trim();
+  const port = execFileSync('sh', ['-c', 'pg_lsclusters -h | awk \'$2=="main"{print $3; exit}\'']).toString().trim();
   return async (id, name) => {
     const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
     const sql =

@@ -129,9 +129,9 @@ async function main(): Promise<void> {
     const peer = vaneOnly
       ? vane.map((status) => (status >= 500 ? 0 : status))
       : await applyConfiguration(peerBase, args['peer-token'], requests, {
-        onResponse: (i, _r, _s, body) => (bodies.peer[i] = body),
-        ...(args['peer-db'] ? { createProject: peerProjectCreator(args['peer-db']) } : {}),
-      });
+          onResponse: (i, _r, _s, body) => (bodies.peer[i] = body),
+          ...(args['peer-db'] ? { createProject: peerProjectCreator(args['peer-db']) } : {}),
+        });
     requests.forEach((request, i) => {
       if (vane[i] === peer[i]) return;
       statusDifferences++;
@@ -171,14 +171,17 @@ async function main(): Promise<void> {
   // Last: the admin sequence changes the configuration the other surfaces read.
   const admin = wanted.includes('admin')
     ? await compareAdminSequence({
-      seed, calls: Number(args['admin-calls']),
-      base: { vane: args.vane, peer: peerBase }, adminToken: { vane: args['vane-token'], peer: args['peer-token'] },
-    })
+        seed, calls: Number(args['admin-calls']),
+        base: { vane: args.vane, peer: peerBase }, adminToken: { vane: args['vane-token'], peer: args['peer-token'] },
+      })
     : undefined;
   if (admin) printAdminResult(seed, admin);
   const adminFindings = admin?.findings ?? [];
   const unexplained = admin?.unexplained.length ?? 0;
-  writeFileSync(out, JSON.stringify({ seed, compared: playground.compared, statusDifferences, findings: playground.findings, surfaceFindings, adminFindings, adminTrace: admin?.trace ?? [] }, null, 1));
+  const report = {
+    seed, compared: playground.compared, statusDifferences, findings: playground.findings, surfaceFindings, adminFindings, adminTrace: admin?.trace ?? [],
+  };
+  writeFileSync(out, JSON.stringify(report, null, 1));
   if (playground.findings.length > 0 || surfaceFindings.length > 0 || adminFindings.length > 0) console.log(`details: ${out}`);
   process.exitCode = playground.findings.length > 0 || surfaceFindings.length > 0 || statusDifferences > 0 || unexplained > 0 ? 1 : 0;
 }

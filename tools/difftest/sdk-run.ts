@@ -75,7 +75,8 @@ function browserContext(context: Record<string, unknown>): Record<string, unknow
 async function askBrowserSdk(base: string, token: string, context: Record<string, unknown>, flags: readonly string[]): Promise<Answers> {
   const client = new UnleashClient({
     url: `${base}/api/frontend`, clientKey: token, appName: typeof context.appName === 'string' ? context.appName : 'difftest-browser',
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- unleash-proxy-client's declarations import './storage-provider-inmemory' without the extension NodeNext needs
+    // unleash-proxy-client's declarations import './storage-provider-inmemory' without the extension NodeNext needs:
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call
     context: browserContext(context), disableRefresh: true, disableMetrics: true, storageProvider: new InMemoryStorageProvider(),
   });
   let failure: unknown;

@@ -32,10 +32,10 @@ export function createFrontendToken(base: string, adminToken: string, environmen
 export async function askFrontend(base: string, token: string, request: FrontendRequest): Promise<{ status: number; body: string }> {
   const res = request.method === 'POST'
     ? await fetch(`${base}/api/frontend`, {
-      method: 'POST',
-      headers: { authorization: token, 'content-type': 'application/json' },
-      body: JSON.stringify({ context: request.context }),
-    })
+        method: 'POST',
+        headers: { authorization: token, 'content-type': 'application/json' },
+        body: JSON.stringify({ context: request.context }),
+      })
     : await fetch(`${base}/api/frontend${request.query === '' ? '' : `?${request.query}`}`, { headers: { authorization: token } });
   return { status: res.status, body: await res.text() };
 }

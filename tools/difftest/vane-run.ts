@@ -86,7 +86,10 @@ async function compareBatch(options: VaneRunOptions, request: AdvancedRequest) {
   const evaluated = first.status === 200 ? Object.values((JSON.parse(first.text) as PlaygroundBody).features[0]?.environments ?? {})[0]?.map((e) => e.context) : undefined;
   const contexts = evaluated ?? [request.context];
   const asGiven = contexts.length === 1;
-  const batch = { environments: request.environments, ...(request.projects === undefined ? {} : { projects: request.projects }), contexts: asGiven ? [...contexts, request.context] : contexts };
+  const batch = {
+    environments: request.environments, ...(request.projects === undefined ? {} : { projects: request.projects }),
+    contexts: asGiven ? [...contexts, request.context] : contexts,
+  };
   return await compareAnswers(async (side) => {
     if (side === 'peer') {
       const { status, text } = await advanced();

@@ -76,7 +76,8 @@ function start(message: AppsStart): void {
   for (let i = 0; i < message.browserSdks; i++) {
     const client = new UnleashClient({
       url: `${base()}/api/frontend`, clientKey: frontendToken, appName: `soak-web-${i}`, refreshInterval: 1, metricsInterval: 1,
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- unleash-proxy-client's declarations import './storage-provider-inmemory' without the extension NodeNext needs
+      // unleash-proxy-client's declarations import './storage-provider-inmemory' without the extension NodeNext needs:
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call
       storageProvider: new InMemoryStorageProvider(), context: { userId: `web-${i}` },
     });
     client.on('error', () => { sdkErrors++; });

@@ -570,7 +570,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     phase = 'freeze';
     recorder.measuring = false;
     const dbPid = databasePid();
-    const freeze = { firstWrite503Ms: null as number | null, ready503Ms: null as number | null, readsDuringFreeze: { ok: 0, failed: 0 }, writesOkAfterResumeMs: null as number | null };
+    const freeze = {
+      firstWrite503Ms: null as number | null, ready503Ms: null as number | null, readsDuringFreeze: { ok: 0, failed: 0 },
+      writesOkAfterResumeMs: null as number | null,
+    };
     log(`freezing the database (pid ${dbPid}) for ${options.freezeS} s`);
     process.kill(dbPid, 'SIGSTOP');
     const frozenAt = performance.now();
@@ -709,7 +712,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const serverMessages = new Map<string, number>();
     for (const v of vanes) for (const [key, n] of v.messages) serverMessages.set(key, (serverMessages.get(key) ?? 0) + n);
     const report: SoakReport = {
-      options: { durationS: options.durationS, flags: options.flags, instances: options.instances, freezeS: options.freezeS, seed: options.seed, writers: options.writers, serverSdks: options.serverSdks, browserSdks: options.browserSdks },
+      options: {
+        durationS: options.durationS, flags: options.flags, instances: options.instances, freezeS: options.freezeS, seed: options.seed,
+        writers: options.writers, serverSdks: options.serverSdks, browserSdks: options.browserSdks,
+      },
       configureS: Math.round(configureS * 10) / 10,
       configureFailures,
       serverRoutes,
@@ -778,7 +784,7 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
   log('server warnings and errors by message:');
   for (const m of report.serverMessages.slice(0, 20)) log(`  ${String(m.count).padStart(6)} ${m.level.padEnd(5)} ${m.msg}`);
   log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);
-  log(`samples (t s, phase, SQLite handles, RSS MB, main heap MB, main event loop delay p99 ms, write p99 over 5 s):`);
+  log('samples (t s, phase, SQLite handles, RSS MB, main heap MB, main event loop delay p99 ms, write p99 over 5 s):');
   for (const s of report.samples) log(`  ${String(s.atS).padStart(5)} ${s.phase.padEnd(12)} ${String(s.sqliteHandles).padStart(4)} ${String(s.rssMb).padStart(6)} ${String(s.heapMb).padStart(6)} ${String(s.loopP99Ms).padStart(6)} ${String(s.writeP99Ms).padStart(6)}`);
   log(`freeze: first write 503 after ${report.freeze.firstWrite503Ms} ms, /ready 503 after ${report.freeze.ready503Ms} ms, reads ${JSON.stringify(report.freeze.readsDuringFreeze)}, writes OK ${report.freeze.writesOkAfterResumeMs} ms after resuming`);
   log(`restart: ready after ${report.restart.readyAfterMs} ms; ${report.restart.checked} acknowledged writes checked, ${report.restart.missing.length} missing, ${report.restart.missingEvents.length} without events`);

@@ -572,7 +572,7 @@ class EventColumns {
     const { first, count, at, group } = columns;
     this.ensureCapacity(first + count);
     const slices = [columns.type, columns.project, columns.feature, columns.environment, columns.user] as const;
-    const targets: ReadonlyArray<CodedColumn<string | number>> = [this.type, this.project, this.feature, this.environment, this.user] as ReadonlyArray<CodedColumn<string | number>>;
+    const targets = [this.type, this.project, this.feature, this.environment, this.user] as ReadonlyArray<CodedColumn<string | number>>;
     // Per column, the chunk's codes as this index's codes.
     const translations = slices.map((slice, k) => {
       const global = new Uint32Array(slice.values.length + 1);
@@ -603,7 +603,7 @@ class EventColumns {
   columnsOf(first: number, count: number): IndexColumns {
     const at = new Float64Array(count).fill(Number.NaN);
     const group = new Uint32Array(count);
-    const sources: ReadonlyArray<CodedColumn<string | number>> = [this.type, this.project, this.feature, this.environment, this.user] as ReadonlyArray<CodedColumn<string | number>>;
+    const sources = [this.type, this.project, this.feature, this.environment, this.user] as ReadonlyArray<CodedColumn<string | number>>;
     const slices = sources.map(() => ({ values: [] as Array<string | number>, local: new Map<number, number>(), wide: new Uint32Array(count) }));
     for (let slot = 0; slot < count; slot++) {
       const id = first + slot;

@@ -173,7 +173,9 @@ export function stateOf(build: number, revisionId: number, flags: readonly FlagD
     changes,
     chain,
     memo: new Map(),
-    step: previous === undefined || changes === undefined ? undefined : { basis: previous, changed: changes.order === undefined && changes.removedFlags.length === 0 ? changes.flags : undefined },
+    step: previous === undefined || changes === undefined
+      ? undefined
+      : { basis: previous, changed: changes.order === undefined && changes.removedFlags.length === 0 ? changes.flags : undefined },
   };
 }
 

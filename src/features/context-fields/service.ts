@@ -99,7 +99,6 @@ function validateField(input: FieldValue & Record<string, unknown>): Record<stri
 // ---------------------------------------------------------------------------------------------
 // Event shapes
 
-
 /**
  * The event of an update. buildEvents drops it when nothing it shows changed, key order aside
  * (measured: re-adding an unchanged legal value, deleting an absent one and a PUT of the stored

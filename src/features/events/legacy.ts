@@ -70,7 +70,7 @@ const legacyEventRoutes: FastifyPluginAsyncTypebox<{ service: EventSearchService
     for (const id of creators.creatorIds()) {
       const name = id === SYSTEM_USER_ID ? 'Unleash System'
         : id === ADMIN_TOKEN_USER_ID ? 'Unleash Admin Token'
-          : await creators.nameOf(id) ?? (await service.search({ createdBy: `IS:${id}`, limit: '1' })).events[0]?.createdBy ?? null;
+        : await creators.nameOf(id) ?? (await service.search({ createdBy: `IS:${id}`, limit: '1' })).events[0]?.createdBy ?? null;
       if (name) named.push({ id, name });
     }
     return named;

@@ -426,7 +426,6 @@ export function search(index: SearchIndex, params: FeatureSearchParams, usage: S
   const byEnvironment = sortBy.startsWith('environment:') ? sortBy.split(':')[1] ?? '' : null;
   const byLastSeen = sortBy === 'lastSeenAt';
 
-
   const { offset, limit } = pageOf(params);
   // Sorted by the flag's own fields, the kept order is the answer's: only the page's flags are
   // built, the others counted. Sorted by environment or last-seen time, all are built and sorted.

@@ -4,7 +4,6 @@ import { errorResponses } from '../../schemas/common.js';
 import { auditOf } from '../shared.js';
 import type { FeatureTypeService } from './service.js';
 
-
 const FeatureTypeSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),

@@ -20,7 +20,6 @@ export interface MetadataInput {
   stale?: boolean;
 }
 
-
 /** Unleash stores an empty description as null (measured: `""` reads back as null). */
 function descriptionOf(value: unknown): string | null {
   return value === null || value === undefined || value === '' ? null : String(value);

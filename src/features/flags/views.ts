@@ -50,7 +50,6 @@ export function strategyFeatureView(s: StrategyConfig): FeatureStrategyView {
   };
 }
 
-
 function userView(user: { id: number | null; name: string }): { id: number | null; name: string; imageUrl: string } {
   return { id: user.id, name: user.name, imageUrl: gravatarUrl(user.name) };
 }

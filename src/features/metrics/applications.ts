@@ -222,7 +222,10 @@ export class ApplicationService {
       seenToggles: seen.map((name) => {
         const f = flags.get(name);
         return f
-          ? { name, description: f.description, type: f.type, project: f.project, stale: f.stale, createdAt: f.createdAt.toISOString(), impressionData: f.impressionData, archived: f.archived }
+          ? {
+              name, description: f.description, type: f.type, project: f.project, stale: f.stale, createdAt: f.createdAt.toISOString(),
+              impressionData: f.impressionData, archived: f.archived,
+            }
           : { name, notFound: true };
       }),
       links: { self: `/api/applications/${app.appName}` },
@@ -234,7 +237,9 @@ export class ApplicationService {
     return (await this.store.listInstances(appName)).filter((i) => now - i.lastSeen.getTime() <= DAY_MS);
   }
 
-  async instances(appName: string, environment: string): Promise<{ instances: Array<{ instanceId: string; clientIp: string | null; sdkVersion: string | null; lastSeen: string }> }> {
+  async instances(
+    appName: string, environment: string,
+  ): Promise<{ instances: Array<{ instanceId: string; clientIp: string | null; sdkVersion: string | null; lastSeen: string }> }> {
     const instances = (await this.recentInstances(appName)).filter((i) => i.environment === environment);
     instances.sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime());
     return {

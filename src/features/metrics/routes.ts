@@ -53,7 +53,8 @@ const clientMetricsRoutes: FastifyPluginAsyncTypebox<{ service: MetricsService; 
       service.record(m.environment, m.appName, instant(m.timestamp, now), { [m.featureName]: m }, now);
     }
     for (const application of request.body.applications) {
-      await applications.register({ appName: application.appName, instanceId: application.instanceId, sdkVersion: application.sdkVersion, strategies: application.strategies }, scope, request.ip, now);
+      const { appName, instanceId, sdkVersion, strategies } = application;
+      await applications.register({ appName, instanceId, sdkVersion, strategies }, scope, request.ip, now);
     }
     return accepted(reply);
   });

@@ -43,4 +43,3 @@ export interface ImpactTask extends RangeTask {
   /** Also return each changed (context, flag) as an NDJSON line. */
   lines: boolean;
 }
-

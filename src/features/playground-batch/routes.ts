@@ -110,7 +110,7 @@ function impactInput(body: Static<typeof ImpactBody>): ImpactInput {
   if (body.population) {
     for (const [key, axis] of Object.entries(body.population)) {
       if (!Array.isArray(axis) && axis.to < axis.from) throw validationError(`population.${key}.to must not be less than population.${key}.from`);
-      if (key === 'properties.' ) throw validationError('population key "properties." names no property');
+      if (key === 'properties.') throw validationError('population key "properties." names no property');
     }
     return { population: body.population };
   }

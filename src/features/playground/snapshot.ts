@@ -18,7 +18,6 @@ export interface CurrentSnapshot {
   raw: Snapshot;
 }
 
-
 /**
  * The flags and segments of `next` that are not in `previous` as the same object (the source makes
  * one object per flag revision, see source.ts; segments are compared by content, they are few), and

@@ -28,7 +28,6 @@ interface SegmentIdDocument extends StoredDocument {
   _id: number;
 }
 
-
 const byName = (a: Segment, b: Segment) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id);
 
 /**

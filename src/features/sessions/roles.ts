@@ -32,7 +32,6 @@ const EDITOR_PERMISSIONS: ReadonlySet<string> = new Set([
   'APPROVE_CHANGE_REQUEST', 'DELETE_APPLICATION',
 ]);
 
-
 /** Mutating routes that declare no permission are Admin-only, except these read-only evaluations. */
 const VIEWER_POST_PREFIX = '/api/admin/playground';
 /** The signed-in person's own account (personal access tokens, password): every role manages its own. */

@@ -73,4 +73,3 @@ export const UI_FLAGS = {
   flagStatusTooltips: false,
   totalUsageMetrics: false,
 } as const;
-

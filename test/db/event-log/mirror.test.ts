@@ -5,7 +5,6 @@ import { EventSearchService } from '../../../src/features/events/service.js';
 import { buildTestApp, dropDatabase, testConfig, ADMIN, JSON_ADMIN } from '../../helpers/app.js';
 import { fillerEvent, seedLog, type EventSeed } from '../../features/events/helpers.js';
 
-
 function filler(id: number): EventSeed {
   return fillerEvent(id);
 }

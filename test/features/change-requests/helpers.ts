@@ -53,7 +53,6 @@ export async function eventCount(app: FastifyInstance): Promise<number> {
   return await app.database.db.collection('events').countDocuments({});
 }
 
-
 /** Every flag, segment and change request as committed (bookkeeping included): to prove nothing was written. */
 export async function storedState(app: FastifyInstance): Promise<string> {
   const sorted = async (coll: string) => [...(await committed(app, coll)).values()].sort((a, b) => (String(a._id) < String(b._id) ? -1 : 1));
@@ -71,7 +70,8 @@ export async function strategyIds(app: FastifyInstance): Promise<Set<string>> {
  * (its result entry and its edit link).
  */
 export function withStableIds(body: string, known: Set<string>): string {
-  const parsed = JSON.parse(body) as { features: Array<{ name: string; environments: Record<string, Array<{ strategies: { data: Array<{ id: string; title?: string; name: string }> } }>> }> };
+  type Strategies = { strategies: { data: Array<{ id: string; title?: string; name: string }> } };
+  const parsed = JSON.parse(body) as { features: Array<{ name: string; environments: Record<string, Strategies[]> }> };
   const names = new Map<string, string>();
   for (const feature of parsed.features) {
     for (const results of Object.values(feature.environments)) {

@@ -256,7 +256,7 @@ t.test('discarding a change: event, 404 for unknown ids, refused once approved',
     ['change-discarded', 'alpha', { changeRequestId: cr.id, changeId: 1, action: 'updateEnabled', feature: 'alpha' }],
   ]);
   t.equal((await send(app, 'DELETE', `${CR}/${cr.id}/changes/1`)).statusCode, 404);
-  t.equal((await send(app, 'DELETE', `/api/admin/projects/default/change-requests/77/changes/1`)).statusCode, 404);
+  t.equal((await send(app, 'DELETE', '/api/admin/projects/default/change-requests/77/changes/1')).statusCode, 404);
   await setState(app, cr.id, 'In review');
   await setState(app, cr.id, 'Approved');
   t.equal((await send(app, 'DELETE', `${CR}/${cr.id}/changes/2`)).statusCode, 409);

@@ -80,7 +80,7 @@ t.test('numbers, dates, semver, strings, regex', async (t) => {
 
 t.test('shape failures and label prefixes', async (t) => {
   t.same(failure(() => normaliseConstraint({ contextName: 'x', operator: 'NOPE', values: ['a'] })).details, [
-    { message: `"operator" must be one of [NOT_IN, IN, STR_ENDS_WITH, STR_STARTS_WITH, STR_CONTAINS, NUM_EQ, NUM_GT, NUM_GTE, NUM_LT, NUM_LTE, DATE_AFTER, DATE_BEFORE, SEMVER_EQ, SEMVER_GT, SEMVER_LT, SEMVER_GTE, SEMVER_LTE, REGEX]. You provided "NOPE".` },
+    { message: '"operator" must be one of [NOT_IN, IN, STR_ENDS_WITH, STR_STARTS_WITH, STR_CONTAINS, NUM_EQ, NUM_GT, NUM_GTE, NUM_LT, NUM_LTE, DATE_AFTER, DATE_BEFORE, SEMVER_EQ, SEMVER_GT, SEMVER_LT, SEMVER_GTE, SEMVER_LTE, REGEX]. You provided "NOPE".' },
   ]);
   t.same(
     failure(() => normaliseConstraints([{ contextName: 'a', operator: 'IN', values: ['a'] }, { contextName: 'b', operator: 'IN', values: [''] }], { labelPrefix: 'constraints' })).details,

@@ -117,7 +117,9 @@ t.test('the calls recorded on the reference answer as it did (test/fixtures/favo
     else if (call.path.endsWith('/personal-dashboard')) t.same(answer.flags, recorded.flags, label); // the admins differ
     else if (call.path.startsWith('/api/admin/search/events')) {
       const shown = (body: Record<string, unknown>) => (body.events as Array<Record<string, unknown>>)
-        .map(({ type, createdBy, data, preData, featureName, project, environment, label: l, summary }) => ({ type, createdBy, data, preData, featureName, project, environment, l, summary }));
+        .map(({ type, createdBy, data, preData, featureName, project, environment, label: l, summary }) => ({
+          type, createdBy, data, preData, featureName, project, environment, l, summary,
+        }));
       t.same(shown(answer), shown(recorded), label);
     } else if (call.path.includes('/features/fav-')) {
       // The Viewer who marked it is a collaborator; its id and its e-mail's avatar differ per run.

@@ -13,7 +13,8 @@ t.test('a type\'s lifetime: set, 0 for never, with its event; potentially stale 
   t.same(set.json(), { ...RELEASE, lifetimeDays: 41 });
   t.same((await send(app, 'PUT', '/api/admin/feature-types/release/lifetime', { lifetimeDays: 0 })).json().lifetimeDays, null, '0: never');
   t.same((await send(app, 'GET', '/api/admin/feature-types')).json().types[0], { ...RELEASE, lifetimeDays: null });
-  t.same((await eventsAfter(app, after)).map((e) => [e.type, (e.data as { lifetimeDays: number | null }).lifetimeDays, (e.preData as { lifetimeDays: number | null }).lifetimeDays]), [
+  type Lifetime = { lifetimeDays: number | null };
+  t.same((await eventsAfter(app, after)).map((e) => [e.type, (e.data as Lifetime).lifetimeDays, (e.preData as Lifetime).lifetimeDays]), [
     ['feature-type-updated', 41, 40], ['feature-type-updated', null, 41],
   ]);
 

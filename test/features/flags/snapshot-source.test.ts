@@ -30,7 +30,7 @@ t.test('the playground and SDK source after random writes is the list made whole
     } else {
       res = await send(app, 'POST', `${BASE}/${name}/environments/development/strategies`, { name: 'flexibleRollout', parameters: { rollout: String(step % 100), stickiness: 'default', groupId: name } });
     }
-    t.ok(res.statusCode < 300, `step ${step}: ${res.statusCode} ${res.statusCode < 300 ? "" : res.body}`);
+    t.ok(res.statusCode < 300, `step ${step}: ${res.statusCode} ${res.statusCode < 300 ? '' : res.body}`);
     const live = await store.snapshotSource();
     const whole = (await store.all()).filter((flag) => !flag.archived);
     t.same(live.map((flag) => flag.name), whole.map((flag) => flag.name), `step ${step}: the live flags in order`);

@@ -75,7 +75,7 @@ t.test('bad input and unknown flags, answered before anything is written', async
   for (const [method, url, payload, status, message] of cases) {
     const res = await send(app, method, url, payload);
     t.equal(res.statusCode, status, `${method} ${url} ${JSON.stringify(payload)}`);
-    t.match(res.body, message, "named in the message or its details");
+    t.match(res.body, message, 'named in the message or its details');
   }
   t.same(await eventsAfter(app, after), [], 'nothing recorded');
 });

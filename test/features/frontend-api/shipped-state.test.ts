@@ -21,7 +21,7 @@ const SCOPES = [
 
 /** Whether the state's scope list for every flag was derived from the previous state's (it shares the name index). */
 function isDerived(state: SdkState): boolean {
-  const key = `scope\0development\0*`;
+  const key = 'scope\0development\0*';
   const list = state.memo.get(key) as ScopeFlags | undefined;
   const before = state.step?.basis.memo.get(key) as ScopeFlags | undefined;
   return list !== undefined && before !== undefined && list !== before && list.byName === before.byName;

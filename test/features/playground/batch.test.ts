@@ -145,7 +145,8 @@ t.test('both endpoints are in the OpenAPI document', async (t) => {
   const app = await buildTestApp(t);
   const res = await app.inject({ method: 'GET', url: '/docs/json' });
   t.equal(res.statusCode, 200);
-  const doc = res.json<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content?: Record<string, unknown> }> }>> }>();
+  type Operation = { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content?: Record<string, unknown> }> };
+  const doc = res.json<{ paths: Record<string, Record<string, Operation>> }>();
   const batch = doc.paths['/api/admin/playground/batch']!.post!;
   t.ok(batch.requestBody!.content['application/json'], 'JSON body');
   t.ok(batch.requestBody!.content['application/x-ndjson'], 'NDJSON body');

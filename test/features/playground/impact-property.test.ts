@@ -132,7 +132,10 @@ async function expectedImpact(app: FastifyInstance, id: number, contexts: Array<
   const result: Record<string, unknown> = {};
   for (const [name, e] of flags) {
     if (e.turnedOn + e.turnedOff + e.variantChanged === 0 && !e.existence) continue;
-    result[name] = { before: { enabled: e.before }, after: { enabled: e.after }, turnedOn: e.turnedOn, turnedOff: e.turnedOff, variantChanged: e.variantChanged, examples: e.examples };
+    result[name] = {
+      before: { enabled: e.before }, after: { enabled: e.after }, turnedOn: e.turnedOn, turnedOff: e.turnedOff, variantChanged: e.variantChanged,
+      examples: e.examples,
+    };
   }
   return result;
 }

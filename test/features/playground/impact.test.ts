@@ -31,7 +31,10 @@ t.test('impact: counts, examples, archived flags listed, final state changes not
   const population = { userId: { from: 1, to: 100 }, appName: ['a'] };
   const res = await send(app, 'POST', impactUrl(id), { population });
   t.equal(res.statusCode, 200, res.body);
-  const body = res.json<{ changeRequest: unknown; contexts: number; flags: Array<{ name: string; before: { enabled: number }; after: { enabled: number }; turnedOff: number; examples: Array<{ index: number; before: unknown; after: unknown }> }> }>();
+  type FlagImpact = {
+    name: string; before: { enabled: number }; after: { enabled: number }; turnedOff: number; examples: Array<{ index: number; before: unknown; after: unknown }>;
+  };
+  const body = res.json<{ changeRequest: unknown; contexts: number; flags: FlagImpact[] }>();
   t.same(body.changeRequest, { id, environment: 'development', project: 'default', state: 'Draft' });
   t.equal(body.contexts, 100);
   t.same(body.flags.map((f) => f.name).sort(), ['half', 'on-for-all'], 'untouched flags are not listed');

@@ -113,7 +113,6 @@ t.test('two instances on one database see each other within a second', async (t)
   t.ok(await eventually(async () => (await seen(b)) === false, 1000, 25), `B sees A's change within 1 s (${Date.now() - started} ms)`);
 });
 
-
 t.test('over a real socket: every playground POST is answered, not aborted when its body has been read', async (t) => {
   // Node 20 emits the request's 'close' once its body is read; a budget listening there aborted
   // every playground POST at once with a 503 (inject() does not emit it, hence a listening server).

@@ -89,7 +89,7 @@ t.test('segments', async (t) => {
     const res = await post(app, {
       name: 'normalised',
       constraints: [
-        { contextName: 'appName', operator: 'IN' , values: ['a'] },
+        { contextName: 'appName', operator: 'IN', values: ['a'] },
         { contextName: 'n', operator: 'NUM_GT', value: '5' },
         { caseInsensitive: true, contextName: 'email', inverted: true, operator: 'STR_ENDS_WITH', values: ['@x.io'] },
       ],

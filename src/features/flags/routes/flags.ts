@@ -4,7 +4,8 @@ import { ANY_ROLE, auditOf, personIdOf } from '../../shared.js';
 import { isMarked, type FavoriteReadModel } from '../../favorites/read-model.js';
 import { ADMIN_ERRORS, NoBody, errorResponses, preSerialized } from '../../../schemas/common.js';
 import {
-  CreateFeatureBody, FeatureCreatedResponse, FeatureUpdatedResponse, PatchBody, StaleBody, UpdateFeatureBody, ValidateNameBody, FeatureListResponse, FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
+  CreateFeatureBody, FeatureCreatedResponse, FeatureUpdatedResponse, PatchBody, StaleBody, UpdateFeatureBody, ValidateNameBody, FeatureListResponse,
+  FeatureParams, FeatureResponse, ProjectParams, type FeatureListItemView,
 } from '../schemas.js';
 import type { FlagService } from '../service.js';
 import { BASE } from './paths.js';
