@@ -340,7 +340,13 @@ export class DatabaseGuard {
     return undefined;
   }
 
-  /** The same database, with every collection's operations guarded (see the class comment). */
+  /**
+   * The same database, with every collection's operations guarded (see the class comment). A Proxy
+   * over the driver's `Db` and `Collection` rather than the driver's own `timeoutMS`: that bounds
+   * one operation's time, not how many are in flight, nor refuses work while the database is known
+   * down, nor lets a request's operation pass background work. The client's `socketTimeoutMS`
+   * stays the last resort (plugins/database.ts).
+   */
   wrapDb(db: Db): Db {
     return new Proxy(db, {
       get: (target, prop, receiver) => {
