@@ -188,7 +188,8 @@ export class DatabaseGuard {
   /** When an operation last completed (performance.now()): a busy database still makes progress. */
   lastProgressAt = 0;
   /** When each operation still awaiting its answer was sent, and its deadline (performance.now()). */
-  private readonly sentAt = new Set<{ at: number; deadline: number }>();
+  /** Operations sent and not settled; `overdue` once their deadline fired (set by the deadline's own timer). */
+  private readonly sentAt = new Set<{ at: number; overdue: boolean }>();
   maxStatements: number;
 
   constructor(
@@ -271,10 +272,14 @@ export class DatabaseGuard {
     const { granted, cancel } = (kind === 'write' ? this.writes : this.reads).acquire(options.probe === true);
     let sent = false;
     let timedOut = false;
+    let mark: { at: number; overdue: boolean } | undefined;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {
         timedOut = true;
+        // Marked by the timer itself, not by comparing clocks: a timer may fire a fraction of a
+        // millisecond before `sentAt + timeoutMs` by performance.now() (1 run in 8 of guard.test).
+        if (mark) mark.overdue = true;
         cancel();
         this.timeouts++;
         const err = new DatabaseTimeoutError(operation, collection, timeoutMs, sent);
@@ -291,16 +296,16 @@ export class DatabaseGuard {
           return deadline;
         }
         sent = true;
-        const sentAt = performance.now();
-        const mark = { at: sentAt, deadline: sentAt + timeoutMs };
-        this.sentAt.add(mark);
+        const sentMark = { at: performance.now(), overdue: false };
+        mark = sentMark;
+        this.sentAt.add(sentMark);
         const started = fn();
         // The slot stays taken until the driver settles the operation (a database that stopped
         // answering is not sent more meanwhile), but no longer than one more deadline after ours.
         let overdueTimer: NodeJS.Timeout | undefined;
         const settled = () => {
           clearTimeout(overdueTimer);
-          this.sentAt.delete(mark);
+          this.sentAt.delete(sentMark);
           release();
         };
         started.then(() => {
@@ -334,8 +339,8 @@ export class DatabaseGuard {
   private stalled(): string | undefined {
     const now = performance.now();
     if (now - this.lastProgressAt <= this.timeoutMs) return undefined;
-    for (const { at, deadline } of this.sentAt) {
-      if (now > deadline && at > this.lastProgressAt) return `an operation sent ${Math.round(now - at)} ms ago has no answer yet, and none has completed since`;
+    for (const { at, overdue } of this.sentAt) {
+      if (overdue && at > this.lastProgressAt) return `an operation sent ${Math.round(now - at)} ms ago has no answer yet, and none has completed since`;
     }
     return undefined;
   }
