@@ -193,30 +193,39 @@ async function seedSegments(target: Target, prefix: string): Promise<Array<{ id:
 /** Flags per import request (bench/scale.ts's reference load: 250 flags took ~1 s per environment at 5 000). */
 const IMPORT_BATCH = 250;
 
+/** The user Unleash creates on a fresh database; a bench's Vane is started with one of its own (strong password). */
+export const REFERENCE_ADMIN = { username: 'admin', password: 'unleash4all' };
+
 /**
- * The same configuration as `seed`, loaded into the Unleash reference through its batch import
- * (`POST /api/admin/features-batch/import`, one request per environment per batch of flags).
- * Why: loaded one change per request, the reference slows to ~27 flags a minute past 3 000 flags,
- * so it never reached 5 000 in a bench run. The import needs a personal access token
- * (it refuses admin tokens): made here through the default admin user's session. Vane has no
- * import; it is always loaded through `seed`. The segments are created through the API first (the
- * import refers to them by name).
+ * The same target with a personal access token of `login`'s person instead of the admin token:
+ * the batch import and export refuse admin tokens (Unleash 8.2, and Vane as it does).
  */
-export async function importSeed(target: Target, prefix = SEED_PREFIX, options: { flags?: number } = {}): Promise<void> {
-  const flags = options.flags ?? FLAG_COUNT;
-  const login = await fetch(`${target.url}/auth/simple/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'unleash4all' }),
+export async function withPersonalToken(target: Target, login = REFERENCE_ADMIN): Promise<Target> {
+  const res = await fetch(`${target.url}/auth/simple/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(login),
   });
-  const cookie = login.headers.get('set-cookie')?.split(';')[0];
+  const cookie = res.headers.get('set-cookie')?.split(';')[0];
   // The whole answer first: the session is stored as it ends (asked before that, the token request got a 401).
-  await login.text();
-  if (login.status !== 200 || !cookie) throw new Error(`${target.name}: admin login → ${login.status}`);
+  await res.text();
+  if (res.status !== 200 || !cookie) throw new Error(`${target.name}: admin login → ${res.status}`);
   const tokenRes = await fetch(`${target.url}/api/admin/user/tokens`, {
-    method: 'POST', headers: { cookie, 'content-type': 'application/json' },
-    body: JSON.stringify({ description: `bench import ${prefix} ${Date.now()}`, expiresAt: '2099-01-01T00:00:00.000Z' }),
+    method: 'POST', headers: { cookie, 'content-type': 'application/json', origin: target.url },
+    body: JSON.stringify({ description: `bench ${Date.now()} ${Math.random()}`, expiresAt: '2099-01-01T00:00:00.000Z' }),
   });
   if (tokenRes.status !== 201) throw new Error(`${target.name}: personal access token → ${tokenRes.status} ${await tokenRes.text()}`);
-  const importer: Target = { ...target, token: ((await tokenRes.json()) as { secret: string }).secret };
+  return { ...target, token: ((await tokenRes.json()) as { secret: string }).secret };
+}
+
+/**
+ * The same configuration as `seed`, loaded through the batch import
+ * (`POST /api/admin/features-batch/import`, one request per environment per batch of flags).
+ * Why: loaded one change per request, the reference slows to ~27 flags a minute past 3 000 flags,
+ * so it never reached 5 000 in a bench run. The segments are created through the API first (the
+ * import refers to them by name).
+ */
+export async function importSeed(target: Target, prefix = SEED_PREFIX, options: { flags?: number; login?: typeof REFERENCE_ADMIN } = {}): Promise<void> {
+  const flags = options.flags ?? FLAG_COUNT;
+  const importer = await withPersonalToken(target, options.login);
   const segments = await seedSegments(target, prefix);
   const segmentIds = segments.map((s) => s.id);
   for (let first = 0; first < flags; first += IMPORT_BATCH) {

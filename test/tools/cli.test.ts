@@ -15,8 +15,8 @@ const root = resolve(dist, '..');
 
 /** The programs: run by an npm script, by hand, or by another program as a process of its own. */
 const PROGRAMS = [
-  'bench/admin', 'bench/engine', 'bench/event-index', 'bench/events', 'bench/frontend-dispatch', 'bench/impact',
-  'bench/ofrep', 'bench/playground', 'bench/readers', 'bench/replay', 'bench/request-overhead', 'bench/scale',
+  'bench/admin', 'bench/engine', 'bench/event-index', 'bench/events', 'bench/frontend-dispatch', 'bench/impact', 'bench/import',
+  'bench/ofrep', 'bench/playground', 'bench/profile-stages', 'bench/readers', 'bench/replay', 'bench/request-overhead', 'bench/scale',
   'bench/sdk', 'bench/sequential', 'bench/state-memory', 'bench/stream-clients', 'bench/ui-pages',
   'tools/difftest/record-admin', 'tools/difftest/record-calls', 'tools/difftest/record-frontend', 'tools/difftest/record-permissions',
   'tools/difftest/record-webhooks', 'tools/difftest/run', 'tools/openapi/compare', 'tools/openapi/record', 'tools/soak/run',
