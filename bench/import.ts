@@ -6,13 +6,14 @@
  * Both servers are loaded with bench/seed.ts's configuration of `--flags` flags through the batch
  * import. Export: `POST /api/admin/features-batch/export` of project `default`, one request per
  * environment, timed on each server, rounds alternating. Import: the reference's export file, into
- * a server started on an empty database, in requests under both servers' 500 kB body limit (parents
- * before their children), one environment after the other; a new empty server per round.
+ * a server started on an empty database (its segments created first: an import names them), in
+ * requests under both servers' 500 kB body limit (parents before their children), one environment
+ * after the other; a new empty server per round.
  * Reported: the median time of each, and the ratio.
  */
 import { commandLine } from '../tools/cli.js';
 import { REFERENCE_ENVIRONMENT, startReference, startVane, stopReference, type StartedVane } from './servers.js';
-import { importSeed, SEED_PREFIX, withPersonalToken, type Target } from './seed.js';
+import { fetchAgainOnStaleSocket, importSeed, SEED_PREFIX, seedSegments, withPersonalToken, type Target } from './seed.js';
 
 const { values } = commandLine(`
 Usage: node dist/bench/import.js [--flags N] [--rounds N]   (npm run bench:import -- …)
@@ -47,13 +48,16 @@ interface ExportFile {
 
 async function post(target: Target, path: string, body: unknown): Promise<{ ms: number; text: string }> {
   const started = performance.now();
-  const res = await fetch(target.url + path, {
-    method: 'POST', headers: { authorization: target.token, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  const text = JSON.stringify(body);
+  const res = await fetchAgainOnStaleSocket(target.url + path, {
+    method: 'POST', headers: { authorization: target.token, 'content-type': 'application/json' }, body: text,
+  }).catch((err: unknown) => {
+    throw new Error(`${target.name} POST ${path} (${text.length} bytes): ${String(err)}`, { cause: err });
   });
-  const text = await res.text();
+  const answer = await res.text();
   const ms = performance.now() - started;
-  if (res.status >= 300) throw new Error(`${target.name} POST ${path} → ${res.status} ${text.slice(0, 300)}`);
-  return { ms, text };
+  if (res.status >= 300) throw new Error(`${target.name} POST ${path} → ${res.status} ${answer.slice(0, 300)}`);
+  return { ms, text: answer };
 }
 
 /** Both environments' exports of project `default`, and the time they took together. */
@@ -115,7 +119,9 @@ function requests(file: ExportFile): ExportFile[] {
   return out;
 }
 
+/** Into an empty server: the segments first (an import names them; both refuse unknown ones), untimed. */
 async function importAll(target: Target, files: Map<string, ExportFile>): Promise<{ ms: number; requests: number }> {
+  await seedSegments(target, SEED_PREFIX);
   let ms = 0;
   let count = 0;
   for (const environment of ENVIRONMENTS) {

@@ -40,9 +40,24 @@ export interface Target {
  * One admin request; a 503 (a server refusing while its database is slow to answer, as on a
  * loaded machine) is sent again up to 5 times, a second apart: a 503 means nothing was written.
  */
+/**
+ * `fetch`, sent once more when the connection it reused was already closed: a server restarted on
+ * the same port (a fresh reference) leaves fetch's pool a kept-alive socket to the old process,
+ * and the first request on it fails with `other side closed` before anything was sent.
+ */
+export async function fetchAgainOnStaleSocket(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    if (code !== 'UND_ERR_SOCKET') throw err;
+    return await fetch(url, init);
+  }
+}
+
 export async function call(target: Target, method: string, path: string, body?: unknown): Promise<unknown> {
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(target.url + path, {
+    const res = await fetchAgainOnStaleSocket(target.url + path, {
       method,
       headers: { authorization: target.token, 'content-type': 'application/json', accept: 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -180,7 +195,8 @@ async function seedFlag(target: Target, prefix: string, i: number, segmentIds: n
   }
 }
 
-async function seedSegments(target: Target, prefix: string): Promise<Array<{ id: number; name: string }>> {
+/** The seed's five segments (the import refers to segments by name: they must exist first). */
+export async function seedSegments(target: Target, prefix: string): Promise<Array<{ id: number; name: string }>> {
   const segments: Array<{ id: number; name: string }> = [];
   for (let s = 0; s < 5; s++) {
     const name = `${prefix}-segment-${s}`;
@@ -201,7 +217,7 @@ export const REFERENCE_ADMIN = { username: 'admin', password: 'unleash4all' };
  * the batch import and export refuse admin tokens (Unleash 8.2, and Vane as it does).
  */
 export async function withPersonalToken(target: Target, login = REFERENCE_ADMIN): Promise<Target> {
-  const res = await fetch(`${target.url}/auth/simple/login`, {
+  const res = await fetchAgainOnStaleSocket(`${target.url}/auth/simple/login`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(login),
   });
   const cookie = res.headers.get('set-cookie')?.split(';')[0];
