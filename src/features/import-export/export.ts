@@ -103,8 +103,10 @@ export class ExportService {
         feature: flag.name,
         dependencies: flag.dependencies.map((d) => ({ feature: d.feature, enabled: d.enabled !== false, variants: d.variants ?? [] })),
       })),
-      // Vane keeps no flag links (docs/rules.md D18): always none.
-      links: [],
+      // Flags without links are left out (measured); a flag's links by id, the order they were added.
+      links: flags.filter((flag) => (flag.links ?? []).length > 0).map((flag) => ({
+        feature: flag.name, links: (flag.links ?? []).map(({ id, url, title }) => ({ id, url, title })),
+      })),
     };
   }
 }

@@ -9,13 +9,15 @@
 import {
   buildEvents, retrying, withoutBookkeeping, type AuditUser, type Change, type EventInput,
 } from '../../db/outbox/index.js';
-import { exceedsLimit, nameExists, noAccess, notFound, schemaValidationError, validationError } from '../../errors.js';
+import { exceedsLimit, nameExists, noAccess, notFound, operationDenied, schemaValidationError, validationError } from '../../errors.js';
 import {
-  applyAddDependency, applyAddStrategy, applySetEnabled, applySetVariants, newFlag, type ApplyContext, type SegmentInfo,
+  applyAddDependency, applyAddStrategy, applySetEnabled, applySetVariants, flagEvent, newFlag, type ApplyContext, type SegmentInfo,
 } from '../flags/apply.js';
 import { applyReplaceMetadata } from '../flags/metadata.js';
-import type { FlagData, FlagDocument } from '../flags/read-model.js';
-import { checkFlagName, LIMITS } from '../flags/rules.js';
+import { LINK_LIMIT } from '../flags/links.js';
+import { normaliseLinkUrl } from '../flags/link-url.js';
+import type { FlagData, FlagDocument, FlagLink } from '../flags/read-model.js';
+import { checkFlagName, LIMITS, ulid } from '../flags/rules.js';
 import { applyTag } from '../flags/tags.js';
 import { flagCreatedView } from '../flags/views.js';
 import {
@@ -156,6 +158,7 @@ class ImportPlan {
     this.newTagTypes(data);
     this.featureTags(data);
     this.newContextFields(data);
+    this.links(data);
     this.strategies(data);
     this.statuses(data);
     this.dependencies(data);
@@ -255,6 +258,32 @@ class ImportPlan {
           ...(scoped.project ? { project: scoped.project } : {}),
         },
       });
+    }
+  }
+
+  /**
+   * The links of each flag the file lists links for, replaced (the old ones go without events; a
+   * flag listed twice gets both lists), each new one recorded as the link routes record it, with a
+   * new id: Unleash deletes those flags' links and creates the file's (measured: imported three
+   * times, a flag kept two links, with new ids, and six `feature-link-added`).
+   */
+  private links(data: Data): void {
+    const replaced = new Set<string>();
+    for (const entry of data.links ?? []) {
+      const flag = this.flag(entry.feature);
+      const links: FlagLink[] = replaced.has(flag.name) ? [...(flag.links ?? [])] : [];
+      replaced.add(flag.name);
+      const events: EventInput[] = [];
+      for (const link of entry.links) {
+        if (links.length >= LINK_LIMIT) throw operationDenied(`Too many links (${LINK_LIMIT}) exist for this feature`);
+        const url = normaliseLinkUrl(link.url);
+        if (url === null) throw validationError(`Invalid URL: ${link.url}`);
+        // Unleash passes `title || undefined`: an empty or null title is none, and the event has no key.
+        const title = typeof link.title === 'string' && link.title !== '' ? link.title : undefined;
+        links.push({ id: ulid(), url, title: title ?? null });
+        events.push({ ...flagEvent(flag, 'feature-link-added', null, title === undefined ? { url } : { url, title }), project: this.project });
+      }
+      this.set({ ...flag, links }, events);
     }
   }
 

@@ -134,7 +134,7 @@ export const ImportData = Type.Object({
   segments: Type.Optional(Type.Array(Type.Object({ id: Type.Number(), name: Type.String() }, closed))),
   tagTypes: Type.Array(TagType),
   dependencies: Type.Optional(Type.Array(FeatureDependencies)),
-  links: Type.Optional(Type.Array(FeatureLinks, { description: 'Accepted and ignored: Vane keeps no flag links (docs/rules.md D18)' })),
+  links: Type.Optional(Type.Array(FeatureLinks, { description: 'Each listed flag\'s links replaced by these (new ids)' })),
 }, closed);
 
 export type ImportDataInput = Static<typeof ImportData>;
@@ -199,7 +199,7 @@ export const ExportResponse = inOrder(Type.Object({
   segments: Type.Array(inOrder(Type.Object({ id: Type.Number(), name: Type.String() }))),
   tagTypes: Type.Array(ExportedTagType),
   dependencies: Type.Array(ExportedDependencies),
-  links: Type.Array(Open('A flag\'s links (none: Vane keeps no links)')),
+  links: Type.Array(Open('The links of each flag that has some: {feature, links: [{id, url, title}]}')),
 }));
 
 export type ExportResult = Static<typeof ExportResponse>;

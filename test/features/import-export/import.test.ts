@@ -139,3 +139,37 @@ t.test('an import that fails part-way writes nothing and records nothing (Unleas
   t.equal((await app.inject({ method: 'GET', url: '/api/admin/projects/default/features/tx-a', headers })).statusCode, 404);
   t.equal((await app.inject({ method: 'GET', url: '/api/admin/search/events?limit=1', headers })).json().total, before);
 });
+
+t.test('links: exported per flag that has some, and imported as Unleash does (each listed flag\'s links replaced, new ids, an event each)', async (t) => {
+  const app = await buildTestApp(t, ENV);
+  const token = await personToken(app, await login(app, 'admin', STRONG));
+  const headers = { authorization: token, 'content-type': 'application/json' };
+  const send = async (method: 'GET' | 'POST', url: string, payload?: unknown) => await app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as never }) });
+  for (const name of ['lk1', 'nolinks']) t.equal((await send('POST', '/api/admin/projects/default/features', { name })).statusCode, 201);
+  t.equal((await send('POST', '/api/admin/projects/default/features/lk1/link', { url: 'https://example.com/a', title: 'A' })).statusCode, 204);
+  t.equal((await send('POST', '/api/admin/projects/default/features/lk1/link', { url: 'example.com/b' })).statusCode, 204);
+  const exported = (await send('POST', `${BATCH}/export`, { environment: 'development', features: ['lk1', 'nolinks'] })).json();
+  const ids = (name: string) => async () => ((await send('GET', `/api/admin/projects/default/features/${name}`)).json().links as Array<{ id: string }>).map((l) => l.id);
+  // Measured on the reference: [{feature, links: [{id, url, title}]}], the flag without links left out.
+  t.same(exported.links, [{ feature: 'lk1', links: [
+    { id: (await ids('lk1')())[0], url: 'https://example.com/a', title: 'A' },
+    { id: (await ids('lk1')())[1], url: 'https://example.com/b', title: null },
+  ] }]);
+  const file = JSON.parse(JSON.stringify(exported).replaceAll('"lk1"', '"lk2"')) as Record<string, unknown>;
+  const seen: string[][] = [];
+  for (let i = 0; i < 3; i++) {
+    const before = (await send('GET', '/api/admin/search/events?limit=1')).json().events[0].id as number;
+    t.equal((await send('POST', `${BATCH}/import`, { project: 'default', environment: 'development', data: file })).statusCode, 200);
+    const events = ((await send('GET', `/api/admin/search/events?id=IS_ANY_OF:${[1, 2, 3, 4, 5].map((k) => before + k).join(',')}`)).json().events as Array<Record<string, unknown>>)
+      .reverse().map((e) => [e.type, e.featureName, e.data, e.project]);
+    const added = events.filter((e) => e[0] === 'feature-link-added');
+    t.same(added, [
+      ['feature-link-added', 'lk2', { url: 'https://example.com/a', title: 'A' }, 'default'],
+      ['feature-link-added', 'lk2', { url: 'https://example.com/b' }, 'default'],
+    ], `import ${i + 1}: an event per link, a null title left out`);
+    t.equal(events.at(-1)![0], 'features-imported');
+    seen.push(await ids('lk2')());
+  }
+  t.same(seen.map((s) => s.length), [2, 2, 2], 'replaced, not added to');
+  t.equal(new Set(seen.flat()).size, 6, 'new ids each time');
+});
