@@ -82,7 +82,9 @@ function requests(file: ExportFile): ExportFile[] {
     const by = new Map<string, T[]>();
     for (const item of items ?? []) {
       const key = name(item) ?? '';
-      by.set(key, [...(by.get(key) ?? []), item]);
+      const list = by.get(key);
+      if (list) list.push(item);
+      else by.set(key, [item]);
     }
     return by;
   };

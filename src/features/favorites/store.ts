@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import type { Change, Outbox, PendingEvent, StoredDocument } from '../../db/outbox/index.js';
+import type { Outbox, PendingEvent, StoredDocument } from '../../db/outbox/index.js';
 import { MirrorView, type CollectionMirror } from '../../db/state.js';
 import { NO_MARKS, type FavoriteMarks, type FavoriteReadModel } from './read-model.js';
 
@@ -69,14 +69,10 @@ export class FavoriteStore implements FavoriteReadModel {
    * or one cleared that was never set, commits its event alone, as Unleash records one per call.
    */
   async write(current: FavoriteDocument | undefined, next: FavoriteDocument | null, events: PendingEvent[]): Promise<void> {
-    const coll = this.collection.collectionName;
-    const changes: Change[] = [];
-    if (current && next === null) changes.push({ coll, id: current._id, base: current._rev ?? 0, doc: null });
-    else if (next && !current) changes.push({ coll, id: next._id, base: null, doc: { ...next, _rev: 1 } });
+    if (current && next === null) await this.outbox.remove(this.collection, current, events);
+    else if (next && !current) await this.outbox.insert(this.collection, next, events);
     else if (next && current && next.markedCreatedAt.getTime() !== current.markedCreatedAt.getTime()) {
-      const base = current._rev ?? 0;
-      changes.push({ coll, id: current._id, base, doc: { ...next, _rev: base + 1 } });
-    }
-    await this.outbox.write(changes, events);
+      await this.outbox.replace(this.collection, current, next, events);
+    } else await this.outbox.write([], events);
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { forbidden } from '../../errors.js';
 import { ADMIN_ERRORS, NoBody, errorResponses } from '../../schemas/common.js';
-import { auditOf } from '../shared.js';
+import { auditOf, personIdOf } from '../shared.js';
 import { CreatedPatSchema, CreatePatBody, PatListSchema, PatParams } from './schemas.js';
 import type { PatService } from './service.js';
 
@@ -10,9 +10,9 @@ const TAGS = ['Personal access tokens'];
 
 /** The signed-in person's id (by session or PAT); an API token is refused as Unleash refuses it (measured). */
 function personOf(request: FastifyRequest): number {
-  const principal = request.principal;
-  if (principal?.kind !== 'session') throw forbidden('PATs require an authenticated user.');
-  return principal.user._id;
+  const id = personIdOf(request);
+  if (id === null) throw forbidden('PATs require an authenticated user.');
+  return id;
 }
 
 /** The signed-in person's own tokens: any root role may manage them (routes under /api/admin/user/). */
