@@ -152,19 +152,9 @@ export class MetricsService {
     return usage;
   }
 
-  /**
-   * For the reads that decorate a view (last seen, yes/no counts): the counts once loaded; when a
-   * load fails (the database frozen or past its deadline) what memory holds, not an error: a view
-   * is answered from memory during a freeze. Before this, a load that had failed made each later
-   * view wait on the database again (the soak test under the full suite's load once saw 23 of its
-   * 69 reads while frozen refused, one of its three routes each round).
-   */
+  /** Views (last seen, yes/no) read memory when loading the counts fails: none waits on a frozen database again. */
   private async loadedForReaders(): Promise<void> {
-    try {
-      await this.ensureLoaded();
-    } catch {
-      // Served from memory; the next reader or the timer's poll loads again.
-    }
+    await this.ensureLoaded().catch(() => undefined);
   }
 
   private async ensureLoaded(): Promise<void> {
