@@ -4,7 +4,7 @@
  * the UI's own controls (roles, labels, texts), then the events and configuration it leaves are
  * normalised (names, ids, times) so both servers' can be compared.
  */
-import type { Locator, Page, Response } from 'playwright-core';
+import type { Locator, Page, Request, Response } from 'playwright-core';
 
 /** The objects the script creates, named with a suffix so several runs on one reference never meet. */
 export type UiNames = Record<'flag' | 'segment' | 'tag' | 'context' | 'apiToken' | 'pat', string>;
@@ -33,11 +33,26 @@ export async function signIn(page: Page, base: string, username: string, passwor
 
 /** Clicks, and waits for the write that click sends (its method and the end of its path). */
 async function clickForWrite(page: Page, control: Locator, method: string, path: RegExp): Promise<Response> {
-  const written = page.waitForResponse((res) => res.request().method() === method && path.test(new URL(res.url()).pathname));
-  await control.click();
-  const res = await written;
-  if (res.status() >= 400) throw new Error(`${method} ${res.url()}: ${res.status()} ${await res.text()}`);
-  return res;
+  const matches = (req: Request): boolean => req.method() === method && path.test(new URL(req.url()).pathname);
+  // What became of the write, said when the wait runs out: sent or not, answered or failed, and when.
+  const seen: string[] = [];
+  const started = performance.now();
+  const note = (what: string) => (req: Request) => {
+    if (matches(req)) seen.push(`${what} ${req.url()} at ${Math.round(performance.now() - started)} ms`);
+  };
+  const onRequest = note('sent'), onFinished = note('answered'), onFailed = note('failed');
+  page.on('request', onRequest).on('requestfinished', onFinished).on('requestfailed', onFailed);
+  try {
+    const written = page.waitForResponse((res) => matches(res.request()));
+    await control.click();
+    const res = await written.catch((err: unknown) => {
+      throw new Error(`no answer to ${method} ${path} after the click: ${seen.length === 0 ? 'the UI sent nothing' : seen.join('; ')}`, { cause: err });
+    });
+    if (res.status() >= 400) throw new Error(`${method} ${res.url()}: ${res.status()} ${await res.text()}`);
+    return res;
+  } finally {
+    page.off('request', onRequest).off('requestfinished', onFinished).off('requestfailed', onFailed);
+  }
 }
 
 async function openFlag(page: Page, base: string, flag: string, tab?: string): Promise<void> {
@@ -182,7 +197,8 @@ export const UI_STEPS: UiStep[] = [
       await page.getByRole('dialog', { name: 'Invite link created' }).getByRole('button', { name: 'Close' }).click();
       await page.goto(`${base}/admin/invite-link`);
       await page.getByRole('button', { name: 'Delete link' }).click();
-      await clickForWrite(page, page.getByRole('button', { name: 'Yes, I\'m sure' }), 'PUT', /\/invite-link\/tokens\/[^/]+$/);
+      const confirm = page.getByRole('dialog', { name: 'Are you sure you want to delete your invite link?' });
+      await clickForWrite(page, confirm.getByRole('button', { name: 'Yes, I\'m sure' }), 'PUT', /\/invite-link\/tokens\/[^/]+$/);
     },
   },
   {
