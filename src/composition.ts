@@ -35,6 +35,7 @@ import { FlagBulkService } from './features/flags/bulk.js';
 import { FlagCloneService } from './features/flags/clone.js';
 import { FlagLifecycleService } from './features/flags/lifecycle-service.js';
 import { FlagLinkService } from './features/flags/links.js';
+import { plainTags } from './features/flags/tags.js';
 import { TagService } from './features/tags/service.js';
 import { EnvironmentService } from './features/environments/service.js';
 import { ProjectService } from './features/projects/service.js';
@@ -263,7 +264,10 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     sessions,
     personalAccessTokens: new PatService(stores.personalAccessTokens, stores.users, log),
     favorites: new FavoriteService(stores.favorites, {
-      flagCreatedAt: (name) => stores.flags.getNow(name)?.createdAt ?? null,
+      flag: (name) => {
+        const flag = stores.flags.getNow(name);
+        return flag ? { createdAt: flag.createdAt, tags: plainTags(flag.tags) } : null;
+      },
       projectCreatedAt: async (id) => (await stores.projects.get(id))?.createdAt ?? null,
     }),
     metrics,

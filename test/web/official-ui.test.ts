@@ -2,7 +2,7 @@
  * The official Unleash admin UI (the build in the unleash-server npm package, fetched into the
  * cache on first use) served by Vane, in Debian's chromium through playwright-core: signed in
  * through its own form, every OSS page of its menus opened, then the script of clicks of
- * tools/ui-actions/script.ts (a flag created, targeted, tagged, edited, archived and revived; a
+ * tools/ui-actions/script.ts (a flag created, targeted, tagged, edited, starred, archived and revived; a
  * segment, a context field, tokens, an invite link, the playground), each step's events and the
  * configuration left compared with what the same clicks left on the reference's own UI
  * (test/fixtures/ui-actions/script.json). Then the admin's user pages: a user created through the

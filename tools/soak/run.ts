@@ -88,6 +88,8 @@ export interface SoakReport {
    * upper bound of their histogram's bucket; in this process they would be timed with its own delays).
    */
   sdkReadP99Ms: number;
+  /** The same by route (bucket bounds). */
+  sdkReadP99MsByRoute: Record<string, number>;
   unexpected5xx: number;
   sdkErrors: number;
   samples: Sample[];
@@ -323,12 +325,17 @@ function sqliteHandles(pid: () => number): number {
 
 /** Adds the server's request counts of one instance (its Prometheus text) to `routes`. */
 /** The servers' request-duration histogram of the SDK reads answered (2xx, 304): cumulative counts by bucket bound (s). */
-function sdkReadBuckets(text: string, into = new Map<number, number>()): Map<number, number> {
+/** The SDK read routes' duration buckets (2xx and 304), summed over the servers: all together under '', and per route. */
+function sdkReadBuckets(text: string, into = new Map<string, Map<number, number>>()): Map<string, Map<number, number>> {
   for (const { labels, value } of durationSeries(text, 'bucket')) {
     const status = Number(labels.status_code);
-    if (!SDK_READS.has(`${labels.method} ${labels.route}`) || !((status >= 200 && status < 300) || status === 304)) continue;
+    const route = `${labels.method} ${labels.route}`;
+    if (!SDK_READS.has(route) || !((status >= 200 && status < 300) || status === 304)) continue;
     const le = labels.le === '+Inf' ? Infinity : Number(labels.le);
-    into.set(le, (into.get(le) ?? 0) + value);
+    for (const key of ['', route]) {
+      const buckets = into.get(key) ?? into.set(key, new Map()).get(key)!;
+      buckets.set(le, (buckets.get(le) ?? 0) + value);
+    }
   }
   return into;
 }
@@ -454,7 +461,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     phase = 'soak';
     recorder.measuring = true;
     const scrapeSdkReads = async () => {
-      const buckets = new Map<number, number>();
+      const buckets = new Map<string, Map<number, number>>();
       for (const v of vanes) sdkReadBuckets((await recorder.call('GET /internal-backstage/prometheus', `${v.url}/internal-backstage/prometheus`)).text, buckets);
       return buckets;
     };
@@ -566,7 +573,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
 
     // 3. Freeze the database under the same load.
-    const sdkReadP99Ms = p99Between(sdkReadsBefore, await scrapeSdkReads());
+    const sdkReadsAfter = await scrapeSdkReads();
+    const readP99 = (route: string) => p99Between(sdkReadsBefore.get(route) ?? new Map<number, number>(), sdkReadsAfter.get(route) ?? new Map<number, number>());
+    const sdkReadP99Ms = readP99('');
+    const sdkReadP99MsByRoute = Object.fromEntries([...sdkReadsAfter.keys()].filter((route) => route !== '').map((route) => [route, readP99(route)]));
     phase = 'freeze';
     recorder.measuring = false;
     const dbPid = databasePid();
@@ -729,6 +739,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       refusedByRoute,
       latencyByRoute,
       sdkReadP99Ms,
+      sdkReadP99MsByRoute,
       unexpected5xx: recorder.unexpected5xx,
       sdkErrors,
       samples,
@@ -780,7 +791,7 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
   log(`writes acknowledged: ${report.writes.acknowledged}, p50 ${report.writes.p50Ms} ms, p99 ${report.writes.p99Ms} ms, max ${report.writes.maxMs} ms; statuses ${JSON.stringify(report.writes.statuses)}`);
   log('latency of answered requests during the soak (this tool\'s callers):');
   for (const [label, l] of Object.entries(report.latencyByRoute).sort()) log(`  ${label.padEnd(48)} n ${l.count}, p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`);
-  log(`SDK reads p99 (server-timed, bucket bound): ${report.sdkReadP99Ms} ms; refused (503) by route: ${JSON.stringify(report.refusedByRoute)}; hangs by route: ${JSON.stringify(report.hangsByRoute)}`);
+  log(`SDK reads p99 (server-timed, bucket bound): ${report.sdkReadP99Ms} ms, by route ${JSON.stringify(report.sdkReadP99MsByRoute)}; refused (503) by route: ${JSON.stringify(report.refusedByRoute)}; hangs by route: ${JSON.stringify(report.hangsByRoute)}`);
   log('server warnings and errors by message:');
   for (const m of report.serverMessages.slice(0, 20)) log(`  ${String(m.count).padStart(6)} ${m.level.padEnd(5)} ${m.msg}`);
   log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);

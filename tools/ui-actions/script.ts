@@ -171,6 +171,13 @@ export const UI_STEPS: UiStep[] = [
     },
   },
   {
+    name: 'add it to favourites', run: async (page, base, names) => {
+      await openFlag(page, base, names.flag);
+      await page.getByRole('button', { name: 'Feature flag actions' }).click();
+      await clickForWrite(page, page.getByRole('menuitem', { name: 'Add to favorites' }), 'POST', new RegExp(`/features/${names.flag}/favorites$`));
+    },
+  },
+  {
     name: 'create a frontend API token', run: async (page, base, names) => {
       await page.goto(`${base}/admin/api`);
       await page.getByRole('button', { name: 'New API token' }).first().click();

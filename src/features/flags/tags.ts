@@ -16,7 +16,7 @@ export interface TagRef {
 const same = (a: TagRef, b: TagRef) => a.type === b.type && a.value === b.value;
 
 /** The tags an event carries: the flag's, as Unleash reads them back (sorted, without colour). */
-function plainTags(tags: readonly FlagTag[]): EventTag[] {
+export function plainTags(tags: readonly FlagTag[]): EventTag[] {
   return sortedTags(tags).map((t) => ({ value: t.value, type: t.type }));
 }
 

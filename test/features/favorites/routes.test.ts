@@ -28,6 +28,7 @@ t.test('favourites: marks, their events as Unleash records them, and every view 
   await userWithRole(app, 'other', 3);
   const other = await login(app, 'other', STRONG);
   for (const name of ['fav1', 'fav2']) t.equal((await send(app, 'POST', '/api/admin/projects/default/features', { name })).statusCode, 201);
+  t.equal((await send(app, 'POST', '/api/admin/features/fav2/tags', { type: 'simple', value: 'beta' })).statusCode, 201);
   const before = await lastEventId(app);
 
   // Measured on the reference: no content type is a 415 on POST and DELETE alike.
@@ -52,14 +53,16 @@ t.test('favourites: marks, their events as Unleash records them, and every view 
   const token = await app.inject({ method: 'POST', url: projectPath('default'), headers: JSON_ADMIN });
   t.same([token.statusCode, token.json().name], [403, 'ForbiddenError']);
 
-  const events = (await eventsAfter(app, before)).map((e) => [e.type, e.data, e.featureName, e.project, e.createdBy, e.createdByUserId]);
+  const events = (await eventsAfter(app, before)).map((e) => [e.type, e.data, e.featureName, e.project, e.createdBy, e.createdByUserId, e.tags]);
+  // A flag's events carry its tags, the mark's and the unmark's alike (measured on the reference).
+  const tagged = [{ value: 'beta', type: 'simple' }];
   t.same(events, [
-    ['feature-favorited', { feature: 'fav1' }, 'fav1', null, 'viewer', viewerId],
-    ['feature-favorited', { feature: 'fav1' }, 'fav1', null, 'viewer', viewerId],
-    ['feature-favorited', { feature: 'fav2' }, 'fav2', null, 'viewer', viewerId],
-    ['project-favorited', { project: 'default' }, null, 'default', 'viewer', viewerId],
-    ['feature-unfavorited', { feature: 'fav2' }, 'fav2', null, 'viewer', viewerId],
-    ['feature-unfavorited', { feature: 'never-there' }, 'never-there', null, 'viewer', viewerId],
+    ['feature-favorited', { feature: 'fav1' }, 'fav1', null, 'viewer', viewerId, []],
+    ['feature-favorited', { feature: 'fav1' }, 'fav1', null, 'viewer', viewerId, []],
+    ['feature-favorited', { feature: 'fav2' }, 'fav2', null, 'viewer', viewerId, tagged],
+    ['project-favorited', { project: 'default' }, null, 'default', 'viewer', viewerId, []],
+    ['feature-unfavorited', { feature: 'fav2' }, 'fav2', null, 'viewer', viewerId, tagged],
+    ['feature-unfavorited', { feature: 'never-there' }, 'never-there', null, 'viewer', viewerId, []],
   ], 'one event per call, a mark set twice included; nothing for a refused one');
 
   // The views, for the viewer, for someone else, and for a token.
