@@ -16,6 +16,7 @@ import {
 } from './rules.js';
 import type { FlagData, FlagEnvironment, FlagTag } from './read-model.js';
 import { finalise } from './store.js';
+import { plainTags } from './tags.js';
 import { initialLifecycle, withStage } from './lifecycle.js';
 import { emptyEnvironment, strategyEventView, type EnvironmentInfo } from './views.js';
 import type { DefaultStrategy } from './sources.js';
@@ -78,7 +79,7 @@ function clone(flag: FlagData): FlagData {
 export function flagEvent(flag: FlagData, type: string, environment: string | null, data: unknown = null, preData: unknown = null): EventInput {
   return {
     type, featureName: flag.name, project: flag.project, environment, data, preData,
-    tags: flag.tags.map((t) => ({ value: t.value, type: t.type })),
+    tags: plainTags(flag.tags),
   };
 }
 
@@ -399,15 +400,16 @@ export function applyArchive(flag: FlagData, children: string[], ctx: ApplyConte
 }
 
 /**
- * Revives a flag: every environment off, `feature-revived`. A live flag too (measured on Unleash
- * 8.2: reviving a flag that is on turns it off and records the event); its lifecycle stays.
+ * Revives a flag: every environment off, `feature-revived`, its lifecycle started again (initial,
+ * entered now). A live flag too (measured on Unleash 8.2: reviving a flag that is on turns it off
+ * and records the event; one completed before is initial again, as for an archived one).
  */
 export function applyRevive(flag: FlagData, ctx: ApplyContext): Applied {
   const environments: FlagData['environments'] = {};
   for (const [name, env] of Object.entries(flag.environments)) environments[name] = { ...env, enabled: false };
   const next = finalise({
     ...clone(flag), archived: false, archivedAt: null, environments,
-    lifecycle: flag.archived ? initialLifecycle(ctx.now) : flag.lifecycle,
+    lifecycle: initialLifecycle(ctx.now),
   });
   return { next, transactional: true, result: undefined, events: [flagEvent(next, 'feature-revived', null)] };
 }

@@ -9,6 +9,7 @@ import { buildEvents, retrying, withoutBookkeeping, type AuditUser, type EventIn
 import { lifecycleView, withoutStage, withStage } from './lifecycle.js';
 import type { FlagData, FlagLifecycle } from './read-model.js';
 import type { FlagStore } from './store.js';
+import { plainTags } from './tags.js';
 
 export interface CompletionInput {
   status: 'kept' | 'discarded';
@@ -43,7 +44,7 @@ export class FlagLifecycleService {
     await this.outbox.exclusive(`flag:${featureName}`, () => retrying(async () => {
       const now = new Date();
       const current = await this.store.get(featureName);
-      const tags = current ? current.tags.map((tag) => ({ value: tag.value, type: tag.type })) : [];
+      const tags = current ? plainTags(current.tags) : [];
       const events = buildEvents(audit, [{ ...input, tags }], { transactional: true, at: now });
       if (!current) return await this.outbox.write([], events);
       const flag = withoutBookkeeping(current) as FlagData;

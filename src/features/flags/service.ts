@@ -6,6 +6,7 @@ import { ReadCache } from '../../db/read-cache.js';
 import { exceedsLimit, nameExists, notFound } from '../../errors.js';
 import type { VariantConfig } from '../../evaluation/types.js';
 import type { TagService } from '../tags/service.js';
+import { plainTags } from './tags.js';
 import {
   applyAddDependency, applyArchive, applyPatchVariants, applyRemoveDependencies, applyRemoveDependency, applyRevive,
   applySetEnabled, applySetVariants, environmentOf, newFlag, type Applied, type ApplyContext, type CreateFlagInput,
@@ -184,7 +185,7 @@ export class FlagService {
     await this.tags.assertTypesExist(tags);
     const events = buildEvents(audit, [{
       type: 'feature-created', featureName: name, project: projectId, data: flagCreatedView(flag),
-      tags: tags.map((t) => ({ value: t.value, type: t.type })),
+      tags: plainTags(tags),
     }], { transactional: true, at: now });
     // The tags it uses exist first, so `tag-created` precedes `feature-created` in the log, as
     // Unleash records them; a flag that another writer created meanwhile leaves them created.

@@ -40,3 +40,15 @@ t.test('initial, then pre-live on any report, live on a report from production w
   await new Promise((resolve) => setTimeout(resolve, 200));
   t.equal(await stageOf(app, 'prod-on'), 'live', 'never back');
 });
+
+t.test('reviving a flag starts its lifecycle again, a flag that was never archived too (measured on Unleash 8.2)', async (t) => {
+  const app = await buildTestApp(t);
+  await send(app, 'POST', BASE, { name: 'done' });
+  t.equal((await send(app, 'POST', `${BASE}/done/lifecycle/complete`, { status: 'discarded' })).statusCode, 200);
+  t.equal(await stageOf(app, 'done'), 'completed');
+  const before = Date.now();
+  t.equal((await send(app, 'POST', '/api/admin/archive/revive/done')).statusCode, 200);
+  const stages = (await app.inject({ url: `${BASE}/done/lifecycle`, headers: ADMIN })).json<Array<{ stage: string; enteredStageAt: string }>>();
+  t.same(stages.map((s) => s.stage), ['initial'], 'the completed stage is gone');
+  t.ok(Date.parse(stages[0]!.enteredStageAt) >= before - 1, 'initial entered at the revive');
+});
