@@ -57,12 +57,14 @@ export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Appl
 /**
  * `PATCH`: a JSON Patch over the flag as the API shows it; only its own fields are taken (a name
  * or project in the result is ignored, as Unleash ignores it). Unlike Unleash, which stores any
- * type a patch writes, an unknown type is refused as `PUT` refuses it.
+ * type a patch writes, an unknown type is refused as `PUT` refuses it. Applied leniently, as Unleash
+ * applies it (measured: removing, replacing or moving from an absent key is 200 and changes
+ * nothing; a failed `test` or a path through a missing parent, 500 there, is a 400 here: D10).
  */
 export function applyPatchMetadata(flag: FlagData, patch: PatchOperation[]): Applied<ReturnType<typeof flagCreatedView>> {
   let patched: Record<string, unknown>;
   try {
-    patched = applyJsonPatch(flagCreatedView(flag) as Record<string, unknown>, patch);
+    patched = applyJsonPatch(flagCreatedView(flag) as Record<string, unknown>, patch, { lenient: true });
   } catch (err) {
     if (err instanceof JsonPatchError) throw validationError(`Could not apply provided patch: ${err.message}`);
     throw err;

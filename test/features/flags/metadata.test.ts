@@ -52,6 +52,14 @@ t.test('PUT replaces, PATCH patches, bulk stale marks; each with its events', as
     t.equal(res.statusCode, status, JSON.stringify(payload));
     t.match(res.body, message);
   }
+  // Lenient, as Unleash (measured): an absent key removed or replaced changes nothing.
+  const before = (await send(app, 'GET', FLAG)).json();
+  for (const patch of [[{ op: 'remove', path: '/nothing' }], [{ op: 'replace', path: '/nothing', value: 1 }]]) {
+    const res = await send(app, 'PATCH', FLAG, patch);
+    t.equal(res.statusCode, 200, JSON.stringify(patch));
+  }
+  t.same(await eventsAfter(app, after), [], 'nothing recorded for them');
+  t.match((await send(app, 'GET', FLAG)).json(), { description: before.description, type: before.type, stale: before.stale });
   const unknown = await send(app, 'PATCH', '/api/admin/projects/default/features/nope', []);
   t.equal(unknown.statusCode, 404);
   t.equal(unknown.json().message, 'No feature flag found');
