@@ -387,7 +387,8 @@ export function applyRemoveDependencies(child: FlagData): Applied {
 // archive / revive (S8)
 
 export function applyArchive(flag: FlagData, children: string[], ctx: ApplyContext): Applied {
-  if (flag.archived) throw archivedFeature();
+  // Archived again: Unleash answers 202, stamps the time again and records `feature-archived` (measured).
+  if (flag.archived) return { next: { ...clone(flag), archivedAt: ctx.now }, events: [flagEvent(flag, 'feature-archived', null)], transactional: true, result: undefined };
   if (children.length > 0) throw invalidOperation('You can not archive/delete this feature since other features depend on it.');
   const events: EventInput[] = [];
   if (flag.dependencies.length > 0) events.push(flagEvent(flag, 'feature-dependencies-removed', null));

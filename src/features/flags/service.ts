@@ -82,12 +82,15 @@ export class FlagService {
   }
 
   /**
-   * The flag if it belongs to `projectId` (archived ones too), else 404 with Unleash's message
-   * (naming the project that does have it).
+   * The flag if it belongs to `projectId` (archived ones too, unless `archived: false`), else 404
+   * with Unleash's message (naming the project that does have it).
    */
   async requireFlag(projectId: string, featureName: string, options: { archived?: boolean } = {}): Promise<FlagDocument> {
     const flag = await this.store.get(featureName);
-    if (flag && flag.project === projectId && (options.archived !== false || !flag.archived)) return flag;
+    if (flag && flag.project === projectId) {
+      if (options.archived !== false || !flag.archived) return flag;
+      throw notFound(`Could not find feature flag with name ${featureName}`); // an archived one (measured)
+    }
     const elsewhere = flag && flag.project !== projectId ? `, but there's a feature with that name in project "${flag.project}"` : '.';
     throw notFound(`There's no feature named "${featureName}" in project "${projectId}"${elsewhere}`);
   }
