@@ -425,7 +425,12 @@ export function generateAdminSequence(seed: number, count = 300): AdminCall[] {
           default: return random.pick([{ op: 'replace', path: '/type', value: 'bogus' }, { op: 'remove', path: '/nothing' }, { op: 'test', path: '/stale', value: true }]);
         }
       });
-      calls.push({ op: 'flag.patch', method: 'PATCH', path: `${FLAGS}/${anyFlag()}`, body: operations });
+      // An unknown type goes to no flag: Unleash stores it where Vane refuses the patch (D9, tested
+      // in test/features/flags/metadata.test.ts), and the flag then differs in every later answer
+      // that lists it (seed 3: its stale mark, the feature search by type, the type counts).
+      const bogus = operations.some((operation) => operation.op === 'replace' && operation.path === '/type' && operation.value === 'bogus');
+      const target = anyFlag();
+      calls.push({ op: 'flag.patch', method: 'PATCH', path: `${FLAGS}/${bogus ? `${tag}-missing-flag` : target}`, body: operations });
     }],
     [3, () => {
       const names = random.some(flags.map((flag) => flag.name), random.int(1, 3));
@@ -761,6 +766,7 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
     why: 'D9, afterwards: the flag type "bogus" Unleash stored from a PATCH shows in its later answers and events',
     op: /./, path: /(^|\.)type$/, when: (f) => f.difference.expected === 'bogus',
   },
+
 ];
 
 /**
