@@ -178,6 +178,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const deliverer = createAddonDeliverer(stores, app.database.db, config, app.log);
   app.addHook('onClose', async () => {
+    await services.applicationAnnouncer.stop();
     await deliverer.stop();
     app.database.outbox.stopFollowing();
     stores.eventLog.stop();
@@ -218,6 +219,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // caches, the event log mirror, the SDK state, the playground's snapshot) through this poll.
     app.database.outbox.follow(config.REVISION_POLL_MS, backgroundFailureReporter(app.log));
     deliverer.start();
+    if (config.APPLICATION_ANNOUNCE_MS > 0) services.applicationAnnouncer.start({
+      intervalMs: config.APPLICATION_ANNOUNCE_MS, firstMs: Math.min(10_000, config.APPLICATION_ANNOUNCE_MS),
+      maintenance: () => services.maintenance.enabled,
+      onError: (err) => app.log.error({ err }, 'announcing new applications failed; tried again at the next run'),
+    });
     loaded = true;
     app.log.info({ ms: Math.round(performance.now() - started) }, 'configuration state loaded: serving the API');
     stores.eventLog.pruneLeftovers();

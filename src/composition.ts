@@ -59,6 +59,7 @@ import { MetricsStore } from './features/metrics/store.js';
 import { FrontendSettingsService } from './features/ui-config/service.js';
 import { SettingStore } from './features/ui-config/store.js';
 import { MaintenanceService } from './features/maintenance/service.js';
+import { ApplicationAnnouncer } from './features/metrics/announcer.js';
 import { MaintenanceStore } from './features/maintenance/store.js';
 import { EdgeService } from './features/edge/service.js';
 import { FeatureSearchService } from './features/feature-search/service.js';
@@ -170,6 +171,7 @@ export interface Services {
   importer: ImportService;
   /** Maintenance mode's switch, and whether it refuses a write (the auth plugin asks). */
   maintenance: MaintenanceService;
+  applicationAnnouncer: ApplicationAnnouncer;
   /** Unleash Edge's token validation. */
   edge: EdgeService;
   addons: AddonService;
@@ -285,6 +287,7 @@ export function createServices(stores: Stores, config: Config, log: FastifyBaseL
     exporter: new ExportService(importSources(stores), importWriter(stores)),
     importer: new ImportService(importSources(stores), importWriter(stores)),
     maintenance: new MaintenanceService(stores.maintenance, stores.outbox),
+    applicationAnnouncer: new ApplicationAnnouncer(stores.metrics, stores.outbox),
     edge: new EdgeService({ token: (secret) => stores.apiTokens.lookup(secret) }),
     addons: new AddonService(stores.addons, stores.addonDeliveries, {
       ensureTagType: async (tagType) => {

@@ -89,6 +89,8 @@ const EnvSchema = Type.Object({
   /** The wait after a failed attempt, doubled after each, at most ADDON_DELIVERY_MAX_BACKOFF_MS (8 attempts span about 2 minutes). */
   ADDON_DELIVERY_BACKOFF_MS: Type.Integer({ minimum: 1, default: 1000 }),
   ADDON_DELIVERY_MAX_BACKOFF_MS: Type.Integer({ minimum: 1, default: 60000 }),
+  /** How often new applications get their `application-created` event (Unleash: every 5 minutes; the first run within 10 s of the start); 0: never. */
+  APPLICATION_ANNOUNCE_MS: Type.Integer({ minimum: 0, default: 300000 }),
   /** Profiling aid: `1` logs every driver command to stderr (src/plugins/database.ts); any other value does not. */
   VANE_MONITOR_COMMANDS: Type.String({ default: '' }),
 });
@@ -109,7 +111,7 @@ const NUMERIC_KEYS = new Set([
   'PLAYGROUND_MAX_QUEUE', 'PLAYGROUND_MAX_WAIT_MS', 'PLAYGROUND_WORKER_NICE', 'PLAYGROUND_TIMEOUT_MS', 'SIGNUP_RATE_LIMIT', 'SESSION_TTL_HOURS', 'LOGIN_RATE_LIMIT',
   'USER_ADMIN_RATE_LIMIT', 'PASSWORD_RESET_RATE_LIMIT',
   'PLAYGROUND_BATCH_LIMIT', 'OFREP_RATE_LIMIT', 'ADDON_DELIVERY_TIMEOUT_MS', 'ADDON_DELIVERY_ATTEMPTS', 'ADDON_DELIVERY_BACKOFF_MS',
-  'ADDON_DELIVERY_MAX_BACKOFF_MS',
+  'ADDON_DELIVERY_MAX_BACKOFF_MS', 'APPLICATION_ANNOUNCE_MS',
 ]);
 
 const validator = Compile(EnvSchema);

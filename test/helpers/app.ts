@@ -60,6 +60,8 @@ export async function testConfig(t: Teardown, env: Record<string, string> = {}):
     // Every test calls from one address: 20 user-admin POSTs a minute (Unleash's limit) would refuse
     // the permission test's; test/features/users/limits.test.ts sets its own.
     USER_ADMIN_RATE_LIMIT: '10000',
+    // A timed job's events would land in the middle of tests that count events (announcer.test.ts sets its own).
+    APPLICATION_ANNOUNCE_MS: '0',
     ...env,
   });
 }
