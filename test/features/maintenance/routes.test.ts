@@ -56,8 +56,11 @@ t.test('the setting is a commit: another instance on the database sees it within
   });
   const switched = await send(first, 'POST', '/api/admin/maintenance', { enabled: true });
   t.equal(switched.statusCode, 204, switched.body);
+  // A new name per try: the other instance accepts writes until it has read the commit (a loaded
+  // CI run once created the flag there first, and the write at the end then met a 409).
+  let tries = 0;
   const refusedOn = async (app: typeof first) => {
-    const res = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_ADMIN, payload: { name: 'mm' } });
+    const res = await app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: JSON_ADMIN, payload: { name: `mm-${tries++}` } });
     if (res.statusCode !== 503 && res.statusCode !== 201) t.comment(`unexpected ${res.statusCode} ${res.body}`);
     return res.statusCode;
   };
