@@ -703,7 +703,7 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
   },
   {
     why: 'D6: flag creation answers with the whole flag (its first eight keys are Unleash\'s)',
-    op: /^flag\.create$/, path: /^body\.(environments|createdBy|dependencies|children|lifecycle|links|collaborators)$/,
+    op: /^flag\.create(-invalid)?$/, path: /^body\.(environments|createdBy|dependencies|children|lifecycle|links|collaborators)$/,
     when: (f) => f.status.peer === 201 && f.status.vane === 201 && f.difference.what === 'extra',
   },
   {

@@ -203,7 +203,8 @@ export function applyUpdateStrategy(
   flag: FlagData, environment: string, strategyId: string, input: StrategyInput, ctx: ApplyContext, home = environment,
 ): Applied<StrategyConfig> {
   const { state, index } = findStrategy(flag, home, strategyId, ctx);
-  if (index < 0) throw notFound(`Could not find strategy with id ${strategyId}`);
+  // Unleash's strategy store says it so ("id="), before its service's own check could (seed 5).
+  if (index < 0) throw notFound(`Could not find strategy with id=${strategyId}`);
   const previous = state.strategies[index]!;
   const strategy = buildStrategy(flag, input, ctx, {
     id: previous.id, sortOrder: previous.sortOrder ?? 0, segments: previous.segments ?? [], previous,

@@ -188,7 +188,7 @@ t.test('strategies on a flag environment (S4)', async (t) => {
 
     const missing = await send(app, 'PUT', `${PROD}/strategies/nope`, { name: 'default' });
     t.equal(missing.statusCode, 404);
-    t.equal(missing.json().message, 'Could not find strategy with id nope');
+    t.equal(missing.json().message, 'Could not find strategy with id=nope');
 
     const foreign = await send(app, 'PUT', `${BASE}/other.flag/environments/production/strategies/${prodId}`, { name: 'default' });
     t.equal(foreign.statusCode, 403);
