@@ -283,8 +283,12 @@ export function applySetEnabled(flag: FlagData, environment: string, enabled: bo
   } else if (enabled && onlyDisabled(strategies)) {
     const max = maxSortOrder(strategies);
     const preset = ctx.defaultStrategies?.[environment];
-    // The project's default strategy as stored, an empty groupId made the flag's name (measured: "g" stays "g").
-    const parameters: Record<string, string> = preset ? { ...preset.parameters } : { rollout: '100', stickiness: ctx.defaultStickiness || 'default' };
+    // The project's default strategy as stored, with a flexible rollout's defaults where it has none,
+    // as Unleash's strategy creation fills them (an empty groupId made the flag's name, measured:
+    // "g" stays "g"; no rollout "100", no stickiness the project's: seed 5 of the differential tester).
+    const parameters: Record<string, string> = { ...preset?.parameters };
+    parameters.rollout ??= '100';
+    if (!parameters.stickiness) parameters.stickiness = ctx.defaultStickiness || 'default';
     if (!parameters.groupId) parameters.groupId = flag.name;
     const strategy: StrategyConfig = {
       id: (ctx.newStrategyId ?? (() => ulid(ctx.now.getTime())))(),

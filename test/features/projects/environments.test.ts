@@ -35,3 +35,13 @@ t.test('project environments: Editors may change them, Viewers may not', async (
   t.equal((await app.inject({ method: 'DELETE', url, headers: asPerson(viewer) })).statusCode, 403);
   t.equal((await app.inject({ method: 'DELETE', url, headers: asPerson(editor) })).statusCode, 200);
 });
+
+t.test('a default strategy without parameters gets a flexible rollout\'s defaults when a flag is turned on (differential tester, seed 5)', async (t) => {
+  const app = await buildTestApp(t);
+  const preset = { name: 'flexibleRollout', title: 't', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] };
+  t.equal((await send(app, 'POST', '/api/admin/projects/default/environments/development/default-strategy', preset)).statusCode, 200);
+  await send(app, 'POST', '/api/admin/projects/default/features', { name: 'preset' });
+  t.equal((await send(app, 'POST', '/api/admin/projects/default/features/preset/environments/development/on')).statusCode, 200);
+  const [strategy] = (await send(app, 'GET', '/api/admin/projects/default/features/preset/environments/development/strategies')).json();
+  t.match(strategy, { name: 'flexibleRollout', title: 't', parameters: { groupId: 'preset', rollout: '100', stickiness: 'default' }, constraints: [{ contextName: 'userId' }] });
+});
