@@ -5,7 +5,7 @@ import {
   ApiTokenListSchema, ApiTokenSchema, CreateApiTokenBody, CreateProjectApiTokenBody, ListedTokensSchema, ProjectParams, ProjectTokenParams,
   TokenNameParams, TokenParams, UpdateApiTokenBody,
 } from './schemas.js';
-import { ApiTokenService, listedToken, publicToken } from './service.js';
+import { ApiTokenService, listedToken, publicToken, readBackType } from './service.js';
 import type { ApiTokenDocument } from './store.js';
 
 const TAGS = ['API tokens'];
@@ -44,7 +44,7 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
   }, async () => {
     const tokens = await app.apiTokens.list();
     return {
-      tokens: tokens.map((token) => ({ ...publicToken(token), secret: token.displaySecret })),
+      tokens: tokens.map((token) => ({ ...publicToken(token), type: readBackType(token.type), secret: token.displaySecret })),
     };
   });
 

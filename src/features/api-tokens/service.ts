@@ -36,6 +36,15 @@ export function publicToken(token: ApiTokenDocument): PublicToken {
 }
 
 /**
+ * A token's type as Unleash 8.2 reads it back from its store: a backend token is `client` everywhere
+ * but in its creation's answer and event (its store says Edge must support the type first;
+ * measured: a backend token's `api-token-updated` names `client`, differential tester seed 5).
+ */
+export function readBackType(type: TokenType): TokenType {
+  return type === 'backend' ? 'client' : type;
+}
+
+/**
  * A token as Unleash 8.2 lists it (`GET /api/admin/api-tokens/:name`, a project's tokens, the
  * `api-token-updated` event), keys in its order. The secret is masked: Vane keeps only its hash.
  * `seenAt` is null: Vane does not record when a token was last used.
@@ -44,7 +53,7 @@ export function listedToken(token: ApiTokenDocument) {
   return {
     secret: token.displaySecret,
     tokenName: token.tokenName,
-    type: token.type,
+    type: readBackType(token.type),
     project: token.projects.join(','),
     projects: token.projects,
     environment: token.environment,

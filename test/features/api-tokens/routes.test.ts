@@ -108,3 +108,23 @@ t.test('fresh instance: initial events 1–5 (docs/rules.md §4.5, §7)', async 
   t.equal(events[4]!.environment, '*');
   t.equal(events[4]!.data.tokenName, 'admin');
 });
+
+t.test('a backend token reads back as client, as Unleash 8.2 stores it (measured: its update event)', async (t) => {
+  const app = await buildTestApp(t);
+  const created = await app.inject({
+    method: 'POST', url: '/api/admin/api-tokens', headers: JSON_ADMIN,
+    payload: { tokenName: 'svc', type: 'Backend', environment: 'development', projects: ['default'] },
+  });
+  t.equal(created.statusCode, 201);
+  t.equal(created.json().type, 'backend', 'the creation answers the type asked');
+  const secret = created.json().secret as string;
+  const listed = (await app.inject({ url: '/api/admin/api-tokens', headers: ADMIN })).json().tokens.find((token: { tokenName: string }) => token.tokenName === 'svc');
+  t.equal(listed.type, 'client');
+  t.equal((await app.inject({ url: '/api/admin/api-tokens/svc', headers: ADMIN })).json().tokens[0].type, 'client');
+  const updated = await app.inject({ method: 'PUT', url: `/api/admin/api-tokens/${secret}`, headers: JSON_ADMIN, payload: { expiresAt: '2031-01-01T00:00:00.000Z' } });
+  t.equal(updated.statusCode, 200);
+  const [event] = (await app.inject({ url: '/api/admin/search/events?type=IS:api-token-updated', headers: ADMIN })).json().events;
+  t.same([event.data.type, event.preData.type], ['client', 'client']);
+  const client = await app.inject({ url: '/api/client/features', headers: { authorization: secret } });
+  t.equal(client.statusCode, 200, 'it still reads the client API');
+});
