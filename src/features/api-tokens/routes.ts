@@ -1,19 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { auditOf } from '../shared.js';
-import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses } from '../../schemas/common.js';
+import { ADMIN_ERRORS, EmptyResponse, NoBody, errorResponses, preSerialized } from '../../schemas/common.js';
 import {
   ApiTokenListSchema, ApiTokenSchema, CreateApiTokenBody, CreateProjectApiTokenBody, ListedTokensSchema, ProjectParams, ProjectTokenParams,
   TokenNameParams, TokenParams, UpdateApiTokenBody,
 } from './schemas.js';
-import { ApiTokenService, listedToken, publicToken, readBackType } from './service.js';
+import { ApiTokenService, inBodyOrder, listedToken, publicToken, readBackType } from './service.js';
 import type { ApiTokenDocument } from './store.js';
 
 const TAGS = ['API tokens'];
 
-/** The creation answer: the only one that shows the secret. */
-function createdView(token: ApiTokenDocument, secret: string) {
+/** The creation answer, the only one that shows the secret: as JSON, its keys in the body's order (`inBodyOrder`). */
+function createdView(token: ApiTokenDocument, secret: string, body: object): string {
   const { tokenName, environment, projects, type, alias, project, createdAt, secure, expiresAt } = publicToken(token);
-  return { tokenName, environment, projects, secret, type, alias, project, createdAt, secure, ...(expiresAt ? { expiresAt } : {}) };
+  const view = { tokenName, environment, projects, secret, type, alias, project, createdAt, secure, ...(expiresAt ? { expiresAt } : {}) };
+  return JSON.stringify(inBodyOrder(view, Object.keys(body)));
 }
 
 /** Unleash shows admin tokens only to an admin token's caller (its "API admin"). */
@@ -26,12 +27,12 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
       tags: ['API tokens'],
       summary: 'Create a client, backend or frontend API token',
       body: CreateApiTokenBody,
-      response: { 201: ApiTokenSchema, ...errorResponses(...ADMIN_ERRORS) },
+      response: { 201: preSerialized(ApiTokenSchema), ...errorResponses(...ADMIN_ERRORS) },
     },
   }, async (request, reply) => {
     const { token, secret } = await service.create(request.body, auditOf(request));
-    reply.code(201).header('location', 'api-tokens');
-    return createdView(token, secret);
+    reply.code(201).header('location', 'api-tokens').type('application/json; charset=utf-8');
+    return createdView(token, secret, request.body);
   });
 
   app.get('/api/admin/api-tokens', {
@@ -102,12 +103,13 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
       summary: 'Create a client, backend or frontend token scoped to this project',
       params: ProjectParams,
       body: CreateProjectApiTokenBody,
-      response: { 201: ApiTokenSchema, ...errorResponses(...ADMIN_ERRORS, 404) },
+      response: { 201: preSerialized(ApiTokenSchema), ...errorResponses(...ADMIN_ERRORS, 404) },
     },
   }, async (request, reply) => {
     const { token, secret } = await service.createForProject(request.params.projectId, request.body, auditOf(request));
-    reply.code(201).header('location', 'api-tokens');
-    return createdView(token, secret);
+    reply.code(201).header('location', 'api-tokens').type('application/json; charset=utf-8');
+    const { projects: _ignored, ...named } = request.body as Record<string, unknown>;
+    return createdView(token, secret, named);
   });
 
   app.delete('/api/admin/projects/:projectId/api-tokens/:token', {

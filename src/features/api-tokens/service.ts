@@ -36,6 +36,19 @@ export function publicToken(token: ApiTokenDocument): PublicToken {
 }
 
 /**
+ * A new token's fields as Unleash 8.2 echoes them: those its body named (type aside) in the body's
+ * order, then the rest (measured on both create routes: `{type, tokenName, expiresAt, environment}`
+ * answered tokenName, expiresAt, environment, projects, secret, type…; differential tester seed 3).
+ */
+export function inBodyOrder<T extends object>(view: T, bodyKeys: readonly string[]): T {
+  const named = bodyKeys.filter((key) => ECHOED.includes(key) && key in view);
+  const keys = new Set([...named, ...ECHOED.filter((key) => key !== 'expiresAt' && key in view), ...Object.keys(view)]);
+  return Object.fromEntries([...keys].map((key) => [key, view[key as keyof T]])) as T;
+}
+
+const ECHOED = ['tokenName', 'environment', 'expiresAt', 'projects'];
+
+/**
  * A token's type as Unleash 8.2 reads it back from its store: a backend token is `client` everywhere
  * but in its creation's answer and event (its store says Edge must support the type first;
  * measured: a backend token's `api-token-updated` names `client`, differential tester seed 5).
@@ -121,7 +134,7 @@ export class ApiTokenService {
     }
   }
 
-  async create(input: CreateTokenInput, audit: AuditUser): Promise<{ token: ApiTokenDocument; secret: string }> {
+  async create(input: CreateTokenInput, audit: AuditUser, bodyKeys: readonly string[] = Object.keys(input)): Promise<{ token: ApiTokenDocument; secret: string }> {
     const type = input.type.toLowerCase();
     if (type === 'admin') throw validationError('Admin tokens cannot be created through the API');
     if (!['client', 'backend', 'frontend'].includes(type)) {
@@ -142,7 +155,7 @@ export class ApiTokenService {
       alias: null, displaySecret: maskSecret(secret), expiresAt, createdAt: new Date(),
     };
     await this.outbox.insert(this.store.collection, token, buildEvents(audit, [
-      { type: 'api-token-created', data: publicToken(token), project: token.projects.join(','), environment },
+      { type: 'api-token-created', data: inBodyOrder(publicToken(token), bodyKeys), project: token.projects.join(','), environment },
     ]));
     return { token, secret };
   }
@@ -190,7 +203,10 @@ export class ApiTokenService {
   async createForProject(projectId: string, input: CreateTokenInput, audit: AuditUser): Promise<{ token: ApiTokenDocument; secret: string }> {
     if (input.tokenName === '') throw schemaValidationError([{ message: '"tokenName" is not allowed to be empty.' }]);
     await this.requireProject(projectId);
-    return await this.create({ tokenName: input.tokenName, type: input.type, environment: input.environment, expiresAt: input.expiresAt, projects: [projectId] }, audit);
+    const { tokenName, type, environment, expiresAt } = input;
+    // Projects sent here are ignored, and so is their place (recorded: test/fixtures/api-tokens/measured.json).
+    const bodyKeys = Object.keys(input).filter((key) => key !== 'projects');
+    return await this.create({ tokenName, type, environment, expiresAt, projects: [projectId] }, audit, bodyKeys);
   }
 
   /**

@@ -128,3 +128,21 @@ t.test('a backend token reads back as client, as Unleash 8.2 stores it (measured
   const client = await app.inject({ url: '/api/client/features', headers: { authorization: secret } });
   t.equal(client.statusCode, 200, 'it still reads the client API');
 });
+
+t.test('a new token\'s fields in the order its body named them, then the rest (measured on both routes)', async (t) => {
+  const app = await buildTestApp(t);
+  const keysOf = async (url: string, payload: Record<string, unknown>) => {
+    const res = await app.inject({ method: 'POST', url, headers: JSON_ADMIN, payload });
+    t.equal(res.statusCode, 201, res.body);
+    return Object.keys(res.json<object>());
+  };
+  const after = ['secret', 'type', 'alias', 'project', 'createdAt', 'secure'];
+  t.same(await keysOf('/api/admin/projects/default/api-tokens', { type: 'client', tokenName: 'k1' }), ['tokenName', 'environment', 'projects', ...after]);
+  t.same(await keysOf('/api/admin/projects/default/api-tokens', { expiresAt: '2031-01-01T00:00:00.000Z', type: 'client', tokenName: 'k2', environment: 'development' }),
+    ['expiresAt', 'tokenName', 'environment', 'projects', ...after]);
+  t.same(await keysOf('/api/admin/api-tokens', { type: 'client', tokenName: 'k3', project: 'default', environment: 'development' }), ['tokenName', 'environment', 'projects', ...after]);
+  t.same(await keysOf('/api/admin/api-tokens', { environment: 'development', projects: ['default'], tokenName: 'k4', type: 'client' }), ['environment', 'projects', 'tokenName', ...after]);
+  const events = (await app.inject({ url: '/api/admin/search/events?type=IS:api-token-created', headers: ADMIN })).json().events as Array<{ data: object }>;
+  const k2 = events.find((e) => (e.data as { tokenName: string }).tokenName === 'k2')!;
+  t.same(Object.keys(k2.data), ['expiresAt', 'tokenName', 'environment', 'projects', 'type', 'alias', 'project', 'createdAt', 'secure'], 'the event data likewise');
+});
