@@ -38,7 +38,12 @@ function rowView(flag: FlagData) {
   };
 }
 
-/** `PUT`: the fields replaced as a whole; one absent takes its default (measured: `{}` clears the description). */
+/**
+ * `PUT`: the fields replaced as a whole; one absent takes its default (measured: `{}` clears the
+ * description). An archived flag is live again after it, its environments and lifecycle as they
+ * were, with `feature-metadata-updated` only (measured: Unleash's row update clears its archive
+ * time; `{}` on an archived flag records the event, preData archived).
+ */
 export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Applied<ReturnType<typeof flagCreatedView>> {
   if (input.name !== undefined && input.name !== flag.name) throw validationError('Cannot change name of feature flag');
   const next: FlagData = {
@@ -47,10 +52,12 @@ export function applyReplaceMetadata(flag: FlagData, input: MetadataInput): Appl
     type: input.type ?? 'release',
     impressionData: input.impressionData ?? false,
     stale: input.stale ?? false,
+    archived: false,
+    archivedAt: null,
   };
   const view = flagCreatedView(next);
   // Nothing changed: Unleash records nothing (measured by the differential tester).
-  if (unchanged(flag, next)) return { next: flag, events: [], transactional: false, result: view };
+  if (unchanged(flag, next) && !flag.archived) return { next: flag, events: [], transactional: false, result: view };
   return { next, events: [flagEvent(next, 'feature-metadata-updated', null, view, rowView(flag))], transactional: false, result: view };
 }
 

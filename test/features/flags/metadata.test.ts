@@ -111,3 +111,18 @@ t.test('POST /api/admin/features/validate: a new flag\'s name', async (t) => {
     else t.equal(res.body, '');
   }
 });
+
+t.test('PUT on an archived flag makes it live again, recording only the metadata update (measured on Unleash 8.2)', async (t) => {
+  const app = await buildTestApp(t);
+  await send(app, 'POST', '/api/admin/projects/default/features', { name: 'meta', type: 'permission' });
+  t.equal((await send(app, 'DELETE', FLAG)).statusCode, 202);
+  const before = await lastEventId(app);
+  const put = await send(app, 'PUT', FLAG, {});
+  t.equal(put.statusCode, 200);
+  t.same(Object.keys(put.json()), ['name', 'description', 'type', 'project', 'stale', 'createdAt', 'impressionData', 'archived']);
+  t.match(put.json(), { type: 'release', archived: false });
+  const events = await eventsAfter(app, before);
+  t.same(events.map((e) => e.type), ['feature-metadata-updated'], 'even with the same fields; no revive');
+  t.match(events[0]!.preData, { archived: true, archivedAt: String });
+  t.equal((await send(app, 'GET', FLAG)).statusCode, 200, 'live again');
+});
