@@ -60,7 +60,7 @@ const SearchFeature = inOrder(Type.Object({
   environments: Type.Array(SearchEnvironment),
   segments: Type.Array(Type.String()),
   createdBy: inOrder(Type.Object({ id: Type.Integer(), name: Type.String(), imageUrl: Type.String() })),
-  lifecycle: inOrder(Type.Object({ stage: Type.String(), enteredStageAt: Type.String({ format: 'date-time' }) })),
+  lifecycle: inOrder(Type.Object({ stage: Type.String(), status: Type.Optional(Type.String()), enteredStageAt: Type.String({ format: 'date-time' }) })),
   tags: Type.Optional(Type.Array(inOrder(Type.Object({ value: Type.String(), type: Type.String(), color: NullableString() })))),
 }));
 

@@ -144,7 +144,10 @@ export class FeatureSearchService {
       }),
       segments: item.segments,
       createdBy: { id: entry.creator.id ?? 0, name: entry.creator.name, imageUrl: entry.creator.imageUrl },
-      lifecycle: { stage: entry.stage === 'archived' ? 'archived' : lifecycle.stage, enteredStageAt: lifecycle.enteredStageAt.toISOString() },
+      lifecycle: entry.stage === 'archived'
+        ? { stage: 'archived', enteredStageAt: lifecycle.enteredStageAt.toISOString() }
+        // A completed flag's status too (measured: differential tester seed 11).
+        : { stage: lifecycle.stage, ...(lifecycle.status ? { status: lifecycle.status } : {}), enteredStageAt: lifecycle.enteredStageAt.toISOString() },
       // Unleash adds `tags` only to flags that have (matching) tags.
       ...(item.tags.length > 0 ? { tags: item.tags.map((t) => ({ value: t.value, type: t.type, color: t.color })) } : {}),
     };

@@ -249,3 +249,12 @@ t.test('feature search against the recorded Unleash 8.2 answers', async (t) => {
     t.equal(count.initial, 7, 'late joins the six');
   });
 });
+
+t.test('a completed flag\'s row names its status (measured: differential tester seed 11)', async (t) => {
+  const app = await buildTestApp(t);
+  await send(app, 'POST', '/api/admin/projects/default/features', { name: 'done-kept' });
+  t.equal((await send(app, 'POST', '/api/admin/projects/default/features/done-kept/lifecycle/complete', { status: 'kept', statusValue: 'v1' })).statusCode, 200);
+  const [row] = (await app.inject({ url: '/api/admin/search/features?query=done-kept', headers: ADMIN })).json().features;
+  t.same(Object.keys(row.lifecycle), ['stage', 'status', 'enteredStageAt']);
+  t.match(row.lifecycle, { stage: 'completed', status: 'kept' });
+});
