@@ -213,7 +213,7 @@ export class ApplicationService {
       icon: app.icon,
       strategies: app.strategies.map((name) => {
         const found = strategies.find((s) => s.name === name);
-        return found ? { ...found, title: null } : { name, notFound: true };
+        return found ?? { name, notFound: true };
       }),
       instances: instances.sort((a, b) => b.lastSeen.getTime() - a.lastSeen.getTime()).map((i) => ({
         appName: i.appName, instanceId: i.instanceId, sdkVersion: i.sdkVersion, sdkType: i.sdkType, clientIp: i.clientIp,

@@ -11,9 +11,10 @@ export const StrategyTypeSchema = Type.Object({
   displayName: Type.Union([Type.String(), Type.Null()]),
   name: Type.String(),
   editable: Type.Boolean(),
-  description: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
   parameters: Type.Array(Parameter),
   deprecated: Type.Boolean(),
+  title: Type.Union([Type.String(), Type.Null()]),
 });
 
 export type StrategyTypeView = Static<typeof StrategyTypeSchema>;

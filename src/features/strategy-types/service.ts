@@ -1,7 +1,7 @@
 import { buildEvents, retrying, type AuditUser, type Outbox } from '../../db/outbox/index.js';
 import { invalidOperation, nameExists, notFound, schemaValidationError } from '../../errors.js';
 import { isUrlFriendly } from '../shared.js';
-import type { StrategyParameter, StrategyTypeDocument, StrategyTypeStore } from './store.js';
+import { CUSTOM_SORT_ORDER, type StrategyParameter, type StrategyTypeDocument, type StrategyTypeStore } from './store.js';
 import type { StrategyTypeView } from './schemas.js';
 import { isDuplicateKey } from '../../db/keys.js';
 
@@ -12,12 +12,13 @@ export interface CreateStrategyTypeInput {
   parameters?: Array<{ name: string; type: string; description?: string; required?: boolean }>;
 }
 
-type StrategyTypeFields = Pick<StrategyTypeDocument, 'name' | 'displayName' | 'description' | 'parameters' | 'editable' | 'deprecated'>;
+type StrategyTypeFields = Pick<StrategyTypeDocument, 'name' | 'displayName' | 'description' | 'parameters' | 'editable' | 'deprecated' | 'title'>;
 
+/** As Unleash 8.2 shows a strategy type (measured): a built-in's display name, a custom one's `title`, last. */
 export function strategyTypeView(doc: StrategyTypeFields): StrategyTypeView {
   return {
     displayName: doc.displayName, name: doc.name, editable: doc.editable, description: doc.description,
-    parameters: doc.parameters, deprecated: doc.deprecated,
+    parameters: doc.parameters, deprecated: doc.deprecated, title: doc.title ?? null,
   };
 }
 
@@ -45,13 +46,19 @@ export class StrategyTypeService {
     const parameters: StrategyParameter[] = (input.parameters ?? []).map((p) => ({
       name: p.name, type: p.type, description: p.description ?? '', required: p.required ?? false,
     }));
-    const all = await this.store.list();
+    // Measured: no display name, the title and description as sent (null when absent), listed after
+    // the built-ins by name.
     const doc: StrategyTypeDocument = {
-      _id: input.name, name: input.name, displayName: input.title ?? null, description: input.description ?? '',
-      parameters, editable: true, deprecated: false, builtIn: false,
-      sortOrder: Math.max(0, ...all.map((s) => s.sortOrder)) + 1, createdAt: new Date(),
+      _id: input.name, name: input.name, displayName: null, title: input.title ?? null, description: input.description ?? null,
+      parameters, editable: true, deprecated: false, builtIn: false, sortOrder: CUSTOM_SORT_ORDER, createdAt: new Date(),
     };
-    const data = { name: doc.name, description: doc.description, parameters };
+    // The body as sent, with Unleash's defaults for the two flags (measured).
+    const data = {
+      name: doc.name,
+      ...(input.title !== undefined ? { title: input.title } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      parameters: input.parameters ?? [], editable: true, deprecated: false,
+    };
     try {
       await this.outbox.insert(this.store.collection, doc, buildEvents(audit, [{ type: 'strategy-created', data }]));
     } catch (err) {
@@ -79,7 +86,12 @@ export class StrategyTypeService {
     };
     await retrying(async () => {
       const doc = await this.editable(name, 'No strategy found');
-      const next = { ...doc, description: input.description ?? '', parameters, displayName: input.title ?? null };
+      // The fields sent (measured: a description left out stays).
+      const next = {
+        ...doc, parameters,
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.title !== undefined ? { title: input.title } : {}),
+      };
       await this.outbox.replace(this.store.collection, doc, next, buildEvents(audit, [{ type: 'strategy-updated', data }]));
     });
   }
