@@ -116,7 +116,7 @@ t.test('each action refuses an invalid change with its live endpoint\'s error; o
     ['addStrategy unknown segment', { feature: 'alpha', action: 'addStrategy', payload: { name: 'default', segments: [77] } }, 404, 'No segment exists with ID "77"'],
     ['addStrategy bad constraint', { feature: 'alpha', action: 'addStrategy', payload: { name: 'default', constraints: [{ contextName: 'x', operator: 'NUM_EQ', value: 'abc' }] } }, 400, /./],
     ['addStrategy variants', { feature: 'alpha', action: 'addStrategy', payload: { name: 'default', variants: [{ name: 'a', weight: 100, weightType: 'fix', stickiness: 'default' }] } }, 400, /There must be at least one "variable" variant/],
-    ['updateStrategy unknown id', { feature: 'alpha', action: 'updateStrategy', payload: { id: 'nope', name: 'default' } }, 404, 'Could not find strategy with id nope'],
+    ['updateStrategy unknown id', { feature: 'alpha', action: 'updateStrategy', payload: { id: 'nope', name: 'default' } }, 404, 'Could not find strategy with id=nope'],
     ['updateStrategy of another flag', { feature: 'other', action: 'updateStrategy', payload: { id: sid, name: 'default' } }, 403, 'You can not change the featureName for an activation strategy.'],
     ['deleteStrategy unknown id', { feature: 'alpha', action: 'deleteStrategy', payload: { id: 'nope' } }, 404, 'Could not find strategy with id nope'],
     ['patchVariant duplicate', { feature: 'alpha', action: 'patchVariant', payload: { variants: [{ name: 'a', weight: 1, weightType: 'variable' }, { name: 'a', weight: 1, weightType: 'variable' }] } }, 400, /contains a duplicate value/],

@@ -215,7 +215,7 @@ t.test('a stale change makes the apply fail whole: 409 naming the change, nothin
   t.equal(res.json().name, 'ConflictError');
   t.equal(
     res.json().message,
-    `Change request #${cr.id} cannot be applied: change 2 (updateStrategy on flag "b") no longer applies: Could not find strategy with id ${sid}`,
+    `Change request #${cr.id} cannot be applied: change 2 (updateStrategy on flag "b") no longer applies: Could not find strategy with id=${sid}`,
   );
   await app.database.outbox.settle();
   t.equal(await storedState(app), before, 'flag a untouched although its change was fine; the request is still Approved');
