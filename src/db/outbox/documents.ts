@@ -38,6 +38,11 @@ export class ConcurrentModificationError extends Error {
  * A write that would give a document an `_id`, or a unique field a value, that another document
  * has. Code 11000, as MongoDB reports a unique-index violation (src/db/keys.ts, isDuplicateKey).
  */
+/** Whether another writer came first: the document changed meanwhile, or its `_id` or unique value was taken. */
+export function lostRace(err: unknown): boolean {
+  return err instanceof ConcurrentModificationError || err instanceof DuplicateKeyError;
+}
+
 export class DuplicateKeyError extends Error {
   override name = 'DuplicateKeyError';
   readonly code = 11000;

@@ -1,4 +1,4 @@
-import { buildEvents, ConcurrentModificationError, DuplicateKeyError, type AuditUser } from '../../db/outbox/index.js';
+import { buildEvents, lostRace, type AuditUser, type EventTag } from '../../db/outbox/index.js';
 import { notFound } from '../../errors.js';
 import type { FavoriteSources } from './sources.js';
 import { favoriteId, type FavoriteDocument, type FavoriteKind, type FavoriteStore } from './store.js';
@@ -18,11 +18,11 @@ export class FavoriteService {
   async markFlag(userId: number, name: string, audit: AuditUser): Promise<void> {
     const flag = this.sources.flag(name);
     if (!flag) throw notFound(`Could not find feature flag "${name}".`);
-    await this.set('flag', userId, name, flag.createdAt, audit);
+    await this.set('flag', userId, name, flag.createdAt, audit, flag.tags);
   }
 
   async unmarkFlag(userId: number, name: string, audit: AuditUser): Promise<void> {
-    await this.set('flag', userId, name, null, audit);
+    await this.set('flag', userId, name, null, audit, this.sources.flag(name)?.tags ?? []);
   }
 
   async markProject(userId: number, id: string, audit: AuditUser): Promise<void> {
@@ -35,13 +35,15 @@ export class FavoriteService {
     await this.set('project', userId, id, null, audit);
   }
 
-  /** Sets (`createdAt`: of what is marked) or clears the mark, with its event, in one commit. */
-  private async set(kind: FavoriteKind, userId: number, name: string, createdAt: Date | null, audit: AuditUser): Promise<void> {
+  /**
+   * Sets (`createdAt`: of what is marked) or clears the mark, with its event, in one commit. A
+   * flag's event carries its `tags`, as every event about a flag does in Unleash (measured:
+   * test/fixtures/ui-actions/script.json), an unknown flag's none.
+   */
+  private async set(kind: FavoriteKind, userId: number, name: string, createdAt: Date | null, audit: AuditUser, tags: EventTag[] = []): Promise<void> {
     const type = `${kind === 'flag' ? 'feature' : 'project'}-${createdAt ? 'favorited' : 'unfavorited'}`;
-    // A flag's event carries its tags, as every event about a flag does in Unleash (measured:
-    // test/fixtures/ui-actions/script.json), an unknown flag's none.
     const event = kind === 'flag'
-      ? { type, data: { feature: name }, featureName: name, tags: this.sources.flag(name)?.tags ?? [] }
+      ? { type, data: { feature: name }, featureName: name, tags }
       : { type, data: { project: name }, project: name };
     const id = favoriteId(kind, userId, name);
     for (let attempt = 1; ; attempt++) {
@@ -53,8 +55,7 @@ export class FavoriteService {
         await this.store.write(current, next, buildEvents(audit, [event]));
         return;
       } catch (err) {
-        const raced = err instanceof ConcurrentModificationError || err instanceof DuplicateKeyError;
-        if (!raced || attempt >= ATTEMPTS) throw err;
+        if (!lostRace(err) || attempt >= ATTEMPTS) throw err;
       }
     }
   }

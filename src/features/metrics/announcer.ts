@@ -11,7 +11,7 @@
  * one (a new creation time) and is announced again, as Unleash's new row is.
  */
 import type { Collection } from 'mongodb';
-import { buildEvents, DuplicateKeyError, ConcurrentModificationError, type Outbox, type StoredDocument } from '../../db/outbox/index.js';
+import { buildEvents, lostRace, type Outbox, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror } from '../../db/state.js';
 import { SYSTEM_USER } from '../api-tokens/service.js';
 import type { ApplicationDocument, MetricsStore } from './store.js';
@@ -77,7 +77,7 @@ export class ApplicationAnnouncer {
         count++;
       } catch (err) {
         // Another instance announced it first.
-        if (!(err instanceof DuplicateKeyError || err instanceof ConcurrentModificationError)) throw err;
+        if (!lostRace(err)) throw err;
       }
     }
     return count;
@@ -98,8 +98,7 @@ export class ApplicationAnnouncer {
   }
 
   async stop(): Promise<void> {
-    clearTimeout(this.timer);
-    clearInterval(this.timer);
+    clearTimeout(this.timer); // the first run's timeout or the interval after it: Node clears either
     await this.running?.catch(() => undefined);
   }
 }

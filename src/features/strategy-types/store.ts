@@ -1,11 +1,10 @@
 import type { Collection } from 'mongodb';
-import { buildEvents, ConcurrentModificationError, type Outbox, type StoredDocument } from '../../db/outbox/index.js';
+import { buildEvents, lostRace, type Outbox, type StoredDocument } from '../../db/outbox/index.js';
 import type { CollectionMirror, ConfigState } from '../../db/state.js';
-import { isDuplicateKey } from '../../db/keys.js';
 
 /** Another instance seeded or brought it up to date first. */
 function ignoreRace(err: unknown): void {
-  if (!isDuplicateKey(err) && !(err instanceof ConcurrentModificationError)) throw err;
+  if (!lostRace(err)) throw err;
 }
 
 /** What the configuration state holds of the collection (src/db/state.ts). */
