@@ -5,16 +5,15 @@ import {
   ApiTokenListSchema, ApiTokenSchema, CreateApiTokenBody, CreateProjectApiTokenBody, ListedTokensSchema, ProjectParams, ProjectTokenParams,
   TokenNameParams, TokenParams, UpdateApiTokenBody,
 } from './schemas.js';
-import { ApiTokenService, inBodyOrder, listedToken, publicToken, readBackType } from './service.js';
-import type { ApiTokenDocument } from './store.js';
+import { ApiTokenService, inBodyOrder, listedToken, publicToken, readBackType, type CreatedToken } from './service.js';
 
 const TAGS = ['API tokens'];
 
 /** The creation answer, the only one that shows the secret: as JSON, its keys in the body's order (`inBodyOrder`). */
-function createdView(token: ApiTokenDocument, secret: string, body: object): string {
+function createdView({ token, secret, bodyKeys }: CreatedToken): string {
   const { tokenName, environment, projects, type, alias, project, createdAt, secure, expiresAt } = publicToken(token);
   const view = { tokenName, environment, projects, secret, type, alias, project, createdAt, secure, ...(expiresAt ? { expiresAt } : {}) };
-  return JSON.stringify(inBodyOrder(view, Object.keys(body)));
+  return JSON.stringify(inBodyOrder(view, bodyKeys));
 }
 
 /** Unleash shows admin tokens only to an admin token's caller (its "API admin"). */
@@ -30,9 +29,9 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
       response: { 201: preSerialized(ApiTokenSchema), ...errorResponses(...ADMIN_ERRORS) },
     },
   }, async (request, reply) => {
-    const { token, secret } = await service.create(request.body, auditOf(request));
+    const created = await service.create(request.body, auditOf(request));
     reply.code(201).header('location', 'api-tokens').type('application/json; charset=utf-8');
-    return createdView(token, secret, request.body);
+    return createdView(created);
   });
 
   app.get('/api/admin/api-tokens', {
@@ -106,10 +105,9 @@ const apiTokenRoutes: FastifyPluginAsyncTypebox<{ service: ApiTokenService }> = 
       response: { 201: preSerialized(ApiTokenSchema), ...errorResponses(...ADMIN_ERRORS, 404) },
     },
   }, async (request, reply) => {
-    const { token, secret } = await service.createForProject(request.params.projectId, request.body, auditOf(request));
+    const created = await service.createForProject(request.params.projectId, request.body, auditOf(request));
     reply.code(201).header('location', 'api-tokens').type('application/json; charset=utf-8');
-    const { projects: _ignored, ...named } = request.body as Record<string, unknown>;
-    return createdView(token, secret, named);
+    return createdView(created);
   });
 
   app.delete('/api/admin/projects/:projectId/api-tokens/:token', {

@@ -41,8 +41,8 @@ export function publicToken(token: ApiTokenDocument): PublicToken {
  * answered tokenName, expiresAt, environment, projects, secret, type…; differential tester seed 3).
  */
 export function inBodyOrder<T extends object>(view: T, bodyKeys: readonly string[]): T {
-  const named = bodyKeys.filter((key) => ECHOED.includes(key) && key in view);
-  const keys = new Set([...named, ...ECHOED.filter((key) => key !== 'expiresAt' && key in view), ...Object.keys(view)]);
+  // The views start tokenName, environment, projects: the ones the body did not name keep that order.
+  const keys = new Set([...bodyKeys.filter((key) => ECHOED.includes(key) && key in view), ...Object.keys(view)]);
   return Object.fromEntries([...keys].map((key) => [key, view[key as keyof T]])) as T;
 }
 
@@ -82,6 +82,13 @@ export function listedToken(token: ApiTokenDocument) {
 function eventToken(token: ApiTokenDocument) {
   const { secret: _secret, ...rest } = listedToken(token);
   return rest;
+}
+
+/** A new token, its secret (shown once) and the body keys that order its answer. */
+export interface CreatedToken {
+  token: ApiTokenDocument;
+  secret: string;
+  bodyKeys: readonly string[];
 }
 
 export class ApiTokenService {
@@ -134,7 +141,8 @@ export class ApiTokenService {
     }
   }
 
-  async create(input: CreateTokenInput, audit: AuditUser, bodyKeys: readonly string[] = Object.keys(input)): Promise<{ token: ApiTokenDocument; secret: string }> {
+  /** Creates a token; `bodyKeys`: the request body's keys that order its answer and event (`inBodyOrder`). */
+  async create(input: CreateTokenInput, audit: AuditUser, bodyKeys: readonly string[] = Object.keys(input)): Promise<CreatedToken> {
     const type = input.type.toLowerCase();
     if (type === 'admin') throw validationError('Admin tokens cannot be created through the API');
     if (!['client', 'backend', 'frontend'].includes(type)) {
@@ -157,7 +165,7 @@ export class ApiTokenService {
     await this.outbox.insert(this.store.collection, token, buildEvents(audit, [
       { type: 'api-token-created', data: inBodyOrder(publicToken(token), bodyKeys), project: token.projects.join(','), environment },
     ]));
-    return { token, secret };
+    return { token, secret, bodyKeys };
   }
 
   /**
@@ -200,7 +208,7 @@ export class ApiTokenService {
   }
 
   /** A token of one project: the body's rules first, then the project (404), then create's. */
-  async createForProject(projectId: string, input: CreateTokenInput, audit: AuditUser): Promise<{ token: ApiTokenDocument; secret: string }> {
+  async createForProject(projectId: string, input: CreateTokenInput, audit: AuditUser): Promise<CreatedToken> {
     if (input.tokenName === '') throw schemaValidationError([{ message: '"tokenName" is not allowed to be empty.' }]);
     await this.requireProject(projectId);
     const { tokenName, type, environment, expiresAt } = input;
