@@ -766,7 +766,6 @@ export const ACCEPTED: ReadonlyArray<{ why: string; op: RegExp; path: RegExp; wh
     why: 'D9, afterwards: the flag type "bogus" Unleash stored from a PATCH shows in its later answers and events',
     op: /./, path: /(^|\.)type$/, when: (f) => f.difference.expected === 'bogus',
   },
-
 ];
 
 /**
@@ -785,20 +784,20 @@ const UNORDERED_EVENTS = new Set(['flags.bulk-archive', 'flags.bulk-delete', 'fl
  */
 const UNORDERED_TAGS = new Set(['search.features']);
 
+/** A list compared as a set: its items in the order of their JSON. */
+function asSet(items: readonly unknown[]): unknown[] {
+  return items.map((item) => JSON.stringify(item)).sort().map((json) => JSON.parse(json) as unknown);
+}
+
 function tagsAsSets(body: unknown): unknown {
-  const key = (tag: unknown) => JSON.stringify(tag);
   if (Array.isArray(body)) return body.map(tagsAsSets);
   if (body === null || typeof body !== 'object') return body;
-  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, k === 'tags' && Array.isArray(v)
-    ? [...(v as unknown[])].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
-    : tagsAsSets(v)]));
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, k === 'tags' && Array.isArray(v) ? asSet(v) : tagsAsSets(v)]));
 }
 
 function byFlag(events: EventView[]): EventView[] {
   const key = (event: EventView) => `${String(event.featureName ?? '')}\u0000${event.featureName ? '' : JSON.stringify(event.data)}`;
-  const tagSet = (event: EventView) => (Array.isArray(event.tags)
-    ? { ...event, tags: event.tags.map((t) => JSON.stringify(t)).sort().map((t) => JSON.parse(t) as unknown) }
-    : event);
+  const tagSet = (event: EventView) => (Array.isArray(event.tags) ? { ...event, tags: asSet(event.tags) } : event);
   const byKey = (a: { event: EventView; i: number }, b: { event: EventView; i: number }) =>
     (key(a.event) < key(b.event) ? -1 : key(a.event) > key(b.event) ? 1 : a.i - b.i);
   return events.map((event, i) => ({ event, i })).sort(byKey).map(({ event }) => tagSet(event));

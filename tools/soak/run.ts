@@ -323,8 +323,6 @@ function sqliteHandles(pid: () => number): number {
   }
 }
 
-/** Adds the server's request counts of one instance (its Prometheus text) to `routes`. */
-/** The servers' request-duration histogram of the SDK reads answered (2xx, 304): cumulative counts by bucket bound (s). */
 /** The SDK read routes' duration buckets (2xx and 304), summed over the servers: all together under '', and per route. */
 function sdkReadBuckets(text: string, into = new Map<string, Map<number, number>>()): Map<string, Map<number, number>> {
   for (const { labels, value } of durationSeries(text, 'bucket')) {
@@ -362,6 +360,7 @@ function p99Between(before: Map<number, number>, after: Map<number, number>): nu
   return Infinity;
 }
 
+/** Adds the server's request counts of one instance (its Prometheus text) to `routes`. */
 function parseServerRoutes(text: string, routes: Record<string, Record<string, number>> = {}): Record<string, Record<string, number>> {
   for (const { labels, value } of durationSeries(text, 'count')) {
     const key = `${labels.method} ${labels.route}`;
