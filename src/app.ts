@@ -117,7 +117,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Infrastructure first, then the features, in a fixed order.
   await app.register(errors);
   await app.register(database, { config });
-  const stores = createStores(app.database.outbox, app.database.db, app.database.guard.maxStatements);
+  const stores = createStores(app.database.outbox, app.database.db);
   const services = createServices(stores, config, app.log);
   await app.register(auth, {
     tokens: stores.apiTokens, sessions: services.sessions, pats: services.personalAccessTokens,

@@ -177,11 +177,8 @@ export interface Services {
   addons: AddonService;
 }
 
-/**
- * Built before the auth plugin is registered, which receives the token store from here.
- * `maxStatements`: the most statements one database command may carry (DatabaseGuard).
- */
-export function createStores(outbox: Outbox, db: Db, maxStatements?: number): Stores {
+/** Built before the auth plugin is registered, which receives the token store from here. */
+export function createStores(outbox: Outbox, db: Db): Stores {
   return {
     outbox,
     strategyTypes: new StrategyTypeStore(outbox),
@@ -199,7 +196,7 @@ export function createStores(outbox: Outbox, db: Db, maxStatements?: number): St
     flags: new FlagStore(outbox),
     changeRequests: new ChangeRequestStore(outbox),
     sessions: new SessionStore(db),
-    metrics: new MetricsStore(outbox, maxStatements),
+    metrics: new MetricsStore(outbox),
     settings: new SettingStore(outbox),
     maintenance: new MaintenanceStore(outbox),
     personalAccessTokens: new PatStore(outbox),

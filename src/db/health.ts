@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { DatabaseTimeoutError, type DatabaseGuard, type GuardStats } from './guard.js';
+import { DatabaseTimeoutError, type DatabaseGuard, type GuardStats, type OperationTotals } from './guard.js';
 
 /**
  * Whether the database answers, checked continuously: every `intervalMs` one small write (this
@@ -105,6 +105,20 @@ export class DatabaseHealth {
         this.inc(guard.stats().refused);
       },
     });
+    const perOperation: Array<[string, string, (t: OperationTotals) => number]> = [
+      ['vane_db_operations_total', 'Database operations settled, by collection and operation', (t) => t.count],
+      ['vane_db_operation_seconds_total', 'Time database operations spent sent and unanswered, by collection and operation', (t) => t.busySeconds],
+      ['vane_db_slot_wait_seconds_total', 'Time database operations waited for a slot before being sent, by collection and operation', (t) => t.waitSeconds],
+    ];
+    for (const [name, help, pick] of perOperation) {
+      new Counter({
+        name, help, labelNames: ['collection', 'operation'], registers: [registry],
+        collect() {
+          this.reset();
+          for (const t of guard.operationTotals()) this.inc({ collection: t.collection, operation: t.operation }, pick(t));
+        },
+      });
+    }
     new Gauge({
       name: 'vane_db_healthy', help: '1 when the database answered its last health probe (a write and a read), else 0', registers: [registry],
       collect() {

@@ -7,8 +7,6 @@ import {
   DatabaseGuard, DatabaseTimeoutError, DatabaseUnavailableError, TooManyStatementsError, inBatches,
 } from '../../src/db/guard.js';
 import { startEmbeddedDatabase } from '../../src/db/embedded.js';
-import { Outbox } from '../../src/db/outbox/index.js';
-import { MetricsStore, type MetricsBucketDocument } from '../../src/features/metrics/store.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -120,11 +118,11 @@ t.test('a bulkWrite of more statements than a command may carry is refused befor
 
 /**
  * A wedge (a write that never finishes and holds up every later one), on a database of its own
- * (it would take the shared one down): the metrics flush of 150 buckets over existing documents.
- * Sent as one unordered bulkWrite, it never finishes on FerretDB and every later write waits for
- * ever; MetricsStore does not send it that way.
+ * (it would take the shared one down): 150 upserts over existing documents. Sent as one unordered
+ * bulkWrite, it never finishes on FerretDB and every later write waits for ever; in commands of
+ * at most maxStatements (inBatches) it does.
  */
-t.test('a metrics flush of many buckets does not wedge the embedded database', async (t) => {
+t.test('many upserts over existing documents, in batches, do not wedge the embedded database', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'vane-wedge-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const server = await startEmbeddedDatabase(dir, quiet);
@@ -133,18 +131,17 @@ t.test('a metrics flush of many buckets does not wedge the embedded database', a
   const client = await new MongoClient(server.url, { maxPoolSize: 10 }).connect();
   t.teardown(() => client.close(true));
   const guard = new DatabaseGuard(10_000, { maxWrites: 1, maxReads: 4, maxStatements: 32 }, quiet);
-  const store = new MetricsStore(new Outbox(guard.wrapDb(client.db('metrics'))));
-  const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
-  const buckets = (yes: number): MetricsBucketDocument[] => Array.from({ length: 150 }, (_, i) => ({
-    _id: `i\u0000flag-${i}\u0000production\u0000${hour.getTime()}`, instance: 'i', flag: `flag-${i}`, environment: 'production',
-    hour, yes, no: 0, variants: {}, appNames: ['app'], lastSeenAt: new Date(), flushedAt: new Date(),
+  const coll = guard.wrapDb(client.db('wedge')).collection<{ _id: string; yes: number }>('counts');
+  const upserts = (yes: number) => Array.from({ length: 150 }, (_, i) => ({
+    replaceOne: { filter: { _id: `flag-${i}` }, replacement: { yes }, upsert: true },
   }));
   const within = <T>(p: Promise<T>, ms: number) =>
     Promise.race([p, new Promise<never>((_r, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
-  await within(store.writeBuckets(buckets(1)), 8000);
-  await within(store.writeBuckets(buckets(2)), 8000); // over existing documents: the case that wedged
+  await within(inBatches(upserts(1), guard.maxStatements, (batch) => coll.bulkWrite(batch, { ordered: true })), 8000);
+  // Over existing documents: the case that wedged.
+  await within(inBatches(upserts(2), guard.maxStatements, (batch) => coll.bulkWrite(batch, { ordered: true })), 8000);
   const other = await new MongoClient(server.url).connect();
   t.teardown(() => other.close(true));
-  await within(other.db('metrics').collection('probe').insertOne({ ok: 1 }), 5000);
-  t.equal((await within(store.bucketsSince(hour, undefined), 5000)).reduce((n, b) => n + b.yes, 0), 300, 'every bucket written');
+  await within(other.db('wedge').collection('probe').insertOne({ ok: 1 }), 5000);
+  t.equal((await within(coll.find({}).toArray(), 5000)).reduce((n, d) => n + d.yes, 0), 300, 'every document written');
 });

@@ -55,7 +55,7 @@ t.test('tags, tag types, invite links, users, change requests and the session us
   }
   const reads = commands.filter((c) => READS.has(c.name));
   // Only the collections the state holds count: timers read others meanwhile (the metrics
-  // service polls other instances' client_metrics every FLUSH_MS).
+  // service polls other instances' metrics heads every FLUSH_MS).
   const held = (c: { collection: unknown }) => typeof c.collection === 'string' && app.database.outbox.state.isHeld(c.collection);
   t.ok(held({ collection: 'tags' }) && held({ collection: 'users' }), 'the state holds the collections read here');
   t.same(reads.filter(held), [], 'no read of a configuration collection');

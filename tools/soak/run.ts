@@ -104,6 +104,13 @@ export interface SoakReport {
   serverErrors: number;
   /** The server's warning and error lines by level and message, most frequent first. */
   serverMessages: Array<{ level: 'warn' | 'error'; msg: string; count: number }>;
+  /**
+   * The database's work during the soak phase, by "collection operation", summed over the
+   * instances, busiest first: count, seconds sent and unanswered, seconds waiting for a slot.
+   */
+  databaseDuringSoak: Array<{ operation: string; count: number; busyS: number; waitS: number }>;
+  /** CPU used during the soak phase, in cores (1 = one core busy all along), by process. */
+  cpuDuringSoak: Record<string, number>;
   failures: string[];
 }
 
@@ -340,13 +347,50 @@ function sdkReadBuckets(text: string, into = new Map<string, Map<number, number>
 
 /** The series of the servers' request-duration histogram named `http_request_duration_seconds_<part>`, with their labels. */
 function durationSeries(text: string, part: 'bucket' | 'count'): Array<{ labels: Record<string, string>; value: number }> {
-  const pattern = new RegExp(`^http_request_duration_seconds_${part}\\{([^}]*)\\} (\\d+)`);
+  return series(text, `http_request_duration_seconds_${part}`);
+}
+
+/** The series of one metric in a Prometheus text, with their labels. */
+function series(text: string, metric: string): Array<{ labels: Record<string, string>; value: number }> {
+  const pattern = new RegExp(`^${metric}\\{([^}]*)\\} ([-+\\d.e]+)`);
   return text.split('\n').flatMap((line) => {
     const m = pattern.exec(line);
     if (!m) return [];
     const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((x): [string, string] => [x[1]!, x[2]!]));
     return [{ labels, value: Number(m[2]) }];
   });
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** CPU seconds (user + system) a process has used, or 0 when it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), the 12th and 13th after the state.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+type DatabaseTotals = Map<string, { count: number; busyS: number; waitS: number }>;
+
+/** The servers' database operation totals (vane_db_operation*_total), summed over the servers, by "collection operation". */
+function databaseTotals(text: string, into: DatabaseTotals = new Map()): DatabaseTotals {
+  const add = (metric: string, field: 'count' | 'busyS' | 'waitS') => {
+    for (const { labels, value } of series(text, metric)) {
+      const key = `${labels.collection} ${labels.operation}`;
+      const t = into.get(key) ?? into.set(key, { count: 0, busyS: 0, waitS: 0 }).get(key)!;
+      t[field] += value;
+    }
+  };
+  add('vane_db_operations_total', 'count');
+  add('vane_db_operation_seconds_total', 'busyS');
+  add('vane_db_slot_wait_seconds_total', 'waitS');
+  return into;
 }
 
 /** The p99 (ms, a bucket's upper bound) of the requests counted between two cumulative histograms. */
@@ -391,6 +435,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let turn = 0;
   const base = () => vanes[turn++ % vanes.length]!.url;
   let phase = 'configure';
+  let databaseDuringSoak: SoakReport['databaseDuringSoak'] = [];
+  let cpuDuringSoak: SoakReport['cpuDuringSoak'] = {};
   const t0 = performance.now();
   let heapMb = -1;
   let loopP99Ms = -1;
@@ -459,12 +505,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // 2. Everyone at once.
     phase = 'soak';
     recorder.measuring = true;
-    const scrapeSdkReads = async () => {
+    const scrape = async () => {
       const buckets = new Map<string, Map<number, number>>();
-      for (const v of vanes) sdkReadBuckets((await recorder.call('GET /internal-backstage/prometheus', `${v.url}/internal-backstage/prometheus`)).text, buckets);
-      return buckets;
+      const database: DatabaseTotals = new Map();
+      for (const v of vanes) {
+        const text = (await recorder.call('GET /internal-backstage/prometheus', `${v.url}/internal-backstage/prometheus`)).text;
+        sdkReadBuckets(text, buckets);
+        databaseTotals(text, database);
+      }
+      return { buckets, database };
     };
-    const sdkReadsBefore = await scrapeSdkReads();
+    const processes = () => ({
+      ...Object.fromEntries(vanes.map((v, i) => [`vane ${i + 1}`, v.child?.pid])),
+      database: databasePid(), applications: apps?.pid, soak: process.pid,
+    });
+    const cpuAt = () => ({ at: performance.now(), cpu: Object.fromEntries(Object.entries(processes()).map(([name, pid]) => [name, cpuSeconds(pid)])) });
+    const before = await scrape();
+    const sdkReadsBefore = before.buckets;
     const acknowledged: Acknowledged[] = [];
     const loop = (fn: () => Promise<void>, pauseMs: number) => {
       loops.push((async () => {
@@ -480,6 +537,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       type: 'start', urls: vanes.map((v) => v.url), clientToken, frontendToken, flagNames: flagNames.map((f) => f.name),
       serverSdks: options.serverSdks, browserSdks: options.browserSdks,
     } satisfies AppsStart);
+    const cpuBefore = cpuAt();
     const contexts = Array.from({ length: 200 }, () => generateContext(random));
     let c = 0;
     const nextContext = () => contexts[c++ % contexts.length]!;
@@ -572,7 +630,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     }
 
     // 3. Freeze the database under the same load.
-    const sdkReadsAfter = await scrapeSdkReads();
+    const after = await scrape();
+    const cpuAfter = cpuAt();
+    cpuDuringSoak = Object.fromEntries(Object.entries(cpuAfter.cpu).map(([name, seconds]) =>
+      [name, Math.round(((seconds - (cpuBefore.cpu[name] ?? 0)) / ((cpuAfter.at - cpuBefore.at) / 1000)) * 100) / 100]));
+    const sdkReadsAfter = after.buckets;
+    databaseDuringSoak = [...after.database].map(([key, t]) => {
+      const b = before.database.get(key) ?? { count: 0, busyS: 0, waitS: 0 };
+      return { operation: key, count: t.count - b.count, busyS: round1(t.busyS - b.busyS), waitS: round1(t.waitS - b.waitS) };
+    }).filter((t) => t.count > 0).sort((a, b) => b.busyS - a.busyS);
     const readP99 = (route: string) => p99Between(sdkReadsBefore.get(route) ?? new Map<number, number>(), sdkReadsAfter.get(route) ?? new Map<number, number>());
     const sdkReadP99Ms = readP99('');
     const sdkReadP99MsByRoute = Object.fromEntries([...sdkReadsAfter.keys()].filter((route) => route !== '').map((route) => [route, readP99(route)]));
@@ -739,6 +805,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       latencyByRoute,
       sdkReadP99Ms,
       sdkReadP99MsByRoute,
+      databaseDuringSoak,
+      cpuDuringSoak,
       unexpected5xx: recorder.unexpected5xx,
       sdkErrors,
       samples,
@@ -792,6 +860,9 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
   for (const [label, l] of Object.entries(report.latencyByRoute).sort()) log(`  ${label.padEnd(48)} n ${l.count}, p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`);
   log(`SDK reads p99 (server-timed, bucket bound): ${report.sdkReadP99Ms} ms, by route ${JSON.stringify(report.sdkReadP99MsByRoute)}; refused (503) by route: ${JSON.stringify(report.refusedByRoute)}; hangs by route: ${JSON.stringify(report.hangsByRoute)}`);
   log('server warnings and errors by message:');
+  log(`CPU during the soak, in cores: ${Object.entries(report.cpuDuringSoak).map(([name, cores]) => `${name} ${cores}`).join(', ')}`);
+  log('database work during the soak (count, seconds sent, seconds waiting for a slot; every instance):');
+  for (const t of report.databaseDuringSoak.slice(0, 15)) log(`  ${String(t.count).padStart(7)} ${t.busyS.toFixed(1).padStart(8)} s ${t.waitS.toFixed(1).padStart(8)} s  ${t.operation}`);
   for (const m of report.serverMessages.slice(0, 20)) log(`  ${String(m.count).padStart(6)} ${m.level.padEnd(5)} ${m.msg}`);
   log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);
   log('samples (t s, phase, SQLite handles, RSS MB, main heap MB, main event loop delay p99 ms, write p99 over 5 s):');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inBackground } from '../../db/guard.js';
 import type { LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
+import { bucketKey, bucketSheet, readSheet, seenSheet, sheetId, type SheetDocument, type SheetRef } from './sheets.js';
 import { HistoryCompactor, reopened } from './history.js';
 import type { FeatureUsage } from './schemas.js';
 
@@ -25,15 +26,6 @@ export interface EnvironmentUsage {
   yes: number;
   no: number;
 }
-
-/**
- * How often other instances' metrics documents are read into memory (besides the flush, on the
- * same timer), and how far back a poll looks: a poll reads the documents flushed since the last
- * one began, minus this slack, so a flush that was in flight while the last poll read is not
- * missed. A full read every FULL_REFRESH_MS bounds what clock skew between instances could hide.
- */
-const REFRESH_SLACK_MS = 10_000;
-const FULL_REFRESH_MS = 60_000;
 
 /** One flag's usage as this instance knows it: its own live totals and other instances' last flushed ones. */
 interface FlagUsage {
@@ -70,11 +62,12 @@ function count(value: number | undefined): number {
  * Client metrics, aggregated per flag × environment × hour.
  *
  * Requests only add to in-memory totals (no database work on the SDK's path: SDKs report every
- * 60 s per instance, Edge in bulk). A flush every FLUSH_MS writes the totals that changed as this
- * instance's documents with absolute values; the same timer reads the documents other instances
- * flushed since the last poll into memory. Reads sum over instances from memory and never touch
- * the database (the admin flag view asks for every flag it shows): this instance's reports are
- * visible at once, other instances' within their FLUSH_MS plus this instance's.
+ * 60 s per instance, Edge in bulk). A flush every FLUSH_MS writes each hour whose totals changed
+ * as one sheet of this instance's absolute values, then its head, which lists its sheets and
+ * their versions (sheets.ts); the same timer reads every head and the sheets newer than it has
+ * read. Reads sum over instances from memory and never touch the database (the admin flag view
+ * asks for every flag it shows): this instance's reports are visible at once, other instances'
+ * within their FLUSH_MS plus this instance's.
  */
 export class MetricsService {
   readonly instance = randomUUID();
@@ -85,11 +78,14 @@ export class MetricsService {
   private readonly byFlag = new Map<string, FlagUsage>();
   /** Shares what the history's buckets repeat (history.ts). */
   private readonly compactor = new HistoryCompactor();
-  /** The first full read of every instance's documents; reads wait for it once. */
+  /** The first read of every instance's sheets; reads wait for it once. */
   private loaded: Promise<void> | undefined;
-  /** When the last poll began and the last full read began (this instance's clock, ms). */
-  private polledAt = 0;
-  private fullAt = 0;
+  /** This instance's flushes, numbered: each sheet carries the one that wrote it. */
+  private version = 0;
+  /** This instance's sheets as its head lists them. */
+  private readonly written = new Map<string, SheetRef>();
+  /** Other instances' sheets read, and the version read. */
+  private readonly known = new Map<string, number>();
   /** lastSeenAll's answer until a last-seen time is recorded or read from another instance. */
   private lastSeenMemo: ReadonlyMap<string, ReadonlyMap<string, Date>> | undefined;
 
@@ -158,8 +154,7 @@ export class MetricsService {
   }
 
   private async ensureLoaded(): Promise<void> {
-    // The indexes only make the poll cheaper: a server that refuses one still gets its reads.
-    this.loaded ??= this.store.init().catch(() => undefined).then(() => this.refresh(true)).catch((err: unknown) => {
+    this.loaded ??= this.refresh().catch((err: unknown) => {
       this.loaded = undefined;
       throw err;
     });
@@ -167,35 +162,40 @@ export class MetricsService {
   }
 
   /**
-   * Reads what other instances flushed since the last poll (everything when `full`, and every
-   * FULL_REFRESH_MS) into memory, and drops buckets too old for any read. The timer runs it every
-   * FLUSH_MS; tests run it at once, as the revision poll is run in the streaming tests.
+   * Reads every instance's head and the sheets of the last HISTORY_HOURS it lists that are newer
+   * than the ones read (all of them the first time) into memory, and drops buckets too old for any
+   * read. The timer runs it every FLUSH_MS; tests run it at once, as the revision poll is run in
+   * the streaming tests.
    */
-  async refresh(full = false): Promise<void> {
-    const startedAt = Date.now();
-    const whole = full || startedAt - this.fullAt >= FULL_REFRESH_MS;
-    const changedSince = whole ? undefined : new Date(this.polledAt - REFRESH_SLACK_MS);
-    const hourOf = (hours: number) => new Date(Math.floor((startedAt - hours * HOUR_MS) / HOUR_MS) * HOUR_MS);
+  async refresh(): Promise<void> {
+    const now = Date.now();
+    const hourOf = (hours: number) => Math.floor((now - hours * HOUR_MS) / HOUR_MS) * HOUR_MS;
     const oldest = hourOf(HISTORY_HOURS);
-    // The periodic whole read looks at the hours SDKs still report into; the older history was read at start.
-    const [buckets, seen] = await Promise.all([
-      this.store.bucketsSince(full ? oldest : hourOf(KEEP_HOURS), changedSince), this.store.lastSeenSince(changedSince),
-    ]);
-    const own = `${this.instance}\0`;
     const recent = hourOf(KEEP_HOURS);
-    for (const doc of buckets) {
-      if (doc.instance !== this.instance) this.usageOf(doc.flag).buckets.set(doc._id, doc.hour < recent ? this.compactor.compact(doc) : doc);
+    for (const head of await this.store.allHeads()) {
+      if (head._id === this.instance) continue;
+      for (const ref of head.sheets) {
+        if (ref.hour !== null && ref.hour < oldest) continue;
+        if ((this.known.get(ref.id) ?? -1) >= ref.version) continue;
+        const doc = await this.store.sheet(ref.id);
+        if (doc) await this.apply(doc, recent);
+      }
     }
-    for (const doc of seen) {
-      if (doc._id.startsWith(own)) continue;
-      this.usageOf(doc.flag).seen.set(doc._id, doc);
-      this.lastSeenMemo = undefined;
-    }
+    for (const id of this.known.keys()) if (Number(id.slice(id.lastIndexOf('\0') + 1)) < oldest) this.known.delete(id);
     for (const usage of this.byFlag.values()) {
-      for (const [id, doc] of usage.buckets) if (doc.hour < oldest && !this.totals.has(id)) usage.buckets.delete(id);
+      for (const [id, doc] of usage.buckets) if (doc.hour.getTime() < oldest && !this.totals.has(id)) usage.buckets.delete(id);
     }
-    this.polledAt = startedAt;
-    if (whole) this.fullAt = startedAt;
+  }
+
+  /** Another instance's sheet, into memory: its entries replace the ones read before (totals are absolute). */
+  private async apply(doc: SheetDocument, recent: number): Promise<void> {
+    const { buckets, seen } = await readSheet(doc);
+    for (const bucket of buckets) {
+      this.usageOf(bucket.flag).buckets.set(bucket._id, bucket.hour.getTime() < recent ? this.compactor.compact(bucket) : bucket);
+    }
+    for (const entry of seen) this.usageOf(entry.flag).seen.set(entry._id, entry);
+    if (seen.length) this.lastSeenMemo = undefined;
+    this.known.set(doc._id, doc.version);
   }
 
   async stop(): Promise<void> {
@@ -211,7 +211,7 @@ export class MetricsService {
     for (const [flag, counts] of Object.entries(toggles)) {
       if (count(counts.yes) + count(counts.no) > 0) used.push(flag);
       const usage = this.usageOf(flag);
-      const key = `${this.instance}\0${flag}\0${environment}\0${hourMs}\0${appName}`;
+      const key = bucketKey(this.instance, flag, environment, hourMs, appName);
       let entry = this.totals.get(key);
       if (!entry) {
         // A late report for an hour no longer being written adds to the totals kept in memory.
@@ -252,41 +252,64 @@ export class MetricsService {
   }
 
   private async writeChanges(): Promise<void> {
-    const oldest = Date.now() - KEEP_HOURS * HOUR_MS;
-    // What other instances' polls look for (store.ts: bucketsSince, lastSeenSince).
-    const flushedAt = new Date();
-    const buckets: MetricsBucketDocument[] = [];
+    const now = Date.now();
+    const oldest = now - KEEP_HOURS * HOUR_MS;
+    const hours = new Map<number, MetricsBucketDocument[]>();
+    const dirtyHours = new Set<number>();
     for (const [key, entry] of this.totals) {
+      const hour = entry.doc.hour.getTime();
       if (entry.dirty) {
-        buckets.push({ ...entry.doc, variants: { ...entry.doc.variants }, appNames: [...entry.doc.appNames], flushedAt });
+        dirtyHours.add(hour);
         entry.dirty = false;
-      } else if (entry.doc.hour.getTime() < oldest) {
+      } else if (hour < oldest) {
         // Written and no longer reported into: kept for the history (refresh drops it after HISTORY_HOURS).
         this.totals.delete(key);
         this.byFlag.get(entry.doc.flag)?.buckets.set(key, this.compactor.compact(entry.doc));
+        continue;
       }
+      const list = hours.get(hour) ?? hours.set(hour, []).get(hour)!;
+      list.push(entry.doc);
     }
-    const seen: LastSeenDocument[] = [];
-    for (const [key, entry] of this.seen) {
-      if (!entry.dirty) continue;
-      seen.push({ _id: key, flag: entry.flag, environment: entry.environment, lastSeenAt: entry.lastSeenAt, flushedAt });
-      entry.dirty = false;
+    const seenDirty = [...this.seen.values()].some((entry) => entry.dirty);
+    if (dirtyHours.size === 0 && !seenDirty) return;
+    const version = ++this.version;
+    const flushedAt = new Date(now);
+    const sheets: Array<Promise<SheetDocument>> = [];
+    for (const hour of dirtyHours) {
+      // A late report into an hour no longer kept in `totals`: its sheet holds the hour's compacted buckets too.
+      const buckets = hour < oldest ? [...hours.get(hour)!, ...this.ownCompacted(hour)] : hours.get(hour)!;
+      sheets.push(bucketSheet(this.instance, hour, version, flushedAt, buckets));
+    }
+    if (seenDirty) {
+      for (const entry of this.seen.values()) entry.dirty = false;
+      sheets.push(seenSheet(this.instance, version, flushedAt, [...this.seen.values()]));
     }
     try {
-      await this.store.writeBuckets(buckets);
-      await this.store.writeLastSeen(seen);
+      const written = await Promise.all(sheets);
+      const refs = new Map(this.written);
+      for (const sheet of written) refs.set(sheet._id, { id: sheet._id, hour: sheet.hour?.getTime() ?? null, version });
+      const historyStart = now - HISTORY_HOURS * HOUR_MS;
+      for (const [id, ref] of refs) if (ref.hour !== null && ref.hour < historyStart - HOUR_MS) refs.delete(id);
+      await this.store.writeSheets(written, { _id: this.instance, flushedAt, sheets: [...refs.values()] });
+      this.written.clear();
+      for (const [id, ref] of refs) this.written.set(id, ref);
     } catch (err) {
-      // Keep them for the next flush: totals are absolute, so writing them later loses nothing.
-      for (const doc of buckets) {
-        const entry = this.totals.get(doc._id);
-        if (entry) entry.dirty = true;
-      }
-      for (const doc of seen) {
-        const entry = this.seen.get(doc._id);
-        if (entry) entry.dirty = true;
-      }
+      // Kept for the next flush: totals are absolute, so writing them later loses nothing.
+      for (const entry of this.totals.values()) if (dirtyHours.has(entry.doc.hour.getTime())) entry.dirty = true;
+      if (seenDirty) for (const entry of this.seen.values()) entry.dirty = true;
       throw err;
     }
+  }
+
+  /** This instance's buckets of an hour that left `totals` (compacted in the history). */
+  private ownCompacted(hour: number): MetricsBucketDocument[] {
+    const own: MetricsBucketDocument[] = [];
+    for (const usage of this.byFlag.values()) {
+      for (const [key, doc] of usage.buckets) {
+        if (doc.instance === this.instance && doc.hour.getTime() === hour && !this.totals.has(key)) own.push(doc);
+      }
+    }
+    return own;
   }
 
   /** `GET /api/admin/client-metrics/features/:name`: the last hour, summed over instances. */

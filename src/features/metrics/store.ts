@@ -1,15 +1,15 @@
-import type { Collection, Filter, WithoutId } from 'mongodb';
-import { DEFAULT_MAX_STATEMENTS, inBatches } from '../../db/guard.js';
+import type { Collection } from 'mongodb';
 import type { Outbox } from '../../db/outbox/index.js';
+import type { HeadDocument, SheetDocument } from './sheets.js';
 
 /**
  * One instance's counts for one flag reported by one application in one environment in one hour
- * (the flag's metrics page shows them per application). Each instance writes only its own
- * documents (the instance id is in `_id`), always with absolute totals, so two instances never
- * race on a document and no update is lost; readers sum over instances.
+ * (the flag's metrics page shows them per application), as the service keeps them in memory. Each
+ * instance writes only its own, in its sheets (sheets.ts), always with absolute totals, so two
+ * instances never race on a document and no update is lost; readers sum over instances.
  */
 export interface MetricsBucketDocument {
-  /** `instance \0 flag \0 environment \0 hour-ms \0 appName` (without `\0 appName` before the page counted per application). */
+  /** sheets.ts `bucketKey`: instance, flag, environment, hour, application. */
   _id: string;
   instance: string;
   flag: string;
@@ -22,19 +22,15 @@ export interface MetricsBucketDocument {
   lastSeenAt: Date;
   /** The start of the latest SDK bucket counted here (an unknown flag's report time, as Unleash 8.2 shows it). */
   lastStart?: Date;
-  /** When the writing instance flushed it (its clock): other instances poll by it. Absent on documents from before it was written. */
-  flushedAt?: Date;
 }
 
-/** When a flag was last evaluated in an environment, as this instance heard it (max over instances on read). */
+/** When a flag was last evaluated in an environment, as one instance heard it (max over instances on read). */
 export interface LastSeenDocument {
   /** `instance \0 flag \0 environment` */
   _id: string;
   flag: string;
   environment: string;
   lastSeenAt: Date;
-  /** As MetricsBucketDocument.flushedAt. */
-  flushedAt?: Date;
 }
 
 /** One SDK instance of an application in an environment, as its registrations and reports announce it. */
@@ -67,19 +63,6 @@ export interface ApplicationDocument {
   usage: Array<{ project: string; environments: string[] }>;
 }
 
-/**
- * Replaces (or inserts) each document by `_id`, in ordered commands of at most
- * `statementsPerCommand`, one after another: the guard bounds statements per command
- * (src/db/guard.ts: FerretDB wedges on one `update` command of 100 statements or more).
- */
-async function upsertAll<T extends { _id: string }>(collection: Collection<T>, docs: readonly T[], statementsPerCommand: number): Promise<void> {
-  await inBatches(docs, statementsPerCommand, (batch) =>
-    collection.bulkWrite(
-      batch.map((doc) => ({ replaceOne: { filter: { _id: doc._id } as Filter<T>, replacement: doc as WithoutId<T>, upsert: true } })),
-      { ordered: true },
-    ));
-}
-
 /** A null set on insert comes back absent (FerretDB 1.24, measured): the fields an application may lack read as null. */
 function withNulls(doc: ApplicationDocument): ApplicationDocument {
   return { ...doc, description: doc.description ?? null, url: doc.url ?? null, color: doc.color ?? null, icon: doc.icon ?? null, createdBy: doc.createdBy ?? null,
@@ -87,55 +70,34 @@ function withNulls(doc: ApplicationDocument): ApplicationDocument {
 }
 
 export class MetricsStore {
-  readonly buckets: Collection<MetricsBucketDocument>;
-  readonly lastSeen: Collection<LastSeenDocument>;
+  readonly sheets: Collection<SheetDocument>;
+  readonly heads: Collection<HeadDocument>;
   readonly applications: Collection<ApplicationDocument>;
   readonly instances: Collection<InstanceDocument>;
 
-  constructor(outbox: Outbox, private readonly statementsPerCommand = DEFAULT_MAX_STATEMENTS) {
+  constructor(outbox: Outbox) {
     // Metrics are not configuration: written without events and without a revision, so SDK
     // traffic never invalidates the caches the SDK routes read from.
-    this.buckets = outbox.collection<MetricsBucketDocument & { _rev?: number }>('client_metrics');
-    this.lastSeen = outbox.collection<LastSeenDocument & { _rev?: number }>('client_metrics_last_seen');
+    this.sheets = outbox.collection<SheetDocument & { _rev?: number }>('client_metrics_sheets');
+    this.heads = outbox.collection<HeadDocument & { _rev?: number }>('client_metrics_heads');
     this.applications = outbox.collection<ApplicationDocument & { _rev?: number }>('client_applications');
     this.instances = outbox.collection<InstanceDocument & { _rev?: number }>('client_instances');
   }
 
-  /**
-   * Indexes for MetricsService.refresh, which every instance runs every FLUSH_MS: documents
-   * flushed since the last poll, buckets of the last hours. One command per index (FerretDB 1.24
-   * fails a createIndexes that mixes existing and new ones).
-   */
-  async init(): Promise<void> {
-    await this.buckets.createIndex({ flushedAt: 1 }, { name: 'flushed_at' });
-    await this.buckets.createIndex({ hour: 1 }, { name: 'hour' });
-    await this.lastSeen.createIndex({ flushedAt: 1 }, { name: 'flushed_at' });
+  /** A sheet, then the head that lists it: a reader that sees the head finds the sheet. */
+  async writeSheets(sheets: readonly SheetDocument[], head: HeadDocument): Promise<void> {
+    for (const sheet of sheets) await this.sheets.replaceOne({ _id: sheet._id }, sheet, { upsert: true });
+    await this.heads.replaceOne({ _id: head._id }, head, { upsert: true });
   }
 
-  /**
-   * Upserts documents in ordered commands of at most `statementsPerCommand` (DatabaseGuard.maxStatements):
-   * one unordered command of every changed bucket was what wedged FerretDB under SDK traffic (a
-   * flush of 100 flags × 2 environments is 200 statements; src/db/guard.ts has why).
-   */
-
-  async writeBuckets(docs: MetricsBucketDocument[]): Promise<void> {
-    await upsertAll(this.buckets, docs, this.statementsPerCommand);
+  /** Every instance's head: a few small documents (the poll's one scan; FerretDB uses no secondary index). */
+  async allHeads(): Promise<HeadDocument[]> {
+    return await this.heads.find({}).toArray();
   }
 
-  async writeLastSeen(docs: LastSeenDocument[]): Promise<void> {
-    await upsertAll(this.lastSeen, docs, this.statementsPerCommand);
-  }
-
-  /**
-   * Every instance's buckets from `hour` on, only those flushed from `changedSince` on when given
-   * (MetricsService.refresh: a background poll, never on a request's path; FerretDB scans either way).
-   */
-  async bucketsSince(hour: Date, changedSince: Date | undefined): Promise<MetricsBucketDocument[]> {
-    return await this.buckets.find({ hour: { $gte: hour }, ...(changedSince ? { flushedAt: { $gte: changedSince } } : {}) }).toArray();
-  }
-
-  async lastSeenSince(changedSince: Date | undefined): Promise<LastSeenDocument[]> {
-    return await this.lastSeen.find(changedSince ? { flushedAt: { $gte: changedSince } } : {}).toArray();
+  /** One sheet by `_id` (an index lookup everywhere). */
+  async sheet(id: string): Promise<SheetDocument | null> {
+    return await this.sheets.findOne({ _id: id });
   }
 
   async upsertApplication(app: ApplicationDocument): Promise<void> {

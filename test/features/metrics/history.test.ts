@@ -5,7 +5,7 @@ import type { MetricsStore } from '../../../src/features/metrics/store.js';
 
 /** A store that accepts every write and has nothing to read: the history under test is the service's memory. */
 const store = {
-  init: async () => undefined, bucketsSince: async () => [], lastSeenSince: async () => [], writeBuckets: async () => undefined, writeLastSeen: async () => undefined,
+  allHeads: async () => [], sheet: async () => null, writeSheets: async () => undefined,
 } as unknown as MetricsStore;
 
 t.test('past hours are kept compacted for 48 hours, and a late report still adds to them', async (t) => {

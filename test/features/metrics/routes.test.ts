@@ -94,8 +94,8 @@ t.test('client metrics and registration', async (t) => {
       body.environments.find((e) => e.name === 'production');
     t.match(production(await view()), { lastSeenAt: seenAt.toISOString(), yes: 3, no: 4 }, 'the poll brought the other instance\'s report');
     // Empty the metrics collections: a read that went to the database would now find nothing.
-    await store.buckets.deleteMany({});
-    await store.lastSeen.deleteMany({});
+    await store.sheets.deleteMany({});
+    await store.heads.deleteMany({});
     await new Promise((resolve) => setTimeout(resolve, 1100)); // past the 1 s reuse the reads had before
     t.match(production(await view()), { lastSeenAt: seenAt.toISOString(), yes: 3, no: 4 }, 'the flag view still has it: served from memory');
     const list = (await app.inject({ method: 'GET', url: '/api/admin/projects/default/features', headers: ADMIN })).json();
