@@ -1,4 +1,5 @@
 import t from 'tap';
+import { Binary } from 'mongodb';
 import { buildTestApp } from '../../helpers/app.js';
 import { MetricsService } from '../../../src/features/metrics/service.js';
 import { MetricsStore } from '../../../src/features/metrics/store.js';
@@ -33,7 +34,7 @@ t.test('metrics of several instances on one database: sheets and heads', async (
     await b.refresh();
     t.equal(await total(b, 'many-0', thisHour), 14, 'absolute totals: the new version replaces the old');
     t.equal(await total(b, 'many-1', thisHour), 4, 'the rest of the hour unchanged');
-    await store.sheets.updateOne({ _id: `${a.instance}\0${thisHour}` }, { $set: { body: Buffer.from('not read again') } });
+    await store.sheets.updateOne({ _id: `${a.instance}\0${thisHour}` }, { $set: { body: new Binary(Buffer.from('not read again')) } });
     await b.refresh(); // the head lists the version b has read: the sheet is not fetched (it would fail to inflate)
     t.equal(await total(b, 'many-0', thisHour), 14);
     a.record('development', 'svc', new Date(thisHour), { 'many-0': { yes: 1 } });
