@@ -435,8 +435,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let turn = 0;
   const base = () => vanes[turn++ % vanes.length]!.url;
   let phase = 'configure';
-  let databaseDuringSoak: SoakReport['databaseDuringSoak'] = [];
-  let cpuDuringSoak: SoakReport['cpuDuringSoak'] = {};
+  let databaseDuringSoak: SoakReport['databaseDuringSoak'] | undefined;
+  let cpuDuringSoak: SoakReport['cpuDuringSoak'] | undefined;
   const t0 = performance.now();
   let heapMb = -1;
   let loopP99Ms = -1;
@@ -805,8 +805,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       latencyByRoute,
       sdkReadP99Ms,
       sdkReadP99MsByRoute,
-      databaseDuringSoak,
-      cpuDuringSoak,
+      databaseDuringSoak: databaseDuringSoak ?? [],
+      cpuDuringSoak: cpuDuringSoak ?? {},
       unexpected5xx: recorder.unexpected5xx,
       sdkErrors,
       samples,

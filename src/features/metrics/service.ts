@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { inBackground } from '../../db/guard.js';
 import type { LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
-import { bucketKey, bucketSheet, readSheet, seenSheet, sheetId, type SheetDocument, type SheetRef } from './sheets.js';
+import { bucketKey, bucketSheet, readSheet, seenSheet, type SheetDocument, type SheetRef } from './sheets.js';
 import { HistoryCompactor, reopened } from './history.js';
 import type { FeatureUsage } from './schemas.js';
+import { environmentUsageOf, featureUsageOf, lastSeenIn, type EnvironmentUsage, type FlagUsage } from './usage.js';
+
+export type { EnvironmentUsage } from './usage.js';
 
 const HOUR_MS = 3_600_000;
 /** Hours of this instance's totals kept for writing (an SDK may report a bucket that started last hour). */
@@ -20,21 +23,6 @@ export interface ToggleCounts {
   variants?: Record<string, number>;
 }
 
-/** What the admin flag view shows per environment (Unleash's feature environment lastSeenAt, yes, no). */
-export interface EnvironmentUsage {
-  lastSeenAt: Date | null;
-  yes: number;
-  no: number;
-}
-
-/** One flag's usage as this instance knows it: its own live totals and other instances' last flushed ones. */
-interface FlagUsage {
-  /** Bucket documents by `_id` (this instance's are the live objects `record` adds to). */
-  buckets: Map<string, MetricsBucketDocument>;
-  /** Last-seen documents by `_id`. */
-  seen: Map<string, LastSeenDocument>;
-}
-
 /** Where the metrics' background failures go (the app's log). */
 export interface MetricsFailureReporter {
   report(failure: { job: 'flush' | 'refresh'; err?: unknown; recovered?: boolean }): void;
@@ -47,11 +35,6 @@ export interface MetricsListener {
 interface Totals {
   doc: MetricsBucketDocument;
   dirty: boolean;
-}
-
-/** The start of the previous hour: the last-hour figures count its bucket and the current one. */
-function lastHourStart(now: Date): Date {
-  return new Date(Math.floor((now.getTime() - HOUR_MS) / HOUR_MS) * HOUR_MS);
 }
 
 function count(value: number | undefined): number {
@@ -315,22 +298,7 @@ export class MetricsService {
   /** `GET /api/admin/client-metrics/features/:name`: the last hour, summed over instances. */
   async featureUsage(flag: string, now = new Date()): Promise<FeatureUsage> {
     await this.loadedForReaders();
-    const since = lastHourStart(now);
-    const sums = new Map<string, { environment: string; hour: number; yes: number; no: number }>();
-    const apps = new Set<string>();
-    for (const doc of this.byFlag.get(flag)?.buckets.values() ?? []) {
-      if (doc.hour < since) continue;
-      const key = `${doc.environment}\0${doc.hour.getTime()}`;
-      const sum = sums.get(key) ?? { environment: doc.environment, hour: doc.hour.getTime(), yes: 0, no: 0 };
-      sum.yes += doc.yes;
-      sum.no += doc.no;
-      sums.set(key, sum);
-      for (const app of doc.appNames) apps.add(app);
-    }
-    const lastHourUsage = [...sums.values()]
-      .sort((a, b) => (a.environment < b.environment ? -1 : a.environment > b.environment ? 1 : a.hour - b.hour))
-      .map((s) => ({ environment: s.environment, timestamp: new Date(s.hour).toISOString(), yes: s.yes, no: s.no }));
-    return { version: 1, maturity: 'stable', featureName: flag, lastHourUsage, seenApplications: [...apps].sort() };
+    return featureUsageOf(flag, this.byFlag.get(flag), now);
   }
 
   /** Every instance's buckets of the last HISTORY_HOURS, of one flag or of all (the applications' views). */
@@ -343,16 +311,7 @@ export class MetricsService {
   /** Per environment: when the flag was last evaluated there (max over instances). */
   async lastSeen(flag: string): Promise<Map<string, Date>> {
     await this.loadedForReaders();
-    return this.lastSeenIn(this.byFlag.get(flag));
-  }
-
-  private lastSeenIn(usage: FlagUsage | undefined): Map<string, Date> {
-    const result = new Map<string, Date>();
-    for (const doc of usage?.seen.values() ?? []) {
-      const known = result.get(doc.environment);
-      if (!known || known < doc.lastSeenAt) result.set(doc.environment, doc.lastSeenAt);
-    }
-    return result;
+    return lastSeenIn(this.byFlag.get(flag));
   }
 
   /**
@@ -361,26 +320,7 @@ export class MetricsService {
    */
   async environmentUsage(flag: string, now = new Date()): Promise<Map<string, EnvironmentUsage>> {
     await this.loadedForReaders();
-    const usage = this.byFlag.get(flag);
-    const seen = this.lastSeenIn(usage);
-    const since = lastHourStart(now);
-    const result = new Map<string, EnvironmentUsage>();
-    const entry = (environment: string): EnvironmentUsage => {
-      let found = result.get(environment);
-      if (!found) {
-        found = { lastSeenAt: seen.get(environment) ?? null, yes: 0, no: 0 };
-        result.set(environment, found);
-      }
-      return found;
-    };
-    for (const environment of seen.keys()) entry(environment);
-    for (const doc of usage?.buckets.values() ?? []) {
-      if (doc.hour < since) continue;
-      const found = entry(doc.environment);
-      found.yes += doc.yes;
-      found.no += doc.no;
-    }
-    return result;
+    return environmentUsageOf(this.byFlag.get(flag), now);
   }
 
   /**
@@ -392,7 +332,7 @@ export class MetricsService {
     if (this.lastSeenMemo !== undefined) return this.lastSeenMemo;
     const result = new Map<string, Map<string, Date>>();
     for (const [flag, usage] of this.byFlag) {
-      if (usage.seen.size > 0) result.set(flag, this.lastSeenIn(usage));
+      if (usage.seen.size > 0) result.set(flag, lastSeenIn(usage));
     }
     this.lastSeenMemo = result;
     return result;

@@ -46,7 +46,7 @@ export interface SheetRef {
 }
 
 /** flag, environment, the application of the key, applications, yes, no, variants, lastSeenAt ms, lastStart ms. */
-type BucketEntry = [string, string, string, string[], number, number, Record<string, number> | 0, number, number | 0];
+type BucketEntry = [string, string, string, string[], number, number, Record<string, number> | 0, number, number];
 /** flag, environment, lastSeenAt ms. */
 type SeenEntry = [string, string, number];
 

@@ -52,3 +52,21 @@ t.test('reviving a flag starts its lifecycle again, a flag that was never archiv
   t.same(stages.map((s) => s.stage), ['initial'], 'the completed stage is gone');
   t.ok(Date.parse(stages[0]!.enteredStageAt) >= before - 1, 'initial entered at the revive');
 });
+
+t.test('a report naming more flags than one commit holds moves every one of them, in few commits', async (t) => {
+  const app = await buildTestApp(t);
+  const names = Array.from({ length: 150 }, (_, i) => `many.${i}`);
+  for (const name of names) await send(app, 'POST', BASE, { name });
+  const token = await createToken(app, 'client', ['default'], 'development');
+  const before = await app.database.db.collection('commits').countDocuments({});
+  const toggles = Object.fromEntries(names.map((name) => [name, { yes: 1, no: 0 }]));
+  const res = await app.inject({
+    method: 'POST', url: '/api/client/metrics', headers: { authorization: token, 'content-type': 'application/json' },
+    payload: { appName: 'shop', instanceId: 'i1', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles } },
+  });
+  t.equal(res.statusCode, 202);
+  t.ok(await eventually(async () => (await app.inject({ url: '/api/admin/lifecycle/count', headers: ADMIN })).json().preLive === 150, 10_000), 'all 150 pre-live');
+  for (const name of ['many.0', 'many.63', 'many.64', 'many.149']) t.equal(await stageOf(app, name), 'pre-live', name);
+  const written = (await app.database.db.collection('commits').countDocuments({})) - before;
+  t.equal(written, 3, 'commits of at most 64 flags: 64, 64, 22');
+});
