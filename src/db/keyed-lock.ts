@@ -10,7 +10,15 @@
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<unknown>>();
 
-  async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  /** `fn` holding the lock of `keys`: one, or several taken in sorted order (two callers cannot deadlock). */
+  async run<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T> {
+    if (typeof keys === 'string') return await this.runOne(keys, fn);
+    const sorted = [...new Set(keys)].sort();
+    const from = async (held: number): Promise<T> => (held < sorted.length ? await this.runOne(sorted[held]!, () => from(held + 1)) : await fn());
+    return await from(0);
+  }
+
+  private async runOne<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
     let release!: () => void;
     const current = new Promise<void>((r) => (release = r));

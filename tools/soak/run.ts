@@ -859,10 +859,10 @@ function printReport(report: SoakReport, log: (line: string) => void): void {
   log('latency of answered requests during the soak (this tool\'s callers):');
   for (const [label, l] of Object.entries(report.latencyByRoute).sort()) log(`  ${label.padEnd(48)} n ${l.count}, p50 ${l.p50Ms} ms, p99 ${l.p99Ms} ms, max ${l.maxMs} ms`);
   log(`SDK reads p99 (server-timed, bucket bound): ${report.sdkReadP99Ms} ms, by route ${JSON.stringify(report.sdkReadP99MsByRoute)}; refused (503) by route: ${JSON.stringify(report.refusedByRoute)}; hangs by route: ${JSON.stringify(report.hangsByRoute)}`);
-  log('server warnings and errors by message:');
   log(`CPU during the soak, in cores: ${Object.entries(report.cpuDuringSoak).map(([name, cores]) => `${name} ${cores}`).join(', ')}`);
   log('database work during the soak (count, seconds sent, seconds waiting for a slot; every instance):');
   for (const t of report.databaseDuringSoak.slice(0, 15)) log(`  ${String(t.count).padStart(7)} ${t.busyS.toFixed(1).padStart(8)} s ${t.waitS.toFixed(1).padStart(8)} s  ${t.operation}`);
+  log('server warnings and errors by message:');
   for (const m of report.serverMessages.slice(0, 20)) log(`  ${String(m.count).padStart(6)} ${m.level.padEnd(5)} ${m.msg}`);
   log(`hangs: ${report.hangs}; 5xx other than 503: ${report.unexpected5xx}; SDK errors: ${report.sdkErrors}; server log warnings ${report.serverWarnings}, errors ${report.serverErrors}`);
   log('samples (t s, phase, SQLite handles, RSS MB, main heap MB, main event loop delay p99 ms, write p99 over 5 s):');

@@ -127,9 +127,9 @@ export class Outbox {
     for (const listener of this.listeners) listener(remote, events);
   }
 
-  /** Runs a read-modify-write of one aggregate with writes to it serialised in this process. */
-  async exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    return await this.writeLock.run(key, fn);
+  /** Runs a read-modify-write of one aggregate, or of several (KeyedLock.run), with writes to them serialised in this process. */
+  async exclusive<T>(keys: string | readonly string[], fn: () => Promise<T>): Promise<T> {
+    return await this.writeLock.run(keys, fn);
   }
 
   async insert<T extends StoredDocument>(coll: Collection<T>, doc: T, events: PendingEvent[]): Promise<void> {

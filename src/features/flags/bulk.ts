@@ -166,8 +166,7 @@ export class FlagBulkService {
     arrange: (perFlag: EventInput[][]) => EventInput[] = (perFlag) => perFlag.flat(), transactional = true,
   ): Promise<void> {
     if (flags.length === 0) return;
-    const keys = [...new Set(flags.map((flag) => `flag:${flag.name}`))].sort();
-    await this.locked(keys, () => retrying(async () => {
+    await this.outbox.exclusive(flags.map((flag) => `flag:${flag.name}`), () => retrying(async () => {
       const now = new Date();
       const writes: Array<{ current: FlagDocument; next: FlagData | null }> = [];
       const perFlag: EventInput[][] = [];
@@ -183,12 +182,6 @@ export class FlagBulkService {
       if (writes.length === 0) return;
       await this.store.writeMany(writes, buildEvents(audit, arrange(perFlag), { transactional, at: now }));
     }));
-  }
-
-  /** Runs `fn` holding every lock of `keys` (taken in sorted order, so two bulks cannot deadlock). */
-  private async locked<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
-    if (keys.length === 0) return await fn();
-    return await this.outbox.exclusive(keys[0]!, () => this.locked(keys.slice(1), fn));
   }
 }
 

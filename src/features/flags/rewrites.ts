@@ -82,30 +82,25 @@ export class FlagRewrites {
   }
 
   /**
+   * Rewrites `flags` as `change` returns them, in one commit, under all their locks (KeyedLock.run),
+   * each read again there.
+   */
+  private async rewriteTogether(flags: readonly FlagData[], change: (flag: FlagData) => FlagData | null): Promise<void> {
+    await this.outbox.exclusive(flags.map((flag) => `flag:${flag.name}`), () => retrying(async () => {
+      const writes = flags.flatMap((flag) => {
+        const current = this.store.getNow(flag.name);
+        const next = current && change(withoutBookkeeping(current) as FlagData);
+        return current && next ? [{ current, next }] : [];
+      });
+      if (writes.length) await this.store.writeMany(writes, []);
+    }));
+  }
+
+  /**
    * Rewrites each of `flags` that `change` changes (null: nothing to do), one at a time under its
    * lock and read again there. `change` is pure: asked first of the flag as given, then of the
    * flag as read under the lock.
    */
-  /**
-   * Rewrites `flags` as `change` returns them, in one commit, under all their locks (taken in
-   * sorted order, as bulk operations take them), each read again there.
-   */
-  private async rewriteTogether(flags: readonly FlagData[], change: (flag: FlagData) => FlagData | null): Promise<void> {
-    const keys = [...new Set(flags.map((flag) => `flag:${flag.name}`))].sort();
-    const locked = async (held: number): Promise<void> => {
-      if (held < keys.length) return await this.outbox.exclusive(keys[held]!, () => locked(held + 1));
-      await retrying(async () => {
-        const writes = flags.flatMap((flag) => {
-          const current = this.store.getNow(flag.name);
-          const next = current && change(withoutBookkeeping(current) as FlagData);
-          return current && next ? [{ current, next }] : [];
-        });
-        if (writes.length) await this.store.writeMany(writes, []);
-      });
-    };
-    await locked(0);
-  }
-
   private async rewriteEach(flags: Iterable<FlagData>, change: (flag: FlagData) => FlagData | null): Promise<void> {
     for (const flag of flags) {
       if (!change(flag)) continue;

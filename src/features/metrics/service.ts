@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { inBackground } from '../../db/guard.js';
 import type { LastSeenDocument, MetricsBucketDocument, MetricsStore } from './store.js';
-import { bucketKey, bucketSheet, readSheet, seenSheet, type SheetDocument, type SheetRef } from './sheets.js';
+import { bucketKey, bucketSheet, readSheet, seenKey, seenSheet, type SheetDocument, type SheetRef } from './sheets.js';
 import { HistoryCompactor, reopened } from './history.js';
 import type { FeatureUsage } from './schemas.js';
 import { environmentUsageOf, featureUsageOf, lastSeenIn, type EnvironmentUsage, type FlagUsage } from './usage.js';
@@ -66,7 +66,7 @@ export class MetricsService {
   /** This instance's flushes, numbered: each sheet carries the one that wrote it. */
   private version = 0;
   /** This instance's sheets as its head lists them. */
-  private readonly written = new Map<string, SheetRef>();
+  private written: ReadonlyMap<string, SheetRef> = new Map();
   /** Other instances' sheets read, and the version read. */
   private readonly known = new Map<string, number>();
   /** lastSeenAll's answer until a last-seen time is recorded or read from another instance. */
@@ -218,10 +218,9 @@ export class MetricsService {
       doc.lastSeenAt = now;
       doc.lastStart = new Date(startMs);
       entry.dirty = true;
-      const seenKey = `${this.instance}\0${flag}\0${environment}`;
-      const seen = { _id: seenKey, flag, environment, lastSeenAt: now, dirty: true };
-      this.seen.set(seenKey, seen);
-      usage.seen.set(seenKey, seen);
+      const seen = { _id: seenKey(this.instance, flag, environment), flag, environment, lastSeenAt: now, dirty: true };
+      this.seen.set(seen._id, seen);
+      usage.seen.set(seen._id, seen);
       this.lastSeenMemo = undefined;
     }
     if (used.length > 0) this.listener.used(environment, used);
@@ -274,8 +273,7 @@ export class MetricsService {
       const historyStart = now - HISTORY_HOURS * HOUR_MS;
       for (const [id, ref] of refs) if (ref.hour !== null && ref.hour < historyStart - HOUR_MS) refs.delete(id);
       await this.store.writeSheets(written, { _id: this.instance, flushedAt, sheets: [...refs.values()] });
-      this.written.clear();
-      for (const [id, ref] of refs) this.written.set(id, ref);
+      this.written = refs;
     } catch (err) {
       // Kept for the next flush: totals are absolute, so writing them later loses nothing.
       for (const entry of this.totals.values()) if (dirtyHours.has(entry.doc.hour.getTime())) entry.dirty = true;

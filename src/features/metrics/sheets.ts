@@ -50,13 +50,18 @@ type BucketEntry = [string, string, string, string[], number, number, Record<str
 /** flag, environment, lastSeenAt ms. */
 type SeenEntry = [string, string, number];
 
-export function sheetId(instance: string, hour: number | null): string {
+function sheetId(instance: string, hour: number | null): string {
   return `${instance}\0${hour ?? 'seen'}`;
 }
 
 /** The key of a bucket (MetricsBucketDocument._id): one instance, flag, environment, hour and reporting application. */
 export function bucketKey(instance: string, flag: string, environment: string, hourMs: number, appName: string): string {
   return `${instance}\0${flag}\0${environment}\0${hourMs}\0${appName}`;
+}
+
+/** The key of a last-seen time (LastSeenDocument._id): one instance, flag and environment. */
+export function seenKey(instance: string, flag: string, environment: string): string {
+  return `${instance}\0${flag}\0${environment}`;
 }
 
 // Deflated off the main thread (zlib's thread pool): a sheet of 2 000 flags in two environments is ~1 MB of JSON.
@@ -85,7 +90,7 @@ export async function seenSheet(instance: string, version: number, flushedAt: Da
 export async function readSheet(doc: SheetDocument): Promise<{ buckets: MetricsBucketDocument[]; seen: LastSeenDocument[] }> {
   if (doc.hour === null) {
     const seen = (await unpacked<SeenEntry>(doc.body)).map(([flag, environment, at]): LastSeenDocument => ({
-      _id: `${doc.instance}\0${flag}\0${environment}`, flag, environment, lastSeenAt: new Date(at),
+      _id: seenKey(doc.instance, flag, environment), flag, environment, lastSeenAt: new Date(at),
     }));
     return { buckets: [], seen };
   }
