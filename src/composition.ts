@@ -392,7 +392,8 @@ function dashboardSources(stores: Stores, projectStatus: ProjectStatusService, e
   return {
     favorites: stores.favorites,
     projects: () => stores.projects.list(),
-    flags: () => stores.flags.snapshotSource(),
+    // The whole flags: the dashboard shows who created each, which the live copies leave out.
+    flags: async () => (await stores.flags.all()).filter((flag) => !flag.archived),
     admins: async () => (await stores.users.list()).filter((u) => u.rootRole === 1).map((u) => ({
       id: u._id, name: u.name, username: u.username, email: u.email,
     })),

@@ -6,7 +6,7 @@
  * `segment-removed` events.
  */
 import type { SegmentConfig } from '../../evaluation/index.js';
-import type { FlagData } from '../flags/read-model.js';
+import type { LiveFlag } from '../flags/read-model.js';
 import { clientFeatureView, isAllProjects, type TokenScope } from './features.js';
 import { flagJsonOf, type SdkState, type StateChanges } from './state.js';
 import type { DeltaBody, DeltaEventView, DeltaSegmentView } from './schemas.js';
@@ -195,7 +195,7 @@ export class DeltaLog {
       if (segment) events.push({ eventId: last, type: 'segment-updated', segment: segmentView(segment) });
     }
     for (const name of flags) {
-      const flag: FlagData | undefined = state.flagsByName.get(name);
+      const flag: LiveFlag | undefined = state.flagsByName.get(name);
       if (!flag) continue;
       // A name outside the prefix was never sent, so there is nothing to remove either.
       if (scope.namePrefix !== undefined && !name.startsWith(scope.namePrefix)) continue;

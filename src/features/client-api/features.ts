@@ -4,7 +4,7 @@
  */
 import { createHash, hash } from 'node:crypto';
 import { finishHash, mixBlock, type ConstraintConfig, type SegmentConfig, type StrategyConfig, type VariantConfig } from '../../evaluation/index.js';
-import type { FlagData } from '../flags/read-model.js';
+import type { LiveFlag } from '../flags/read-model.js';
 import { sortStrategies } from '../flags/views.js';
 import type { ClientFeature, ClientStrategyView, ClientVariantView } from './schemas.js';
 
@@ -59,7 +59,7 @@ export function inlinesSegments(specHeader: string | undefined): boolean {
   return major < 4 || (major === 4 && minor < 2);
 }
 
-export function matchesQuery(flag: FlagData, query: ResolvedQuery): boolean {
+export function matchesQuery(flag: LiveFlag, query: ResolvedQuery): boolean {
   if (query.project && !query.project.includes(flag.project)) return false;
   if (query.namePrefix !== undefined && !flag.name.startsWith(query.namePrefix)) return false;
   if (query.tag && !query.tag.some(([type, value]) => flag.tags.some((t) => t.type === type && t.value === value))) {
@@ -101,7 +101,7 @@ function strategyView(
 
 /** One flag as the client API shows it in an environment: disabled strategies are left out. */
 export function clientFeatureView(
-  flag: FlagData,
+  flag: LiveFlag,
   environment: string,
   segments: ReadonlyMap<number, SegmentConfig>,
   inline: boolean,
@@ -132,7 +132,7 @@ export function clientFeatureView(
 
 /** Segments the listed flags' enabled strategies use, by id. */
 export function usedSegments(
-  flags: readonly FlagData[],
+  flags: readonly LiveFlag[],
   environment: string,
   segments: ReadonlyMap<number, SegmentConfig>,
 ): SegmentConfig[] {
@@ -167,7 +167,7 @@ export interface FeaturePart {
 }
 
 /** Each flag revision's view as UTF-8 JSON by environment and segment mode (the state's flag objects are never changed). */
-const views = new WeakMap<FlagData, Map<string, ViewBytes>>();
+const views = new WeakMap<LiveFlag, Map<string, ViewBytes>>();
 
 /**
  * `JSON.stringify(clientFeatureView(…))` as UTF-8 and its fingerprint, made once per flag
@@ -178,7 +178,7 @@ const views = new WeakMap<FlagData, Map<string, ViewBytes>>();
  * featuresDocument. A view that inlines segment constraints is made again when the state's
  * segments change (the state keeps its segment map while they do not).
  */
-export function featurePart(flag: FlagData, environment: string, segments: ReadonlyMap<number, SegmentConfig>, inline: boolean): FeaturePart {
+export function featurePart(flag: LiveFlag, environment: string, segments: ReadonlyMap<number, SegmentConfig>, inline: boolean): FeaturePart {
   let byKey = views.get(flag);
   if (byKey === undefined) views.set(flag, (byKey = new Map<string, ViewBytes>()));
   const key = `${environment}\0${inline}`;
@@ -213,7 +213,7 @@ export interface DocumentPieces {
   parts: readonly FeaturePart[];
   tail: Buffer;
   /** What the parts were made of: the flags selected (aligned) and the segments (see featuresDocument's `previous`). */
-  selected: readonly FlagData[];
+  selected: readonly LiveFlag[];
   segments: ReadonlyMap<number, SegmentConfig>;
 }
 
@@ -230,7 +230,7 @@ export interface DocumentPieces {
  * is the same object in the same place.
  */
 export function featuresDocument(
-  flags: readonly FlagData[],
+  flags: readonly LiveFlag[],
   segments: ReadonlyMap<number, SegmentConfig>,
   query: ResolvedQuery,
   revisionId: number,

@@ -1,11 +1,11 @@
 import type { Outbox } from '../../db/outbox/index.js';
 import { RevisionCache } from '../../db/revision-cache.js';
 import { compile, overlay, RevisionChain, type CompiledSnapshot, type SegmentConfig } from '../../evaluation/index.js';
-import { toFlagConfig, type FlagData } from '../flags/read-model.js';
+import { liveJsonOf, toFlagConfig, type LiveFlag } from '../flags/read-model.js';
 
 /** What the SDK-facing routes read: the live flags and segments, loaded once per revision. */
 export interface SdkStateSource {
-  flags(): Promise<FlagData[]>;
+  flags(): Promise<LiveFlag[]>;
   segments(): Promise<SegmentConfig[]>;
 }
 
@@ -15,8 +15,8 @@ export interface SdkState {
   /** The newest event id this instance knew of when the state was read (Unleash's revisionId). */
   readonly revisionId: number;
   /** Non-archived flags in creation order. */
-  readonly flags: readonly FlagData[];
-  readonly flagsByName: ReadonlyMap<string, FlagData>;
+  readonly flags: readonly LiveFlag[];
+  readonly flagsByName: ReadonlyMap<string, LiveFlag>;
   readonly segments: ReadonlyMap<number, SegmentConfig>;
   /**
    * Each segment's JSON: what tells one state's segment from the previous one's. A flag's is
@@ -43,7 +43,7 @@ export interface SdkState {
 export interface SdkStep {
   readonly basis: SdkState;
   /** The changed flags when every other flag kept its place (none added, removed or moved); undefined otherwise. */
-  readonly changed: readonly FlagData[] | undefined;
+  readonly changed: readonly LiveFlag[] | undefined;
 }
 
 type Listener = (state: SdkState) => void;
@@ -98,22 +98,12 @@ export class SdkStateCache extends RevisionCache<SdkState> {
   }
 }
 
-/** Each flag's JSON, made once per flag revision: the source hands out one object per stored revision and never changes it. */
-const flagJsons = new WeakMap<FlagData, string>();
-
 /**
  * The flag's JSON: what tells a state's flag from the previous state's (an unchanged flag is the
  * same object, and its JSON the same string). Looked up through the flag, not kept in a map of the
  * state's own: a write then copies one map fewer (see compile.ts orderedInPlace for the figures).
  */
-export function flagJsonOf(flag: FlagData): string {
-  let json = flagJsons.get(flag);
-  if (json === undefined) {
-    json = JSON.stringify(flag);
-    flagJsons.set(flag, json);
-  }
-  return json;
-}
+export const flagJsonOf: (flag: LiveFlag) => string = liveJsonOf;
 
 /**
  * The state as of now, from the previous one: each flag's JSON made once per flag revision, only
@@ -130,11 +120,11 @@ async function buildState(source: SdkStateSource, outbox: Outbox, build: number,
 }
 
 /** The state of `flags` and `segmentList` numbered `build`, sharing with `previous` what did not change. */
-export function stateOf(build: number, revisionId: number, flags: readonly FlagData[], segmentList: readonly SegmentConfig[], previous: SdkState | undefined): SdkState {
+export function stateOf(build: number, revisionId: number, flags: readonly LiveFlag[], segmentList: readonly SegmentConfig[], previous: SdkState | undefined): SdkState {
   const segmentJson = new Map(segmentList.map((segment) => [segment.id, JSON.stringify(segment)]));
   const inPlace = previous === undefined ? undefined : changedInPlace(previous, flags);
-  let live: readonly FlagData[];
-  let flagsByName: ReadonlyMap<string, FlagData>;
+  let live: readonly LiveFlag[];
+  let flagsByName: ReadonlyMap<string, LiveFlag>;
   let changes: StateChanges | undefined;
   if (previous !== undefined && inPlace !== undefined) {
     ({ flagsByName, changes } = updatedInPlace(previous, flags, inPlace, segmentList, segmentJson));
@@ -186,7 +176,7 @@ export function stateOf(build: number, revisionId: number, flags: readonly FlagD
  * added or removed).
  */
 export interface StateChanges {
-  readonly flags: readonly FlagData[];
+  readonly flags: readonly LiveFlag[];
   readonly removedFlags: readonly string[];
   readonly segments: readonly SegmentConfig[];
   readonly removedSegments: readonly number[];
@@ -195,12 +185,12 @@ export interface StateChanges {
 
 function changesSince(
   previous: SdkState,
-  live: readonly FlagData[],
-  flagsByName: ReadonlyMap<string, FlagData>,
+  live: readonly LiveFlag[],
+  flagsByName: ReadonlyMap<string, LiveFlag>,
   segmentList: readonly SegmentConfig[],
   segmentJson: ReadonlyMap<number, string>,
 ): StateChanges {
-  const flags: FlagData[] = [];
+  const flags: LiveFlag[] = [];
   for (const flag of live) {
     const before = previous.flagsByName.get(flag.name);
     if (before !== flag && (before === undefined || flagJsonOf(before) !== flagJsonOf(flag))) flags.push(flag);
@@ -234,7 +224,7 @@ function segmentChanges(previous: SdkState, segmentList: readonly SegmentConfig[
  * `/api/client/features` after each of 100 writes); this copies the previous maps (a native
  * copy) and looks at the changed flags only.
  */
-function changedInPlace(previous: SdkState, flags: readonly FlagData[]): number[] | undefined {
+function changedInPlace(previous: SdkState, flags: readonly LiveFlag[]): number[] | undefined {
   if (flags.length !== previous.flags.length) return undefined;
   const limit = 16 + flags.length / 8;
   const changed: number[] = [];
@@ -249,14 +239,14 @@ function changedInPlace(previous: SdkState, flags: readonly FlagData[]): number[
 }
 
 function updatedInPlace(
-  previous: SdkState, flags: readonly FlagData[], changed: readonly number[], segmentList: readonly SegmentConfig[], segmentJson: ReadonlyMap<number, string>,
-): { flagsByName: ReadonlyMap<string, FlagData>; changes: StateChanges } {
+  previous: SdkState, flags: readonly LiveFlag[], changed: readonly number[], segmentList: readonly SegmentConfig[], segmentJson: ReadonlyMap<number, string>,
+): { flagsByName: ReadonlyMap<string, LiveFlag>; changes: StateChanges } {
   const segments = segmentChanges(previous, segmentList, segmentJson);
   if (changed.length === 0) {
     return { flagsByName: previous.flagsByName, changes: { flags: [], removedFlags: [], ...segments, order: undefined } };
   }
   const flagsByName = new Map(previous.flagsByName);
-  const changedFlags: FlagData[] = [];
+  const changedFlags: LiveFlag[] = [];
   for (const i of changed) {
     const flag = flags[i]!;
     if (flagJsonOf(flag) !== flagJsonOf(previous.flags[i]!)) changedFlags.push(flag);

@@ -4,7 +4,7 @@ import { conflict, nameExists, notFound, schemaValidationError } from '../../err
 import { assertLegalValues, normaliseConstraint } from '../constraints/index.js';
 import type { ConstraintConfig } from '../../evaluation/types.js';
 import { isUrlFriendly } from '../shared.js';
-import type { FlagData } from '../flags/read-model.js';
+import type { LiveFlag } from '../flags/read-model.js';
 import type { ContextField, LegalValue } from './read-model.js';
 import type {
   ContextFieldListItemView, ContextFieldStrategiesView, ContextFieldView, CreateContextFieldInput, UpdateContextFieldInput,
@@ -120,7 +120,7 @@ interface Usage {
 
 export class ContextFieldService {
   /** Usage per field name, kept for the flag list it was computed from (one array per revision). */
-  private usageMemo: { flags: readonly FlagData[]; usage: Map<string, Usage> } | null = null;
+  private usageMemo: { flags: readonly LiveFlag[]; usage: Map<string, Usage> } | null = null;
 
   constructor(
     private readonly store: ContextFieldStore,

@@ -76,8 +76,30 @@ export interface FlagDocument extends FlagData, StoredDocument {
   _id: string;
 }
 
+/**
+ * A live flag as evaluation and the SDKs read it: the flag without the fields only the admin API
+ * shows (lifecycle, creator, links, the strategy-id index), so a write of those alone changes no
+ * evaluation or SDK state (FlagStore.snapshotSource keeps the previous object then).
+ */
+export type LiveFlag = Omit<FlagData, 'lifecycle' | 'createdBy' | 'links' | 'strategyIds' | 'archivedAt'>;
+
+const liveJsons = new WeakMap<LiveFlag, string>();
+
+/**
+ * The live flag's JSON, made once per object (live flags are never changed): what tells one
+ * revision's flag from another's, for the store's reuse and the SDK state's changes.
+ */
+export function liveJsonOf(flag: LiveFlag): string {
+  let json = liveJsons.get(flag);
+  if (json === undefined) {
+    json = JSON.stringify(flag);
+    liveJsons.set(flag, json);
+  }
+  return json;
+}
+
 /** A flag document as the evaluation engine wants it (docs/rules.md §3.3). */
-export function toFlagConfig(doc: FlagData): FlagConfig {
+export function toFlagConfig(doc: LiveFlag): FlagConfig {
   const environments: FlagConfig['environments'] = {};
   for (const [name, env] of Object.entries(doc.environments ?? {})) {
     environments[name] = { enabled: env.enabled, strategies: env.strategies, variants: env.variants };
@@ -94,6 +116,6 @@ export function toFlagConfig(doc: FlagData): FlagConfig {
 
 /** The question the SDK state, the playground's snapshot and the project and environment lists ask. */
 export interface FlagReadModel {
-  /** Every non-archived flag without bookkeeping, in creation order (derived once per revision). */
-  snapshotSource(): Promise<FlagData[]>;
+  /** Every non-archived flag as evaluation reads it, in creation order (derived once per revision). */
+  snapshotSource(): Promise<LiveFlag[]>;
 }

@@ -1,7 +1,7 @@
 import { BSON, type Collection } from 'mongodb';
 import { withoutBookkeeping, type Outbox, type PendingEvent, type StoredDocument } from '../../db/outbox/index.js';
 import { MirrorView, type CollectionMirror, type ConfigState } from '../../db/state.js';
-import type { FlagData, FlagDocument } from './read-model.js';
+import { liveJsonOf, type FlagData, type FlagDocument, type LiveFlag } from './read-model.js';
 
 /** What the configuration state holds of the collection (src/db/state.ts). */
 declare module '../../db/state.js' {
@@ -83,14 +83,22 @@ export function finalise<T extends FlagData>(doc: T): T {
   return { ...doc, strategyIds: ids };
 }
 
-const bareCopies = new WeakMap<FlagDocument, FlagData>();
+const liveCopies = new WeakMap<FlagDocument, LiveFlag>();
 
-/** The flag without its bookkeeping fields, made once per unpacked flag (they are never changed). */
-function bare(flag: FlagDocument): FlagData {
-  let copy = bareCopies.get(flag);
+/**
+ * The flag as evaluation reads it, made once per unpacked flag (they are never changed); `before`,
+ * the same flag's live copy in the previous list, is kept when nothing evaluation reads changed.
+ * An SDK's first reports move up to 2 000 flags' lifecycles in commits of 64 (rewrites.ts): with a
+ * new object for each, every commit recompiled and reshipped 64 flags to every pool thread, and
+ * the changes' weight reset the revision chains to full copies (8 MB at 2 000 flags) every 8
+ * commits, the soak's first 20 s of 0.5 s event-loop stalls.
+ */
+function liveOf(flag: FlagDocument, before?: LiveFlag): LiveFlag {
+  let copy = liveCopies.get(flag);
   if (!copy) {
-    copy = withoutBookkeeping(flag) as FlagData;
-    bareCopies.set(flag, copy);
+    const { lifecycle: _l, createdBy: _c, links: _k, strategyIds: _s, archivedAt: _a, ...live } = withoutBookkeeping(flag) as FlagData;
+    copy = before !== undefined && liveJsonOf(before) === liveJsonOf(live) ? before : live;
+    liveCopies.set(flag, copy);
   }
   return copy;
 }
@@ -214,14 +222,24 @@ function reindex(index: FlagIndex, changed: Array<[id: unknown, stored: StoredFl
   return next;
 }
 
+/** The live list of `ordered` made whole, keeping `previous` copies of flags whose evaluated part did not change. */
+function liveWhole(previous: readonly LiveFlag[] | undefined, ordered: readonly FlagDocument[]): LiveFlag[] {
+  let byName: Map<string, LiveFlag> | undefined;
+  return ordered.filter((f) => !f.archived).map((flag) => {
+    if (liveCopies.has(flag) || previous === undefined) return liveOf(flag);
+    byName ??= new Map(previous.map((copy) => [copy.name, copy]));
+    return liveOf(flag, byName.get(flag.name));
+  });
+}
+
 /**
  * The live list of `ordered` from the one made of `previous.ordered`, when the flags changed in
  * place (see FlagStore.snapshotSource); undefined otherwise.
  */
-function liveInPlace(previous: { ordered: readonly FlagDocument[]; live: FlagData[] }, ordered: readonly FlagDocument[]): FlagData[] | undefined {
+function liveInPlace(previous: { ordered: readonly FlagDocument[]; live: LiveFlag[] }, ordered: readonly FlagDocument[]): LiveFlag[] | undefined {
   if (ordered.length !== previous.ordered.length) return undefined;
   const limit = 16 + ordered.length / 8;
-  let live: FlagData[] | undefined;
+  let live: LiveFlag[] | undefined;
   let position = -1; // the live position of ordered[counted - 1]
   let counted = 0;
   let changes = 0;
@@ -230,9 +248,11 @@ function liveInPlace(previous: { ordered: readonly FlagDocument[]; live: FlagDat
     const before = previous.ordered[i]!;
     if (flag === before) continue;
     if (flag.name !== before.name || flag.archived || before.archived || ++changes > limit) return undefined;
-    live ??= previous.live.slice();
     for (; counted <= i; counted++) if (!previous.ordered[counted]!.archived) position++;
-    live[position] = bare(flag);
+    const copy = liveOf(flag, previous.live[position]);
+    if (copy === previous.live[position]) continue;
+    live ??= previous.live.slice();
+    live[position] = copy;
   }
   return live ?? previous.live;
 }
@@ -408,21 +428,21 @@ export class FlagStore {
 
   /**
    * Every non-archived flag, without bookkeeping: what the playground evaluates and the SDK state
-   * holds. Each flag's copy is made once per stored revision (`bare`), and after the usual write
+   * holds. Each flag's copy is made once per stored revision (`liveOf`), and after the usual write
    * (flags changed in place: the same flags in the same order, none archived or restored) the
    * list is the previous one copied with the changed places replaced, found by identity (the
    * index keeps an unchanged flag's object): at 5 000 flags the filter and the copies' look-ups
    * were 4 ms of every build after a write (`--cpu-prof`), the copy is a memcpy.
    */
-  async snapshotSource(): Promise<FlagData[]> {
+  async snapshotSource(): Promise<LiveFlag[]> {
     return this.state.derived('flags:snapshot', () => {
       const ordered = this.ordered();
       const previous = this.lastSnapshot;
-      const live = (previous !== undefined && liveInPlace(previous, ordered)) || ordered.filter((f) => !f.archived).map(bare);
+      const live = (previous !== undefined && liveInPlace(previous, ordered)) || liveWhole(previous?.live, ordered);
       this.lastSnapshot = { ordered, live };
       return live;
     });
   }
 
-  private lastSnapshot: { ordered: readonly FlagDocument[]; live: FlagData[] } | undefined;
+  private lastSnapshot: { ordered: readonly FlagDocument[]; live: LiveFlag[] } | undefined;
 }

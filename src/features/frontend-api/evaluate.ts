@@ -11,7 +11,7 @@ import {
   type SdkDecision,
 } from '../../evaluation/index.js';
 import { isAllProjects, type TokenScope } from '../client-api/features.js';
-import type { FlagData } from '../flags/read-model.js';
+import type { LiveFlag } from '../flags/read-model.js';
 
 /** The fields Unleash's frontend API leaves at the top of the context (its `createContext`). */
 export const ROOT_FIELDS = ['appName', 'environment', 'userId', 'sessionId', 'remoteAddress'] as const;
@@ -113,7 +113,7 @@ function pickedVariant(variant: CompiledVariant, strategyVariant: boolean): Byte
 const DISABLED_ON = '{"name":"disabled","enabled":false,"feature_enabled":true,"featureEnabled":true}';
 const DISABLED_OFF = '{"name":"disabled","enabled":false,"feature_enabled":false,"featureEnabled":false}';
 
-type FlagEntry = Pick<FlagData, 'name' | 'project' | 'impressionData'>;
+type FlagEntry = Pick<LiveFlag, 'name' | 'project' | 'impressionData'>;
 
 /** What a frontend answer reads of the SDK state (src/features/client-api/state.ts). */
 export interface FrontendSource {

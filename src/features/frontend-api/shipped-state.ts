@@ -12,7 +12,7 @@
  * 0.2 and 4 ms, bench/readers.ts).
  */
 import type { ShippedRevision } from '../../evaluation/index.js';
-import type { FlagData } from '../flags/read-model.js';
+import type { LiveFlag } from '../flags/read-model.js';
 import { flagJsonOf, type SdkState, type StateChanges } from '../client-api/state.js';
 
 /** The questions that arrived in one turn of the main thread's loop, and the state they were asked of. */
@@ -61,7 +61,7 @@ export function shippedState(state: SdkState): ShippedState {
 /** A flag as shipped, serialised once per flag revision (its stored JSON is made once too, client-api/state.ts). */
 const shippedFlags = new WeakMap<object, string>();
 
-function shippedFlagJson(flag: FlagData): string {
+function shippedFlagJson(flag: LiveFlag): string {
   let shipped = shippedFlags.get(flag);
   if (shipped === undefined) {
     const tuple: ShippedFlag = [flag.name, flag.project, flag.impressionData, flagJsonOf(flag)];

@@ -1,5 +1,5 @@
 import type { FlagConfig, Snapshot } from '../../evaluation/index.js';
-import { toFlagConfig, type FlagData, type FlagReadModel } from '../flags/read-model.js';
+import { toFlagConfig, type LiveFlag, type FlagReadModel } from '../flags/read-model.js';
 import { toSegmentConfig, type SegmentReadModel } from '../segments/read-model.js';
 import type { SnapshotSource } from './snapshot.js';
 
@@ -8,9 +8,9 @@ import type { SnapshotSource } from './snapshot.js';
  * for a flag until it changes, so the snapshot of a new revision differs from the previous one
  * exactly in the objects of the flags written (SnapshotCache compiles only those).
  */
-const configs = new WeakMap<FlagData, FlagConfig>();
+const configs = new WeakMap<LiveFlag, FlagConfig>();
 
-function configOf(flag: FlagData): FlagConfig {
+function configOf(flag: LiveFlag): FlagConfig {
   let config = configs.get(flag);
   if (!config) {
     config = toFlagConfig(flag);

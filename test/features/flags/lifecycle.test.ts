@@ -58,6 +58,7 @@ t.test('a report naming more flags than one commit holds moves every one of them
   const names = Array.from({ length: 150 }, (_, i) => `many.${i}`);
   for (const name of names) await send(app, 'POST', BASE, { name });
   const token = await createToken(app, 'client', ['default'], 'development');
+  const sdkBefore = await app.sdkStates.get();
   const before = await app.database.db.collection('commits').countDocuments({});
   const toggles = Object.fromEntries(names.map((name) => [name, { yes: 1, no: 0 }]));
   const res = await app.inject({
@@ -69,4 +70,8 @@ t.test('a report naming more flags than one commit holds moves every one of them
   for (const name of ['many.0', 'many.63', 'many.64', 'many.149']) t.equal(await stageOf(app, name), 'pre-live', name);
   const written = (await app.database.db.collection('commits').countDocuments({})) - before;
   t.equal(written, 3, 'commits of at most 64 flags: 64, 64, 22');
+  const sdkAfter = await app.sdkStates.get();
+  t.not(sdkAfter.build, sdkBefore.build, 'the SDK state was rebuilt for the commits');
+  t.ok(sdkAfter.flags.length === 150 && sdkAfter.flags.every((flag, i) => flag === sdkBefore.flags[i]), 'with the same flags: a lifecycle is nothing an SDK or an evaluation reads');
+  t.same(sdkAfter.changes, { flags: [], removedFlags: [], segments: [], removedSegments: [], order: undefined }, 'nothing to compile or ship');
 });
