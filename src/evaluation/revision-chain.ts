@@ -20,24 +20,30 @@ export interface Step<C> {
 
 /**
  * One revision as a task carries it: the full state as of revision `base` (UTF-8 JSON, shared),
- * and, when `base` is older than `revision`, the steps from `base` to `revision` in order (a JSON
- * array of `Step`s, shared). Both buffers are references, not copies.
+ * and, when `base` is older than `revision`, the steps from `base` to `revision` in order, in
+ * chunks of at most CHUNK_STEPS (each a JSON array of `Step`s, shared) with the revision each
+ * chunk ends at. All buffers are references, not copies.
  */
 export interface ShippedRevision {
   revision: number;
   base: number;
   buffer: SharedArrayBuffer;
-  steps?: SharedArrayBuffer;
+  steps?: SharedArrayBuffer[];
+  stepsTo?: number[];
 }
 
 /**
  * How long a chain may grow before the next revision ships a full copy again. A thread without a
- * copy applies every step after parsing the base, so steps are bounded by their count (each is a
- * shared buffer rewritten per revision: 64 steps of one flag are ~300 KB) and by the items they
- * change: past a quarter of the state's items (at least 64), compiling them costs as much as a
- * full compile.
+ * copy applies every step after parsing the base, so steps are bounded by the items they change:
+ * past a quarter of the state's items (at least 64), compiling them costs as much as a full
+ * compile. Each full copy costs the main thread the whole state's JSON (8 MB at 2 000 flags,
+ * 0.2–0.45 s on the soak's busy main thread) and every thread a parse and compile of it; with one
+ * buffer of every step rewritten per revision, the count had to stop at 64 steps, which the soak's
+ * six writes a second reached every 10 s. Steps are now sealed in chunks of CHUNK_STEPS, each
+ * written once, so a revision rewrites at most one chunk and the count bound is far off.
  */
-export const MAX_STEPS = 64;
+export const MAX_STEPS = 1024;
+export const CHUNK_STEPS = 64;
 export const MIN_CHANGED_ITEMS = 64;
 
 interface Held<C> {
@@ -59,6 +65,8 @@ interface Held<C> {
 export class RevisionChain<C> {
   private base: { revision: number; buffer?: SharedArrayBuffer } | undefined;
   private steps: Array<Held<C>> = [];
+  /** The first `sealed.length * CHUNK_STEPS` steps, in chunks written once. */
+  private sealed: Array<{ buffer: SharedArrayBuffer; to: number }> = [];
   private weight = 0;
   private last: number | undefined;
   private shipped: ShippedRevision | undefined;
@@ -71,8 +79,7 @@ export class RevisionChain<C> {
     const follows = this.base !== undefined && previous !== undefined && previous === this.last && changes !== undefined;
     if (!follows || this.steps.length >= MAX_STEPS || this.weight + weight > Math.max(MIN_CHANGED_ITEMS, items / 4)) {
       this.base = { revision };
-      this.steps = [];
-      this.weight = 0;
+      this.restart();
     } else {
       this.steps.push({ from: previous, to: revision, changes, weight });
       this.weight += weight;
@@ -94,16 +101,32 @@ export class RevisionChain<C> {
     if (buffer === undefined) {
       buffer = sharedText(full());
       this.base = { revision, buffer };
-      this.steps = [];
-      this.weight = 0;
+      this.restart();
     }
     if (this.steps.length === 0) {
       this.shipped = { revision, base: this.base.revision, buffer };
     } else {
-      const steps = this.steps.map((step) => (step.json ??= `{"from":${step.from},"to":${step.to},"changes":${json(step.changes)}}`));
-      this.shipped = { revision, base: this.base.revision, buffer, steps: sharedText(`[${steps.join(',')}]`) };
+      const chunkOf = (steps: Array<Held<C>>) => ({
+        buffer: sharedText(`[${steps.map((step) => (step.json ??= `{"from":${step.from},"to":${step.to},"changes":${json(step.changes)}}`)).join(',')}]`),
+        to: steps.at(-1)!.to,
+      });
+      while ((this.sealed.length + 1) * CHUNK_STEPS <= this.steps.length) {
+        const start = this.sealed.length * CHUNK_STEPS;
+        const chunk = this.steps.slice(start, start + CHUNK_STEPS);
+        this.sealed.push(chunkOf(chunk));
+        for (const step of chunk) step.json = undefined;
+      }
+      const open = this.steps.slice(this.sealed.length * CHUNK_STEPS);
+      const chunks = open.length === 0 ? this.sealed : [...this.sealed, chunkOf(open)];
+      this.shipped = { revision, base: this.base.revision, buffer, steps: chunks.map((c) => c.buffer), stepsTo: chunks.map((c) => c.to) };
     }
     return this.shipped;
+  }
+
+  private restart(): void {
+    this.steps = [];
+    this.sealed = [];
+    this.weight = 0;
   }
 }
 
@@ -127,13 +150,21 @@ export function catchUp<T, C>(
   apply: (value: T, steps: ReadonlyArray<Step<C>>) => T,
 ): Caught<T> {
   if (held !== undefined && held.revision === shipped.revision) return held;
-  const steps = shipped.steps === undefined ? [] : JSON.parse(textOf(shipped.steps)) as Array<Step<C>>;
+  const chunks = shipped.steps ?? [];
   if (held !== undefined && held.revision >= shipped.base && held.revision < shipped.revision) {
+    // Only the chunks that end after the held revision are read.
+    const first = (shipped.stepsTo ?? []).findIndex((to) => to > held.revision);
+    const steps = stepsIn<C>(chunks.slice(Math.max(first, 0)));
     const from = steps.findIndex((step) => step.from === held.revision);
     if (from >= 0) return { revision: shipped.revision, value: apply(held.value, steps.slice(from)) };
   }
+  const steps = stepsIn<C>(chunks);
   const value = whole(textOf(shipped.buffer));
   return { revision: shipped.revision, value: steps.length > 0 ? apply(value, steps) : value };
+}
+
+function stepsIn<C>(chunks: readonly SharedArrayBuffer[]): Array<Step<C>> {
+  return chunks.flatMap((chunk) => JSON.parse(textOf(chunk)) as Array<Step<C>>);
 }
 
 function textOf(buffer: SharedArrayBuffer): string {

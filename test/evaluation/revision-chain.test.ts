@@ -1,7 +1,7 @@
 /** A full copy plus each revision's changes: what threads are sent and how they catch up. */
 import t from 'tap';
 import { catchUp, RevisionChain, type Caught, type ShippedRevision, type Step } from '../../src/evaluation/index.js';
-import { MAX_STEPS, MIN_CHANGED_ITEMS } from '../../src/evaluation/revision-chain.js';
+import { CHUNK_STEPS, MAX_STEPS, MIN_CHANGED_ITEMS } from '../../src/evaluation/revision-chain.js';
 
 /** A state of named numbers; a change sets some and removes some. */
 type State = ReadonlyMap<string, number>;
@@ -36,9 +36,10 @@ class Thread {
 /** The main thread's side: a state changed revision by revision, each recorded in the chain. */
 class Main {
   readonly chain = new RevisionChain<Changes>();
-  state: State = new Map(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
+  state: State;
   revision = 1;
-  constructor() {
+  constructor(size = 100) {
+    this.state = new Map(Array.from({ length: size }, (_, i) => [`k${i}`, i]));
     this.chain.record(1, undefined, undefined, 0, this.state.size);
   }
   change(changes: Changes): void {
@@ -107,7 +108,8 @@ t.test('a thread ahead of the task (an older revision asked after a newer one) t
 });
 
 t.test('the chain starts again past its bounds', async (t) => {
-  const main = new Main();
+  // Enough items that the changed-items bound (a quarter of them) is not what ends the chain.
+  const main = new Main(8 * MAX_STEPS);
   const thread = new Thread();
   thread.take(main.ship());
   for (let i = 0; i < MAX_STEPS + 5; i++) {
@@ -118,16 +120,48 @@ t.test('the chain starts again past its bounds', async (t) => {
   t.ok(shipped.base > 1, `a new base after ${MAX_STEPS} steps`);
   t.ok(shipped.revision - shipped.base <= MAX_STEPS);
   t.strictSame([...thread.take(shipped)], [...main.state]);
+  t.equal(thread.wholes, 2, 'one full copy per chain');
   const stale = new Thread();
   stale.held = { revision: 2, value: new Map() };
   t.strictSame([...stale.take(shipped)], [...main.state], 'a thread holding a revision before the base takes the full copy');
   t.equal(stale.wholes, 1);
+
+  const touched = new Main();
+  touched.ship();
+  for (let i = 0; i < MIN_CHANGED_ITEMS; i++) touched.change({ set: [[`k${i % 10}`, i]], removed: [] });
+  t.equal(touched.ship().base, 1, `${MIN_CHANGED_ITEMS} one-item steps keep the base`);
+  touched.change({ set: [['k0', -1]], removed: [] });
+  t.equal(touched.ship().base, touched.revision, 'one more starts a new one');
 
   const big = new Main();
   big.change({ set: Array.from({ length: MIN_CHANGED_ITEMS + 1 }, (_, i) => [`k${i}`, -i]), removed: [] });
   const heavy = big.ship();
   t.equal(heavy.base, heavy.revision, 'changes touching more than the bound ship a full copy');
   t.equal(heavy.steps, undefined);
+});
+
+t.test('steps are sealed in chunks written once; a thread reads only the chunks after its revision', async (t) => {
+  const main = new Main(10_000);
+  const thread = new Thread();
+  thread.take(main.ship());
+  for (let i = 0; i < 2 * CHUNK_STEPS + 10; i++) main.change({ set: [[`k${i}`, -i]], removed: [] });
+  const first = main.ship();
+  t.equal(first.steps?.length, 3, 'two sealed chunks and the open one');
+  t.strictSame(first.stepsTo, [1 + CHUNK_STEPS, 1 + 2 * CHUNK_STEPS, main.revision]);
+  const behind = new Thread();
+  behind.held = { revision: main.revision - 5, value: new Map(main.state) };
+  main.change({ set: [['x', 1]], removed: [] });
+  const next = main.ship();
+  t.equal(next.steps?.[0], first.steps?.[0], 'a sealed chunk is the same buffer in every later revision');
+  t.equal(next.steps?.[1], first.steps?.[1]);
+  t.not(next.steps?.[2], first.steps?.[2], 'the open chunk is written again');
+  // A thread at the open chunk's revisions: given the sealed chunks as garbage, it must not read them.
+  const unreadable = { ...next, steps: [new SharedArrayBuffer(1), new SharedArrayBuffer(1), next.steps![2]!] };
+  behind.take(unreadable);
+  t.equal(behind.held!.value.get('x'), 1);
+  t.equal(behind.applied, 6, 'the five steps it missed and the new one');
+  t.strictSame([...thread.take(next)], [...main.state], 'a thread at the base applies every chunk');
+  t.equal(thread.applied, 2 * CHUNK_STEPS + 11);
 });
 
 t.test('revisions no task needed cost no JSON; the chain ships from the first one shipped', async (t) => {
