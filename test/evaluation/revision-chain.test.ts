@@ -158,7 +158,7 @@ t.test('steps are sealed in chunks written once; a thread reads only the chunks 
   // A thread at the open chunk's revisions: given the sealed chunks as garbage, it must not read them.
   const unreadable = { ...next, steps: [new SharedArrayBuffer(1), new SharedArrayBuffer(1), next.steps![2]!] };
   behind.take(unreadable);
-  t.equal(behind.held!.value.get('x'), 1);
+  t.equal(behind.held.value.get('x'), 1);
   t.equal(behind.applied, 6, 'the five steps it missed and the new one');
   t.strictSame([...thread.take(next)], [...main.state], 'a thread at the base applies every chunk');
   t.equal(thread.applied, 2 * CHUNK_STEPS + 11);

@@ -21,6 +21,11 @@ import { emptyEnvironment } from './views.js';
 const LIFECYCLE_BATCH = 64;
 
 export class FlagRewrites {
+  /** Flags SDKs reported, by environment, that the lifecycle writer has not looked at yet. */
+  private readonly reported = new Map<string, Set<string>>();
+  /** The one lifecycle writer of this process, while it runs. */
+  private following: Promise<void> | undefined;
+
   constructor(
     private readonly store: FlagStore,
     private readonly environments: EnvironmentSource,
@@ -60,19 +65,46 @@ export class FlagRewrites {
 
   /**
    * SDKs reported evaluating these flags in `environment`: each moves on in its lifecycle
-   * (`lifecycleAfterMetrics`). Checked in memory on every report; written only when a stage
-   * changes, which is at most twice in a flag's life.
+   * (`lifecycleAfterMetrics`). Checked in memory; written only when a stage changes, which is at
+   * most twice in a flag's life. One writer per process takes the reports' flags in turn, so at
+   * most one lifecycle commit waits in the commit turn: with each report writing its own batches,
+   * the first reports of three SDKs at 2 000 flags queued their 64-flag commits side by side,
+   * and admin writes waited behind all of them (5 s write p99 in the soak's first 15 s).
    */
   async metricsSeen(environment: string, featureNames: readonly string[]): Promise<void> {
+    let names = this.reported.get(environment);
+    if (!names) this.reported.set(environment, (names = new Set()));
+    for (const name of featureNames) names.add(name);
+    await this.follow();
+  }
+
+  private follow(): Promise<void> {
+    this.following ??= this.followReports().finally(() => {
+      this.following = undefined;
+      // Flags reported after the loop's last look and before this: the next report would take
+      // them too; a failure here is that report's to log.
+      if (this.reported.size > 0) this.follow().catch(() => undefined);
+    });
+    return this.following;
+  }
+
+  private async followReports(): Promise<void> {
+    for (let next = this.reported.entries().next(); !next.done; next = this.reported.entries().next()) {
+      const [environment, names] = next.value;
+      this.reported.delete(environment);
+      await this.moveLifecycles(environment, [...names]);
+    }
+  }
+
+  private async moveLifecycles(environment: string, featureNames: readonly string[]): Promise<void> {
     const env = (await this.environments.list()).find((e) => e.name === environment);
     if (!env) return;
     const production = env.type === 'production';
-    const reported = featureNames.map((name) => this.store.getNow(name)).filter((flag) => flag !== null);
     const change = (flag: FlagData): FlagData | null => {
       const lifecycle = lifecycleAfterMetrics(flag, environment, production, new Date());
       return lifecycle === flag.lifecycle ? null : { ...flag, lifecycle };
     };
-    const due = reported.filter((flag) => change(flag) !== null);
+    const due = featureNames.map((name) => this.store.getNow(name)).filter((flag) => flag !== null && change(flag) !== null) as FlagData[];
     for (let start = 0; start < due.length; start += LIFECYCLE_BATCH) await this.rewriteTogether(due.slice(start, start + LIFECYCLE_BATCH), change);
   }
 
