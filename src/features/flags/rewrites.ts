@@ -17,9 +17,11 @@ import { emptyEnvironment } from './views.js';
 /**
  * Flags whose lifecycle an SDK's report moves, per commit. The first reports after a start move
  * every flag (2 000 flags in two environments: 4 000 one-flag commits, each a turn of FerretDB's
- * one writer, in the soak's first minute); ~5 KB a flag keeps a commit of 64 near 300 KB.
+ * one writer, in the soak's first minute). A flag is rewritten whole (~5 KB), and an admin write
+ * can wait behind one such commit: 16 keeps it near 80 KB (64, 300 KB, gave the soak's first 5 s
+ * a write p99 of 3.6 s with the pacing below).
  */
-const LIFECYCLE_BATCH = 64;
+const LIFECYCLE_BATCH = 16;
 /** Lifecycle commits keep the writer at most 1 / (1 + LIFECYCLE_PACE) of the time (`moveLifecycles`). */
 const LIFECYCLE_PACE = 4;
 
@@ -73,7 +75,7 @@ export class FlagRewrites {
    * (`lifecycleAfterMetrics`). Checked in memory; written only when a stage changes, which is at
    * most twice in a flag's life. One writer per process takes the reports' flags in turn, so at
    * most one lifecycle commit waits in the commit turn: with each report writing its own batches,
-   * the first reports of three SDKs at 2 000 flags queued their 64-flag commits side by side,
+   * the first reports of three SDKs at 2 000 flags queued their lifecycle commits side by side,
    * and admin writes waited behind all of them (5 s write p99 in the soak's first 15 s).
    */
   async metricsSeen(environment: string, featureNames: readonly string[]): Promise<void> {
@@ -111,9 +113,9 @@ export class FlagRewrites {
     };
     const due = featureNames.map((name) => this.store.getNow(name)).filter((flag) => flag !== null && change(flag) !== null) as FlagData[];
     for (let start = 0; start < due.length; start += LIFECYCLE_BATCH) {
-      // Paced to a fifth of the writer: the first reports at 2 000 flags are 64 such commits of
-      // ~300 KB per instance, which back to back held FerretDB's one writer for the soak's first
-      // seconds (admin write p99 6 s in that window).
+      // Paced to a fifth of the writer: the first reports at 2 000 flags rewrite every flag in
+      // two environments (~20 MB per instance), which back to back held FerretDB's one writer
+      // for the soak's first seconds (admin write p99 6 s in that window).
       const wait = this.nextLifecycleAt - performance.now();
       if (wait > 0) await setTimeout(wait);
       const started = performance.now();
