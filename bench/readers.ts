@@ -21,7 +21,7 @@ import { featuresDocument, resolveQuery } from '../src/features/client-api/featu
 import { ClientFeaturesService } from '../src/features/client-api/service.js';
 import { SdkStateCache } from '../src/features/client-api/state.js';
 import { frontendContext, frontendToggles, scopeFlags } from '../src/features/frontend-api/evaluate.js';
-import { shippedState } from '../src/features/frontend-api/shipped-state.js';
+import { shippedState, wholeShippedState } from '../src/features/frontend-api/shipped-state.js';
 import type { FlagData } from '../src/features/flags/read-model.js';
 import { storeSnapshotSource } from '../src/features/playground/source.js';
 import { SnapshotCache } from '../src/features/playground/snapshot.js';
@@ -157,6 +157,8 @@ async function run(size: number, writes: number): Promise<void> {
     const shipped = await time(step('frontend: shipped form'), () => shippedState(state));
     await time(step('frontend: thread holding the previous build'), () => workerStates.source(shipped));
     if (args.cold) await time(step('frontend: thread holding none'), () => new WorkerStates().source(shipped));
+    const whole = await time(step('frontend: a full copy (a chain\'s new base)'), () => wholeShippedState(state));
+    if (args.cold) await time(step('frontend: thread taking a full copy in'), () => new WorkerStates().source(whole));
   }
   console.log(`\n${size} flags (median of ${writes} writes, CPU ms of the process)`);
   for (const [name, ms] of Object.entries(steps)) console.log(`  ${name.padEnd(62)} ${median(ms.slice(2)).toFixed(2).padStart(9)}`);

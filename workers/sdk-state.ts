@@ -5,11 +5,11 @@
  * changed flags and segments), or takes the task's full copy in when it holds none of them.
  */
 import {
-  catchUp, compile, mergeChanges, overlay, type Caught, type CompiledSnapshot, type FlagConfig, type SegmentConfig, type Step,
+  catchUp, compile, mergeChanges, overlay, type Caught, type CompiledSnapshot, type FlagConfig, type Step,
 } from '../src/evaluation/index.js';
 import type { FrontendAnswer, FrontendSource, SourceStep } from '../src/features/frontend-api/evaluate.js';
-import type { BatchTask, ShippedChanges, ShippedFlag, ShippedJson, ShippedState } from '../src/features/frontend-api/shipped-state.js';
-import { toFlagConfig, type FlagData } from '../src/features/flags/read-model.js';
+import type { BatchTask, LiveFlagJson, ShippedChanges, ShippedFlag, ShippedJson, ShippedState } from '../src/features/frontend-api/shipped-state.js';
+import { toFlagConfig } from '../src/features/flags/read-model.js';
 
 /**
  * An entry point's handler: each question of a batch answered by `answer` from the state the batch
@@ -23,10 +23,9 @@ export function batchAnswerer<Q>(answer: (source: FrontendSource, question: Q) =
   };
 }
 
-/** A flag's stored JSON (FlagData, dates as strings) as the engine's configuration. */
-function flagConfigOf(json: string): FlagConfig {
-  const data = JSON.parse(json) as FlagData;
-  return toFlagConfig({ ...data, createdAt: new Date(data.createdAt) });
+/** A flag as shipped (dates as strings) as the engine's configuration. */
+function flagConfigOf(flag: LiveFlagJson): FlagConfig {
+  return toFlagConfig({ ...flag, createdAt: new Date(flag.createdAt) });
 }
 
 type Entry = FrontendSource['flags'][number];
@@ -51,7 +50,7 @@ function wholeState(text: string): Held {
     byName: new Map(flags.map((entry) => [entry.name, entry])),
     compiled: compile({
       flags: json.flags.map(([, , , flag]) => flagConfigOf(flag)),
-      segments: json.segments.map(([, segment]) => JSON.parse(segment) as SegmentConfig),
+      segments: json.segments.map(([, segment]) => segment),
     }),
     memo: new Map(),
     step: undefined,
@@ -79,7 +78,7 @@ function applySteps(held: Held, steps: ReadonlyArray<Step<ShippedChanges>>): Hel
   const merged = mergeChanges(steps.map(({ changes }) => ({
     flags: changes.flags.map(([, , , flag]) => flagConfigOf(flag)),
     removedFlags: changes.removedFlags,
-    segments: changes.segments.map(([, segment]) => JSON.parse(segment) as SegmentConfig),
+    segments: changes.segments.map(([, segment]) => segment),
     removedSegments: changes.removedSegments,
   })));
   const compiled: CompiledSnapshot = overlay(held.compiled, merged);

@@ -11,7 +11,7 @@
  * shipped form took 143 ms of CPU to make and 110 ms for a thread to take in, per build; a step
  * 0.2 and 4 ms, bench/readers.ts).
  */
-import type { ShippedRevision } from '../../evaluation/index.js';
+import { sharedText, type SegmentConfig, type ShippedRevision } from '../../evaluation/index.js';
 import type { LiveFlag } from '../flags/read-model.js';
 import { flagJsonOf, type SdkState, type StateChanges } from '../client-api/state.js';
 
@@ -27,12 +27,20 @@ export type SdkBatch<K extends string, Q> = BatchTask<Q> & { kind: K };
 /** A state as a task carries it: its revision is the state's build number (unique per SdkStateCache); its bytes are shared, not copied. */
 export type ShippedState = ShippedRevision;
 
-export type ShippedFlag = [name: string, project: string, impressionData: boolean, json: string];
+/** A live flag as JSON gives it back (dates as strings). */
+export type LiveFlagJson = Omit<LiveFlag, 'createdAt'> & { createdAt: string };
+
+/**
+ * A flag with the fields a thread keeps apart, its JSON embedded as it is, not as a string: a
+ * string is escaped again on the main thread and parsed twice in each thread (the 2 000-flag full
+ * copy, 8 MB, took 0.45 s of the soak's main thread, a third of it that escaping).
+ */
+export type ShippedFlag = [name: string, project: string, impressionData: boolean, flag: LiveFlagJson];
 
 /** The full copy's JSON. */
 export interface ShippedJson {
   flags: ShippedFlag[];
-  segments: Array<[id: number, json: string]>;
+  segments: Array<[id: number, segment: SegmentConfig]>;
 }
 
 /** A step's changes as a thread reads them. */
@@ -40,7 +48,7 @@ export interface ShippedChanges {
   /** Flags new or changed, in the state's order. */
   flags: ShippedFlag[];
   removedFlags: string[];
-  segments: Array<[id: number, json: string]>;
+  segments: Array<[id: number, segment: SegmentConfig]>;
   removedSegments: number[];
   /** Every flag's name in the state's order, when the order is not the previous one with changed flags in their places. */
   order?: string[];
@@ -58,14 +66,18 @@ export function shippedState(state: SdkState): ShippedState {
   return shipped;
 }
 
+/** The state shipped whole, on its own: what a chain's new base costs (bench/readers.ts times it). */
+export function wholeShippedState(state: SdkState): ShippedState {
+  return { revision: state.build, base: state.build, buffer: sharedText(fullJson(state)) };
+}
+
 /** A flag as shipped, serialised once per flag revision (its stored JSON is made once too, client-api/state.ts). */
 const shippedFlags = new WeakMap<object, string>();
 
 function shippedFlagJson(flag: LiveFlag): string {
   let shipped = shippedFlags.get(flag);
   if (shipped === undefined) {
-    const tuple: ShippedFlag = [flag.name, flag.project, flag.impressionData, flagJsonOf(flag)];
-    shipped = JSON.stringify(tuple);
+    shipped = `[${JSON.stringify(flag.name)},${JSON.stringify(flag.project)},${flag.impressionData},${flagJsonOf(flag)}]`;
     shippedFlags.set(flag, shipped);
   }
   return shipped;
@@ -73,12 +85,12 @@ function shippedFlagJson(flag: LiveFlag): string {
 
 function fullJson(state: SdkState): string {
   const flags = state.flags.map(shippedFlagJson);
-  return `{"flags":[${flags.join(',')}],"segments":${JSON.stringify([...state.segmentJson])}}`;
+  return `{"flags":[${flags.join(',')}],"segments":[${[...state.segmentJson].map(([id, json]) => `[${id},${json}]`).join(',')}]}`;
 }
 
 function changesJson(changes: StateChanges): string {
   const flags = changes.flags.map(shippedFlagJson);
-  const segments: ShippedChanges['segments'] = changes.segments.map((segment) => [segment.id, JSON.stringify(segment)]);
+  const segments: ShippedChanges['segments'] = changes.segments.map((segment) => [segment.id, segment]);
   return `{"flags":[${flags.join(',')}],"removedFlags":${JSON.stringify(changes.removedFlags)},"segments":${JSON.stringify(segments)},` +
     `"removedSegments":${JSON.stringify(changes.removedSegments)}${changes.order === undefined ? '' : `,"order":${JSON.stringify(changes.order)}`}}`;
 }
