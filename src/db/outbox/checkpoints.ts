@@ -76,10 +76,6 @@ export class Checkpoints {
       .finally(() => (this.running = undefined));
   }
 
-  private tryLater(): void {
-    this.idle = setTimeout(() => this.start(), Checkpoints.IDLE_MS).unref();
-  }
-
   /** Whether the event log holds every event before `next` (only known once its copy is ready). */
   private eventsHeld(next: number): boolean {
     const log = this.source.eventLog;
@@ -93,17 +89,16 @@ export class Checkpoints {
     const ended = await this.source.pacer.turn(() => this.stopped || this.closing || this.source.head() - this.seq >= 2 * Checkpoints.EVERY_COMMITS);
     try {
       if (this.stopped) return;
-      // Asked first, as it costs no read: while writers write, the log's copy is mostly a few
-      // events behind the state, and asking the database first cost a read per try (211 in a
-      // one-minute soak of two instances, 30 s of FerretDB's time).
-      if (!this.eventsHeld(this.source.nextEvent())) return this.tryLater();
       // The parts of the snapshot this one builds on go only with it (SnapshotStore.prune): if
       // another instance has pruned it, every part is written again.
       const rebuild = this.seq > 0 && !(await inBackground(() => this.store.has(this.seq)));
       // What the snapshot holds is taken in one turn of the loop: the state at exactly `seq`.
       const seq = this.source.head();
       const nextEvent = this.source.nextEvent();
-      if (!this.eventsHeld(nextEvent)) return this.tryLater();
+      if (!this.eventsHeld(nextEvent)) {
+        this.idle = setTimeout(() => this.start(), Checkpoints.IDLE_MS).unref();
+        return;
+      }
       const buckets = new Set(this.dirty);
       this.dirty.clear();
       if (rebuild) for (let bucket = 0; bucket < BUCKETS; bucket++) buckets.add(bucket);
