@@ -6,9 +6,9 @@
  * `segment-removed` events.
  */
 import type { SegmentConfig } from '../../evaluation/index.js';
-import type { LiveFlag } from '../flags/read-model.js';
+import { liveJsonOf, type LiveFlag } from '../flags/read-model.js';
 import { clientFeatureView, isAllProjects, type TokenScope } from './features.js';
-import { flagJsonOf, type SdkState, type StateChanges } from './state.js';
+import type { SdkState, StateChanges } from './state.js';
 import type { DeltaBody, DeltaEventView, DeltaSegmentView } from './schemas.js';
 
 /** What changed between two states (scope-free: filtered per token when sent). */
@@ -95,7 +95,7 @@ export class DeltaLog {
     const seenFlags = new Set<string>();
     for (const flag of state.flags) {
       seenFlags.add(flag.name);
-      const json = flagJsonOf(flag);
+      const json = liveJsonOf(flag);
       if (this.flagJson.get(flag.name) !== json) {
         flags.add(flag.name);
         projects.add(flag.project);
@@ -134,7 +134,7 @@ export class DeltaLog {
       projects.add(flag.project);
       const before = previous.flagsByName.get(flag.name);
       if (before !== undefined) projects.add(before.project);
-      this.flagJson.set(flag.name, flagJsonOf(flag));
+      this.flagJson.set(flag.name, liveJsonOf(flag));
     }
     for (const name of changes.removedFlags) {
       this.flagJson.delete(name);

@@ -20,8 +20,9 @@ export interface SdkState {
   readonly segments: ReadonlyMap<number, SegmentConfig>;
   /**
    * Each segment's JSON: what tells one state's segment from the previous one's. A flag's is
-   * `flagJsonOf(flag)`, made once per flag revision (the rebuild recompiles only changed flags, the
-   * delta log sends only changed ones).
+   * `liveJsonOf(flag)`, made once per flag revision and looked up through the flag, not kept in a
+   * map of the state's own (a write then copies one map fewer; the rebuild recompiles only changed
+   * flags, the delta log sends only changed ones).
    */
   readonly segmentJson: ReadonlyMap<number, string>;
   /** For the frontend API: the engine's compiled form of the same configuration. */
@@ -97,13 +98,6 @@ export class SdkStateCache extends RevisionCache<SdkState> {
     return state !== undefined ? fn(state) : this.get().then(fn);
   }
 }
-
-/**
- * The flag's JSON: what tells a state's flag from the previous state's (an unchanged flag is the
- * same object, and its JSON the same string). Looked up through the flag, not kept in a map of the
- * state's own: a write then copies one map fewer (see compile.ts orderedInPlace for the figures).
- */
-export const flagJsonOf: (flag: LiveFlag) => string = liveJsonOf;
 
 /**
  * The state as of now, from the previous one: each flag's JSON made once per flag revision, only
@@ -193,7 +187,7 @@ function changesSince(
   const flags: LiveFlag[] = [];
   for (const flag of live) {
     const before = previous.flagsByName.get(flag.name);
-    if (before !== flag && (before === undefined || flagJsonOf(before) !== flagJsonOf(flag))) flags.push(flag);
+    if (before !== flag && (before === undefined || liveJsonOf(before) !== liveJsonOf(flag))) flags.push(flag);
   }
   const removedFlags: string[] = [];
   if (previous.flags.length !== live.length || flags.length > 0) {
@@ -249,7 +243,7 @@ function updatedInPlace(
   const changedFlags: LiveFlag[] = [];
   for (const i of changed) {
     const flag = flags[i]!;
-    if (flagJsonOf(flag) !== flagJsonOf(previous.flags[i]!)) changedFlags.push(flag);
+    if (liveJsonOf(flag) !== liveJsonOf(previous.flags[i]!)) changedFlags.push(flag);
     flagsByName.set(flag.name, flag);
   }
   return { flagsByName, changes: { flags: changedFlags, removedFlags: [], ...segments, order: undefined } };

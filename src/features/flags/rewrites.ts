@@ -8,7 +8,7 @@ import { setTimeout } from 'node:timers/promises';
 import { retrying, withoutBookkeeping, type Outbox } from '../../db/outbox/index.js';
 import type { StrategyConfig } from '../../evaluation/types.js';
 import { lifecycleAfterMetrics } from './apply.js';
-import type { FlagData } from './read-model.js';
+import type { FlagData, FlagDocument } from './read-model.js';
 import type { EnvironmentSource } from './sources.js';
 import type { FlagStore } from './store.js';
 import type { TagRef } from './tags.js';
@@ -111,7 +111,7 @@ export class FlagRewrites {
       const lifecycle = lifecycleAfterMetrics(flag, environment, production, new Date());
       return lifecycle === flag.lifecycle ? null : { ...flag, lifecycle };
     };
-    const due = featureNames.map((name) => this.store.getNow(name)).filter((flag) => flag !== null && change(flag) !== null) as FlagData[];
+    const due = featureNames.map((name) => this.store.getNow(name)).filter((flag): flag is FlagDocument => flag !== null && change(flag) !== null);
     for (let start = 0; start < due.length; start += LIFECYCLE_BATCH) {
       // Paced to a fifth of the writer: the first reports at 2 000 flags rewrite every flag in
       // two environments (~20 MB per instance), which back to back held FerretDB's one writer

@@ -88,10 +88,10 @@ const liveCopies = new WeakMap<FlagDocument, LiveFlag>();
 /**
  * The flag as evaluation reads it, made once per unpacked flag (they are never changed); `before`,
  * the same flag's live copy in the previous list, is kept when nothing evaluation reads changed.
- * An SDK's first reports move up to 2 000 flags' lifecycles in commits of 64 (rewrites.ts): with a
- * new object for each, every commit recompiled and reshipped 64 flags to every pool thread, and
- * the changes' weight reset the revision chains to full copies (8 MB at 2 000 flags) every 8
- * commits, the soak's first 20 s of 0.5 s event-loop stalls.
+ * An SDK's first reports move up to 2 000 flags' lifecycles (rewrites.ts): with a new object for
+ * each, every commit of 64 of them recompiled and reshipped 64 flags to every pool thread, and the
+ * changes' weight reset the revision chains to full copies (8 MB at 2 000 flags) every 8 commits,
+ * the soak's first 20 s of 0.5 s event-loop stalls.
  */
 function liveOf(flag: FlagDocument, before?: LiveFlag): LiveFlag {
   let copy = liveCopies.get(flag);
@@ -427,8 +427,8 @@ export class FlagStore {
   }
 
   /**
-   * Every non-archived flag, without bookkeeping: what the playground evaluates and the SDK state
-   * holds. Each flag's copy is made once per stored revision (`liveOf`), and after the usual write
+   * Every non-archived flag as evaluation reads it: what the playground evaluates and the SDK
+   * state holds. Each flag's copy is made once per stored revision (`liveOf`), and after the usual write
    * (flags changed in place: the same flags in the same order, none archived or restored) the
    * list is the previous one copied with the changed places replaced, found by identity (the
    * index keeps an unchanged flag's object): at 5 000 flags the filter and the copies' look-ups

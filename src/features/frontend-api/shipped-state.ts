@@ -12,8 +12,8 @@
  * 0.2 and 4 ms, bench/readers.ts).
  */
 import { sharedText, type SegmentConfig, type ShippedRevision } from '../../evaluation/index.js';
-import type { LiveFlag } from '../flags/read-model.js';
-import { flagJsonOf, type SdkState, type StateChanges } from '../client-api/state.js';
+import { liveJsonOf, type LiveFlag } from '../flags/read-model.js';
+import type { SdkState, StateChanges } from '../client-api/state.js';
 
 /** The questions that arrived in one turn of the main thread's loop, and the state they were asked of. */
 export interface BatchTask<Q> {
@@ -71,13 +71,13 @@ export function wholeShippedState(state: SdkState): ShippedState {
   return { revision: state.build, base: state.build, buffer: sharedText(fullJson(state)) };
 }
 
-/** A flag as shipped, serialised once per flag revision (its stored JSON is made once too, client-api/state.ts). */
+/** A flag as shipped, serialised once per flag revision (its live JSON is made once too, flags/read-model.ts liveJsonOf). */
 const shippedFlags = new WeakMap<object, string>();
 
 function shippedFlagJson(flag: LiveFlag): string {
   let shipped = shippedFlags.get(flag);
   if (shipped === undefined) {
-    shipped = `[${JSON.stringify(flag.name)},${JSON.stringify(flag.project)},${flag.impressionData},${flagJsonOf(flag)}]`;
+    shipped = `[${JSON.stringify(flag.name)},${JSON.stringify(flag.project)},${flag.impressionData},${liveJsonOf(flag)}]`;
     shippedFlags.set(flag, shipped);
   }
   return shipped;
